@@ -1,0 +1,128 @@
+#include "args.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace vramcli {
+
+using nlohmann::json;
+
+namespace {
+
+const FlagSpec* find_spec(const std::vector<FlagSpec>& specs, const std::string& flag) {
+  for (const FlagSpec& spec : specs) {
+    if (flag == spec.flag) return &spec;
+  }
+  return nullptr;
+}
+
+long long parse_int(const std::string& text, const std::string& flag) {
+  long long value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end) {
+    throw UsageError(flag + " expects a whole number, not '" + text + "'");
+  }
+  return value;
+}
+
+double parse_number(const std::string& text, const std::string& flag) {
+  std::istringstream in(text);
+  in.imbue(std::locale::classic());
+  double value = 0;
+  in >> value;
+  if (in.fail() || !in.eof() || !std::isfinite(value)) {
+    throw UsageError(flag + " expects a number, not '" + text + "'");
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path, const std::string& flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(flag + ": cannot read '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagSpec>& specs) {
+  Parsed parsed;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::string value;
+    bool inline_value = false;
+    if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+      inline_value = true;
+    }
+    if (flag == "--json") {
+      parsed.json_output = true;
+      continue;
+    }
+    const FlagSpec* spec = find_spec(specs, flag);
+    if (spec == nullptr) {
+      throw UsageError(flag.rfind("-", 0) == 0 ? "unknown flag " + flag
+                                               : "unexpected argument '" + flag + "'");
+    }
+    if (spec->kind == FlagKind::kBool) {
+      if (inline_value) throw UsageError(flag + " takes no value");
+      parsed.request[spec->key] = true;
+      continue;
+    }
+    if (!inline_value) {
+      if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
+      value = args[++i];
+    }
+    if (spec->key == nullptr) {  // output options
+      if (flag == "--catalog") parsed.catalog_path = value;
+      continue;
+    }
+    switch (spec->kind) {
+      case FlagKind::kString:
+        parsed.request[spec->key] = value;
+        break;
+      case FlagKind::kInt:
+        parsed.request[spec->key] = parse_int(value, flag);
+        break;
+      case FlagKind::kNumber:
+        parsed.request[spec->key] = parse_number(value, flag);
+        break;
+      case FlagKind::kList: {
+        json list = json::array();
+        std::stringstream items(value);
+        std::string item;
+        while (std::getline(items, item, ',')) {
+          if (!item.empty()) list.push_back(item);
+        }
+        if (list.empty()) throw UsageError(flag + " expects a comma-separated list");
+        parsed.request[spec->key] = list;
+        break;
+      }
+      case FlagKind::kJsonFile: {
+        const std::string text = read_file(value, flag);
+        json doc = json::parse(text, nullptr, false);
+        if (doc.is_discarded()) throw UsageError(flag + ": '" + value + "' is not valid JSON");
+        parsed.request[spec->key] = std::move(doc);
+        break;
+      }
+      case FlagKind::kBool:
+        break;
+    }
+  }
+  return parsed;
+}
+
+std::string flag_for_field(const std::vector<FlagSpec>& specs, const std::string& field) {
+  const std::string head = field.substr(0, field.find_first_of(".["));
+  for (const FlagSpec& spec : specs) {
+    if (spec.key != nullptr && head == spec.key) return spec.flag;
+  }
+  return "";
+}
+
+}  // namespace vramcli

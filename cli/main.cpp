@@ -1,0 +1,106 @@
+// vramcalc: the sizing core on the command line. Flags become a JSON
+// request, the core answers, and the answer is printed as a table or, with
+// --json, as the same JSON the wasm module returns. docs/cli.md has it all.
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "render.hpp"
+#include "vram/api.hpp"
+#include "vram/error.hpp"
+
+namespace {
+
+using nlohmann::json;
+using vramcli::FlagKind;
+using vramcli::FlagSpec;
+
+const std::vector<FlagSpec> kEstimateFlags = {
+    {"--model", "model", FlagKind::kString, "preset id (see `vramcalc models`)"},
+    {"--config", "config", FlagKind::kJsonFile, "a Hugging Face config.json"},
+    {"--params-total", "params_total", FlagKind::kNumber, "override the parameter count"},
+    {"--params-active", "params_active", FlagKind::kNumber, "override the active parameter count"},
+    {"--weights", "weights", FlagKind::kString, "weight format (default: the checkpoint's own)"},
+    {"--kv", "kv", FlagKind::kString, "KV cache format (default fp16)"},
+    {"--context", "context", FlagKind::kInt, "tokens per sequence (default 8192)"},
+    {"--batch", "batch", FlagKind::kInt, "concurrent sequences (default 1)"},
+    {"--overhead-gb", "overhead_gb", FlagKind::kNumber, "flat runtime overhead in GB (default 2)"},
+    {"--overhead-pct", "overhead_pct", FlagKind::kNumber, "overhead as % of weights + KV cache"},
+};
+
+const char* kUsage =
+    "usage: vramcalc <command> [flags]\n"
+    "\n"
+    "commands:\n"
+    "  estimate   memory for one model and setup (--model ID | --config FILE)\n"
+    "  models     list model presets\n"
+    "  formats    list weight and KV cache formats\n"
+    "  gpus       list the GPU catalog\n"
+    "  help       this text\n"
+    "\n"
+    "Add --json for machine-readable output. See docs/cli.md.\n";
+
+void print_flags(const std::vector<FlagSpec>& specs) {
+  std::cerr << "\nflags:\n";
+  for (const FlagSpec& spec : specs) {
+    std::cerr << "  " << vramcli::pad(spec.flag, 18) << spec.help << "\n";
+  }
+  std::cerr << "  " << vramcli::pad("--json", 18) << "print JSON instead of a table\n";
+}
+
+int usage_error(const std::string& message, const std::vector<FlagSpec>* specs = nullptr) {
+  std::cerr << "vramcalc: " << message << "\n";
+  if (specs != nullptr) print_flags(*specs);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    (args.empty() ? std::cerr : std::cout) << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  const std::vector<FlagSpec>* specs = nullptr;
+  static const std::vector<FlagSpec> kNoFlags;
+  if (command == "estimate") {
+    specs = &kEstimateFlags;
+  } else if (command == "models" || command == "formats" || command == "gpus") {
+    specs = &kNoFlags;
+  } else {
+    return usage_error("unknown command '" + command + "'\n\n" + kUsage);
+  }
+
+  vramcli::Parsed parsed;
+  try {
+    parsed = vramcli::parse_flags(args, *specs);
+  } catch (const vramcli::UsageError& e) {
+    return usage_error(e.what(), specs);
+  }
+
+  try {
+    const vram::Calculator calculator;
+    if (command == "estimate") {
+      const json result = calculator.estimate(parsed.request);
+      std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_estimate(result));
+    } else {
+      const json presets = calculator.presets();
+      std::cout << (parsed.json_output ? presets.dump(2) + "\n"
+                                       : vramcli::render_presets(presets, command));
+    }
+  } catch (const vram::Error& e) {
+    const std::string flag = vramcli::flag_for_field(*specs, e.field());
+    std::cerr << "vramcalc: " << (flag.empty() ? e.field() : flag) << ": " << e.what() << " ["
+              << e.code() << "]\n";
+    return e.code() == "internal" ? 1 : 2;
+  } catch (const std::exception& e) {
+    std::cerr << "vramcalc: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "vram/catalog.hpp"
+
+namespace vram {
+
+/**
+ * The calculator's public surface: one call per user action, JSON in and
+ * JSON out, the same shapes for the CLI, the wasm module and the page
+ * (docs/cli.md documents them). Holds the parsed catalog and nothing else;
+ * every call is a pure function of the catalog and the request.
+ */
+class Calculator {
+ public:
+  /** Over the data embedded at build time. */
+  Calculator();
+  explicit Calculator(Catalog catalog);
+
+  /** Memory for one model and setup, term by term. Throws vram::Error. */
+  nlohmann::json estimate(const nlohmann::json& request) const;
+  /** Presets, formats, GPUs and engines, for pickers. */
+  nlohmann::json presets() const;
+
+  const Catalog& catalog() const { return catalog_; }
+
+ private:
+  Catalog catalog_;
+};
+
+/**
+ * Dispatches `method` ("estimate", "presets", ...) with a JSON request text
+ * and returns JSON text. Never throws: a bad request or a core error comes
+ * back as {"error": {"code", "field", "message"}}.
+ */
+std::string call(const Calculator& calculator, std::string_view method,
+                 std::string_view request_json);
+
+}  // namespace vram

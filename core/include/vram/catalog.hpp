@@ -1,0 +1,46 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vram/format.hpp"
+#include "vram/gpu.hpp"
+#include "vram/hf_config.hpp"
+
+namespace vram {
+
+/** A model of data/models.json: a config plus what its source states. */
+struct ModelPreset {
+  std::string id;
+  std::string name;
+  std::string group;  ///< "guide", "planner", "popular"
+  std::string source;
+  nlohmann::json config;    ///< read by import_hf_config
+  double params_total = 0;  ///< stated by the source; 0 = compute
+  double params_active = 0;
+  std::vector<std::string> placeholders;
+  std::vector<std::string> notes;
+};
+
+/** Everything the calculator knows, parsed from the data folder. */
+struct Catalog {
+  FormatCatalog formats;
+  std::vector<ModelPreset> models;
+  GpuCatalog gpus;
+  nlohmann::json engines;  ///< data/engines.json "engines"
+  nlohmann::json presets;  ///< data/presets.json "presets" (named links)
+
+  /** The data embedded at build time. Throws vram::Error if it is broken. */
+  static Catalog builtin();
+
+  /** Throws vram::Error("unknown_model", field, ...). */
+  const ModelPreset& model(std::string_view id, std::string_view field) const;
+};
+
+/** The ModelSpec of a preset: its config through the importer, plus overrides. */
+ImportedModel resolve_preset(const ModelPreset& preset);
+
+}  // namespace vram

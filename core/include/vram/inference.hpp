@@ -1,0 +1,67 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vram/format.hpp"
+#include "vram/kv_cache.hpp"
+#include "vram/model.hpp"
+#include "vram/params.hpp"
+
+namespace vram {
+
+/** How runtime overhead (CUDA context, framework, fragmentation) is counted. */
+struct Overhead {
+  enum class Kind {
+    kFlat,     ///< a fixed amount per process: the guide's 2 GB
+    kPercent,  ///< a share of weights + KV cache: the planner's 10%
+  };
+  Kind kind = Kind::kFlat;
+  double flat_bytes = 2e9;
+  double percent = 10;
+};
+
+/** Parameters stored in one format. */
+struct WeightPart {
+  std::string component;  ///< "all", "linear layers", "experts", "embeddings, norms, router"
+  double params = 0;
+  const WeightFormat* format = nullptr;
+  double bytes = 0;
+};
+
+/** Resident weights: every parameter loaded, in the format it is stored in. */
+struct WeightsSize {
+  double bytes = 0;
+  bool native = false;  ///< sized in the checkpoint's own storage
+  std::vector<WeightPart> parts;
+};
+
+/** Parameter totals the estimate uses, with where they came from. */
+struct ParamTotals {
+  ParamCount computed;
+  double total = 0;   ///< resident parameters
+  double active = 0;  ///< used per token
+  bool total_declared = false;
+  bool active_declared = false;
+};
+
+ParamTotals param_totals(const ModelSpec& model);
+
+/**
+ * Weights in a single format: params x bits_per_weight / 8 (SPEC section 1).
+ * Size MoE models by total, not active, parameters: every expert is resident.
+ */
+WeightsSize weights_uniform(const ParamTotals& params, const WeightFormat& format);
+
+/**
+ * Weights as the checkpoint stores them: a quantized checkpoint keeps its
+ * embeddings, norms and router in `torch_dtype`; an experts-only format
+ * (gpt-oss MXFP4) applies to routed and shared experts alone.
+ */
+WeightsSize weights_native(const ModelSpec& model, const ParamTotals& params,
+                           const FormatCatalog& formats);
+
+double overhead_bytes(const Overhead& overhead, double weights_bytes, double kv_bytes);
+
+}  // namespace vram

@@ -1,0 +1,125 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vram {
+
+/** What one layer keeps between decoding steps. */
+enum class LayerAttention {
+  kGlobal,   ///< full causal attention: K and V for every token of the context
+  kSliding,  ///< local attention: K and V for at most `sliding_window` tokens
+  kMla,      ///< multi-head latent attention: one compressed latent per token
+  kState,    ///< no KV cache (Mamba, linear attention): a fixed state per sequence
+};
+
+/** The feed-forward block of one layer. */
+enum class LayerMlp { kDense, kMoe };
+
+struct LayerSpec {
+  LayerAttention attention = LayerAttention::kGlobal;
+  LayerMlp mlp = LayerMlp::kDense;
+};
+
+/** Mixture-of-experts feed-forward blocks. */
+struct MoeSpec {
+  std::int64_t num_experts = 0;          ///< routed experts per MoE layer
+  std::int64_t experts_per_token = 0;    ///< routed experts each token uses
+  std::int64_t shared_experts = 0;       ///< always-on experts per MoE layer
+  std::int64_t expert_intermediate = 0;  ///< FFN width of one routed expert
+  std::int64_t shared_intermediate = 0;  ///< FFN width of one shared expert
+  bool expert_bias = false;              ///< experts carry biases (gpt-oss)
+  bool router_bias = false;              ///< router carries a bias (gpt-oss)
+  bool router_score_bias = false;        ///< per-expert correction bias (DeepSeek V3)
+  bool shared_expert_gate = false;       ///< sigmoid gate on the shared expert (Qwen2-MoE)
+};
+
+/** Multi-head latent attention (DeepSeek V2/V3, Kimi K2). */
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0;  ///< 0: queries projected directly
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+};
+
+/** Mamba (selective state space) mixer layers, as in Jamba. */
+struct SsmSpec {
+  std::int64_t d_inner = 0;  ///< expand x hidden
+  std::int64_t d_state = 0;
+  std::int64_t d_conv = 0;
+  std::int64_t dt_rank = 0;
+  bool conv_bias = true;
+  bool proj_bias = false;
+  bool inner_norms = false;  ///< Jamba's dt/B/C layer norms
+};
+
+/** Parameters outside the language model proper (vision tower, MTP). */
+struct ExtraParams {
+  std::string id;     ///< "vision", "mtp"
+  std::string label;  ///< for people
+  double count = 0;
+  bool resident = true;  ///< loaded for inference by default
+};
+
+/**
+ * One model, described finely enough to count its parameters and size its
+ * KV cache layer by layer. Built from a Hugging Face config.json
+ * (hf_config.hpp) or from a preset in data/models.json.
+ */
+struct ModelSpec {
+  std::string id;
+  std::string name;
+  std::string model_type;  ///< Hugging Face model_type, or "custom"
+  std::string source;      ///< where the description comes from
+
+  std::int64_t hidden_size = 0;
+  std::int64_t intermediate_size = 0;  ///< dense FFN width
+  std::int64_t num_heads = 0;
+  std::int64_t num_kv_heads = 0;
+  std::int64_t head_dim = 0;    ///< query/key head dim
+  std::int64_t v_head_dim = 0;  ///< value head dim (usually head_dim)
+  std::int64_t vocab_size = 0;
+  std::int64_t sliding_window = 0;  ///< tokens a sliding layer keeps
+  std::int64_t max_context = 0;     ///< max_position_embeddings; 0 if unknown
+
+  bool tied_embeddings = false;
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool mlp_bias = false;
+  bool gated_mlp = true;         ///< gate, up and down (SwiGLU/GeGLU); else up, down
+  bool qk_norm = false;          ///< per-head-dim norm on q and k (Qwen3, Gemma 3)
+  bool attention_sinks = false;  ///< one learned logit per head (gpt-oss)
+  bool fused_qkv_bias = false;   ///< Falcon-style single qkv projection
+  int norms_per_layer = 2;
+  bool norm_bias = false;  ///< LayerNorm with a bias vector (Falcon)
+
+  std::vector<LayerSpec> layers;
+  MoeSpec moe;
+  MlaSpec mla;
+  SsmSpec ssm;
+  std::vector<ExtraParams> extras;
+
+  /** Parameter counts stated by the source; 0 means "compute them". */
+  double declared_params_total = 0;
+  double declared_params_active = 0;
+
+  /** How the published checkpoint stores its weights (format ids). */
+  std::string native_format = "bf16";
+  std::string native_expert_format;  ///< when experts differ (gpt-oss MXFP4)
+  std::string native_format_note;
+
+  std::vector<std::string> placeholders;  ///< fields holding placeholder values
+  std::vector<std::string> notes;         ///< counting conventions, caveats
+
+  std::int64_t num_layers() const { return static_cast<std::int64_t>(layers.size()); }
+  bool is_moe() const { return moe.num_experts > 0; }
+};
+
+/** Throws vram::Error naming the first field that makes `model` unusable. */
+void validate(const ModelSpec& model);
+
+const char* to_string(LayerAttention attention);
+
+}  // namespace vram

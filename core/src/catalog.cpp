@@ -1,0 +1,85 @@
+#include "vram/catalog.hpp"
+
+#include <set>
+
+#include "embedded_data.hpp"
+#include "json_read.hpp"
+#include "vram/error.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+namespace jr = json_read;
+
+namespace {
+
+json parse_embedded(std::string_view name) {
+  const std::string_view text = embedded::file(name);
+  json parsed = json::parse(text.begin(), text.end(), nullptr, false);
+  if (parsed.is_discarded()) {
+    throw Error("internal", std::string(name),
+                "data/" + std::string(name) + ".json is not valid JSON");
+  }
+  return parsed;
+}
+
+ModelPreset preset_from_json(const json& j, std::size_t index) {
+  const std::string at = "models[" + std::to_string(index) + "]";
+  ModelPreset preset;
+  preset.id = jr::get_string(j, "id", at);
+  preset.name = jr::get_string(j, "name", at);
+  preset.group = jr::opt_string(j, "group", at).value_or("popular");
+  preset.source = jr::get_string(j, "source", at);
+  const json* config = jr::find(j, "config");
+  if (config == nullptr) throw Error("missing_field", at + ".config", at + ".config is required");
+  preset.config = *config;
+  preset.params_total = jr::opt_number(j, "params_total", at).value_or(0);
+  preset.params_active = jr::opt_number(j, "params_active", at).value_or(0);
+  preset.placeholders = jr::opt_strings(j, "placeholders", at);
+  preset.notes = jr::opt_strings(j, "notes", at);
+  return preset;
+}
+
+}  // namespace
+
+Catalog Catalog::builtin() {
+  Catalog catalog;
+  catalog.formats = format_catalog_from_json(parse_embedded("formats"));
+  const json models = parse_embedded("models");
+  std::set<std::string> ids;
+  const json& list = models.at("models");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    ModelPreset preset = preset_from_json(list[i], i);
+    if (!ids.insert(preset.id).second) {
+      throw Error("internal", "models", "model id '" + preset.id + "' appears twice");
+    }
+    catalog.models.push_back(std::move(preset));
+  }
+  catalog.gpus = gpu_catalog_from_json(parse_embedded("gpus"), "gpus");
+  catalog.engines = parse_embedded("engines").at("engines");
+  catalog.presets = parse_embedded("presets").at("presets");
+  return catalog;
+}
+
+const ModelPreset& Catalog::model(std::string_view id, std::string_view field) const {
+  for (const ModelPreset& preset : models) {
+    if (preset.id == id) return preset;
+  }
+  throw Error("unknown_model", std::string(field),
+              "unknown model '" + std::string(id) + "'; list them with `vramcalc models`");
+}
+
+ImportedModel resolve_preset(const ModelPreset& preset) {
+  ImportedModel imported = import_hf_config(preset.config, "models." + preset.id + ".config");
+  ModelSpec& m = imported.model;
+  m.id = preset.id;
+  m.name = preset.name;
+  m.source = preset.source;
+  m.declared_params_total = preset.params_total;
+  m.declared_params_active = preset.params_active;
+  m.placeholders = preset.placeholders;
+  m.notes.insert(m.notes.end(), preset.notes.begin(), preset.notes.end());
+  return imported;
+}
+
+}  // namespace vram

@@ -1,0 +1,199 @@
+#include "vram/gpu.hpp"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "json_read.hpp"
+#include "vram/error.hpp"
+#include "vram/units.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+namespace jr = json_read;
+
+bool Gpu::supports(std::string_view feature) const {
+  if (feature == "fp8") return fp8;
+  return false;
+}
+
+const Gpu* GpuCatalog::find_or_null(std::string_view id) const {
+  for (const Gpu& gpu : gpus) {
+    if (gpu.id == id) return &gpu;
+  }
+  return nullptr;
+}
+
+const Gpu& GpuCatalog::find(std::string_view id, std::string_view field) const {
+  if (const Gpu* gpu = find_or_null(id)) return *gpu;
+  std::string known;
+  for (const Gpu& gpu : gpus) known += (known.empty() ? "" : ", ") + gpu.id;
+  throw Error("unknown_gpu", std::string(field),
+              "unknown GPU '" + std::string(id) + "' (known: " + known + ")");
+}
+
+double GpuCatalog::discount_percent(int cards) const {
+  double percent = 0;
+  for (const Discount& discount : discounts) {
+    if (cards >= discount.cards) percent = discount.percent;
+  }
+  return percent;
+}
+
+double GpuCatalog::usable_bytes(const Gpu& gpu, bool* estimated) const {
+  if (estimated != nullptr) *estimated = gpu.usable_gib <= 0;
+  if (gpu.usable_gib > 0) return gpu.usable_gib * kBytesPerGiB;
+  double gib = gpu.vram_gb * usable_factor;
+  if (gpu.memory_type.find("GDDR") != std::string::npos &&
+      gpu.memory_type.find("ECC") != std::string::npos) {
+    gib *= ecc_gddr_factor;
+  }
+  return gib * kBytesPerGiB;
+}
+
+namespace {
+
+Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index) {
+  const std::string at = prefix + "[" + std::to_string(index) + "]";
+  jr::expect_object(j, at);
+  Gpu gpu;
+  gpu.id = jr::get_string(j, "id", at);
+  // From here on, errors say which card they are about.
+  try {
+    gpu.name = jr::opt_string(j, "name", at).value_or(gpu.id);
+    gpu.vendor = jr::opt_string(j, "vendor", at).value_or("");
+    gpu.vram_gb = jr::get_number(j, "vram_gb", at);
+    jr::require_positive(gpu.vram_gb, at + ".vram_gb");
+    gpu.bandwidth_gbps = jr::get_number(j, "bandwidth_gbps", at);
+    jr::require_positive(gpu.bandwidth_gbps, at + ".bandwidth_gbps");
+    if (auto price = jr::opt_number(j, "monthly_usd", at)) {
+      jr::require_positive(*price, at + ".monthly_usd", true);
+      gpu.priced = true;
+      gpu.monthly_usd = *price;
+    }
+    if (auto usable = jr::opt_number(j, "usable_gib", at)) {
+      jr::require_positive(*usable, at + ".usable_gib");
+      gpu.usable_gib = *usable;
+    }
+    gpu.usable_source = jr::opt_string(j, "usable_source", at).value_or("");
+    gpu.memory_type = jr::opt_string(j, "memory_type", at).value_or("");
+    gpu.architecture = jr::opt_string(j, "architecture", at).value_or("");
+    gpu.fp8 = jr::opt_bool(j, "fp8", at).value_or(false);
+    gpu.stack = jr::opt_string(j, "stack", at).value_or("cuda");
+    if (const json* link = jr::find(j, "interconnect")) {
+      const std::string lat = at + ".interconnect";
+      jr::expect_object(*link, lat);
+      gpu.interconnect.kind = jr::opt_string(*link, "kind", lat).value_or("pcie");
+      gpu.interconnect.gbps = jr::opt_number(*link, "gbps", lat).value_or(0);
+      jr::require_positive(gpu.interconnect.gbps, lat + ".gbps", true);
+      gpu.interconnect.topology = jr::opt_string(*link, "topology", lat).value_or("pcie-gen4");
+      static const std::set<std::string> topologies = {"switched",  "bridged-pairs", "pcie-gen3",
+                                                       "pcie-gen4", "pcie-gen5",     "single"};
+      if (topologies.count(gpu.interconnect.topology) == 0) {
+        throw Error("invalid_value", lat + ".topology",
+                    lat +
+                        ".topology must be one of switched, bridged-pairs, pcie-gen3, "
+                        "pcie-gen4, pcie-gen5, single");
+      }
+      gpu.interconnect.source = jr::opt_string(*link, "source", lat).value_or("");
+    } else {
+      gpu.interconnect = {"pcie", 32, "pcie-gen4", "not stated; assumed PCIe Gen4"};
+    }
+    const auto stock = jr::opt_int(j, "stock", at).value_or(0);
+    jr::require_positive(static_cast<double>(stock), at + ".stock", true);
+    gpu.stock = static_cast<int>(stock);
+    const auto min_order = jr::opt_int(j, "min_order", at).value_or(1);
+    jr::require_positive(static_cast<double>(min_order), at + ".min_order");
+    gpu.min_order = static_cast<int>(min_order);
+    if (gpu.stock > 0 && gpu.min_order > gpu.stock) {
+      throw Error("invalid_value", at + ".min_order", at + ".min_order exceeds stock");
+    }
+    gpu.regions = jr::opt_strings(j, "regions", at);
+    gpu.notes = jr::opt_string(j, "notes", at).value_or("");
+    gpu.source = jr::opt_string(j, "source", at).value_or("");
+  } catch (const Error& e) {
+    throw Error(e.code(), e.field(), "GPU '" + gpu.id + "': " + e.what());
+  }
+  return gpu;
+}
+
+}  // namespace
+
+GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
+  const std::string prefix(prefix_view);
+  jr::expect_object(j, prefix);
+  GpuCatalog catalog;
+  const json* list = jr::find(j, "gpus");
+  const std::string list_field = jr::field_path(prefix, "gpus");
+  if (list == nullptr) throw Error("missing_field", list_field, list_field + " is required");
+  if (!list->is_array() || list->empty()) {
+    throw Error("invalid_value", list_field, list_field + " must be a non-empty list of GPUs");
+  }
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    Gpu gpu = gpu_from_json((*list)[i], list_field, i);
+    if (!ids.insert(gpu.id).second) {
+      throw Error("invalid_value", list_field + "[" + std::to_string(i) + "].id",
+                  "GPU id '" + gpu.id + "' appears twice");
+    }
+    catalog.gpus.push_back(std::move(gpu));
+  }
+  catalog.currency = jr::opt_string(j, "currency", prefix).value_or("USD");
+  catalog.price_period = jr::opt_string(j, "price_period", prefix).value_or("month");
+  catalog.hours_per_month = jr::opt_number(j, "hours_per_month", prefix).value_or(720);
+  jr::require_positive(catalog.hours_per_month, jr::field_path(prefix, "hours_per_month"));
+  const auto node = jr::opt_int(j, "node_size", prefix).value_or(8);
+  jr::require_positive(static_cast<double>(node), jr::field_path(prefix, "node_size"));
+  catalog.node_size = static_cast<int>(node);
+  if (const json* discounts = jr::find(j, "discounts")) {
+    const std::string field = jr::field_path(prefix, "discounts");
+    if (!discounts->is_array()) throw Error("wrong_type", field, field + " must be a list");
+    for (std::size_t i = 0; i < discounts->size(); ++i) {
+      const std::string at = field + "[" + std::to_string(i) + "]";
+      const json& d = (*discounts)[i];
+      jr::expect_object(d, at);
+      Discount discount;
+      discount.cards = static_cast<int>(jr::get_int(d, "cards", at));
+      jr::require_positive(discount.cards, at + ".cards");
+      discount.percent = jr::get_number(d, "percent", at);
+      if (discount.percent < 0 || discount.percent >= 100) {
+        throw Error("invalid_value", at + ".percent", at + ".percent must be in [0, 100)");
+      }
+      catalog.discounts.push_back(discount);
+    }
+  }
+  catalog.discounts_source = jr::opt_string(j, "discounts_source", prefix).value_or("");
+  if (const json* usable = jr::find(j, "usable_default")) {
+    const std::string at = jr::field_path(prefix, "usable_default");
+    jr::expect_object(*usable, at);
+    catalog.usable_factor = jr::opt_number(*usable, "factor_gib_per_gb", at).value_or(0.985);
+    catalog.ecc_gddr_factor = jr::opt_number(*usable, "ecc_gddr_factor", at).value_or(0.9375);
+    catalog.usable_default_source = jr::opt_string(*usable, "source", at).value_or("");
+  }
+  return catalog;
+}
+
+void to_json(json& j, const Gpu& gpu) {
+  j = json{{"id", gpu.id},
+           {"name", gpu.name},
+           {"vendor", gpu.vendor},
+           {"vram_gb", gpu.vram_gb},
+           {"bandwidth_gbps", gpu.bandwidth_gbps},
+           {"monthly_usd", gpu.priced ? json(gpu.monthly_usd) : json(nullptr)},
+           {"memory_type", gpu.memory_type},
+           {"architecture", gpu.architecture},
+           {"fp8", gpu.fp8},
+           {"interconnect",
+            {{"kind", gpu.interconnect.kind},
+             {"gbps", gpu.interconnect.gbps},
+             {"topology", gpu.interconnect.topology}}},
+           {"stack", gpu.stack},
+           {"stock", gpu.stock},
+           {"min_order", gpu.min_order},
+           {"regions", gpu.regions},
+           {"notes", gpu.notes}};
+  if (gpu.usable_gib > 0) j["usable_gib"] = gpu.usable_gib;
+}
+
+}  // namespace vram

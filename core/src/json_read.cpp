@@ -1,0 +1,166 @@
+#include "json_read.hpp"
+
+#include <cmath>
+
+#include "vram/error.hpp"
+
+namespace vram::json_read {
+namespace {
+
+const char* type_name(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float:
+      return "a number";
+    default:
+      return "an unsupported value";
+  }
+}
+
+[[noreturn]] void wrong_type(const json& value, std::string_view field, std::string_view wanted) {
+  std::string name(field);
+  throw Error("wrong_type", name,
+              name + " must be " + std::string(wanted) + ", not " + type_name(value));
+}
+
+[[noreturn]] void missing(std::string_view field) {
+  std::string name(field);
+  throw Error("missing_field", name, name + " is required");
+}
+
+}  // namespace
+
+std::string field_path(std::string_view prefix, std::string_view key) {
+  if (prefix.empty()) return std::string(key);
+  std::string path(prefix);
+  path += '.';
+  path += key;
+  return path;
+}
+
+const json* find(const json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(std::string(key));
+  if (it == object.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+void expect_object(const json& value, std::string_view field) {
+  if (!value.is_object()) wrong_type(value, field, "an object");
+}
+
+std::int64_t as_int(const json& value, std::string_view field) {
+  if (value.is_number_integer()) return value.get<std::int64_t>();
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(INT64_MAX)) {
+      std::string name(field);
+      throw Error("invalid_value", name, name + " is too large");
+    }
+    return static_cast<std::int64_t>(u);
+  }
+  if (value.is_number_float()) {
+    const double v = value.get<double>();
+    // Configs sometimes write integers as 4096.0; anything else is an error.
+    if (std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 9.0e15) {
+      return static_cast<std::int64_t>(v);
+    }
+    std::string name(field);
+    throw Error("invalid_value", name, name + " must be a whole number");
+  }
+  wrong_type(value, field, "a whole number");
+}
+
+double as_number(const json& value, std::string_view field) {
+  if (!value.is_number()) wrong_type(value, field, "a number");
+  const double v = value.get<double>();
+  if (!std::isfinite(v)) {
+    std::string name(field);
+    throw Error("invalid_value", name, name + " must be finite");
+  }
+  return v;
+}
+
+std::int64_t get_int(const json& object, std::string_view key, std::string_view prefix) {
+  const json* value = find(object, key);
+  if (value == nullptr) missing(field_path(prefix, key));
+  return as_int(*value, field_path(prefix, key));
+}
+
+std::optional<std::int64_t> opt_int(const json& object, std::string_view key,
+                                    std::string_view prefix) {
+  const json* value = find(object, key);
+  if (value == nullptr) return std::nullopt;
+  return as_int(*value, field_path(prefix, key));
+}
+
+double get_number(const json& object, std::string_view key, std::string_view prefix) {
+  const json* value = find(object, key);
+  if (value == nullptr) missing(field_path(prefix, key));
+  return as_number(*value, field_path(prefix, key));
+}
+
+std::optional<double> opt_number(const json& object, std::string_view key,
+                                 std::string_view prefix) {
+  const json* value = find(object, key);
+  if (value == nullptr) return std::nullopt;
+  return as_number(*value, field_path(prefix, key));
+}
+
+std::string get_string(const json& object, std::string_view key, std::string_view prefix) {
+  const json* value = find(object, key);
+  if (value == nullptr) missing(field_path(prefix, key));
+  if (!value->is_string()) wrong_type(*value, field_path(prefix, key), "a string");
+  return value->get<std::string>();
+}
+
+std::optional<std::string> opt_string(const json& object, std::string_view key,
+                                      std::string_view prefix) {
+  const json* value = find(object, key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_string()) wrong_type(*value, field_path(prefix, key), "a string");
+  return value->get<std::string>();
+}
+
+std::optional<bool> opt_bool(const json& object, std::string_view key, std::string_view prefix) {
+  const json* value = find(object, key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_boolean()) {
+    wrong_type(*value, field_path(prefix, key), "true or false");
+  }
+  return value->get<bool>();
+}
+
+std::vector<std::string> opt_strings(const json& object, std::string_view key,
+                                     std::string_view prefix) {
+  std::vector<std::string> out;
+  const json* value = find(object, key);
+  if (value == nullptr) return out;
+  const std::string field = field_path(prefix, key);
+  if (!value->is_array()) wrong_type(*value, field, "a list of strings");
+  for (const json& item : *value) {
+    if (!item.is_string()) wrong_type(item, field, "a list of strings");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+void require_positive(double value, std::string_view field, bool allow_zero) {
+  if (value > 0 || (allow_zero && value == 0)) return;
+  std::string name(field);
+  throw Error("invalid_value", name,
+              name + (allow_zero ? " must not be negative" : " must be positive"));
+}
+
+}  // namespace vram::json_read

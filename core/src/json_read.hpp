@@ -1,0 +1,47 @@
+#pragma once
+
+// Typed reads from JSON objects that fail with a vram::Error naming the
+// field ("config.num_key_value_heads"), never with a bare nlohmann
+// exception or a silent default.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace vram::json_read {
+
+using nlohmann::json;
+
+/** "prefix.key", or "key" when prefix is empty. */
+std::string field_path(std::string_view prefix, std::string_view key);
+
+/** The member, or nullptr when absent or JSON null. */
+const json* find(const json& object, std::string_view key);
+
+/** Throws "wrong_type" unless `value` is a JSON object. */
+void expect_object(const json& value, std::string_view field);
+
+std::int64_t get_int(const json& object, std::string_view key, std::string_view prefix);
+std::optional<std::int64_t> opt_int(const json& object, std::string_view key,
+                                    std::string_view prefix);
+double get_number(const json& object, std::string_view key, std::string_view prefix);
+std::optional<double> opt_number(const json& object, std::string_view key, std::string_view prefix);
+std::string get_string(const json& object, std::string_view key, std::string_view prefix);
+std::optional<std::string> opt_string(const json& object, std::string_view key,
+                                      std::string_view prefix);
+std::optional<bool> opt_bool(const json& object, std::string_view key, std::string_view prefix);
+std::vector<std::string> opt_strings(const json& object, std::string_view key,
+                                     std::string_view prefix);
+
+/** Reads a value already found; `field` is its full name. */
+std::int64_t as_int(const json& value, std::string_view field);
+double as_number(const json& value, std::string_view field);
+
+/** Throws "invalid_value" unless value > 0 (or >= 0 when allow_zero). */
+void require_positive(double value, std::string_view field, bool allow_zero = false);
+
+}  // namespace vram::json_read

@@ -1,0 +1,81 @@
+#include "model_json.hpp"
+
+#include <algorithm>
+
+namespace vram {
+
+using nlohmann::json;
+
+json model_summary(const ModelSpec& m, const ParamTotals& params) {
+  json layout = json::object();
+  for (LayerAttention kind : {LayerAttention::kGlobal, LayerAttention::kSliding,
+                              LayerAttention::kMla, LayerAttention::kState}) {
+    const auto n = std::count_if(m.layers.begin(), m.layers.end(),
+                                 [kind](const LayerSpec& l) { return l.attention == kind; });
+    if (n > 0) layout[to_string(kind)] = n;
+  }
+  const auto moe_layers = std::count_if(m.layers.begin(), m.layers.end(),
+                                        [](const LayerSpec& l) { return l.mlp == LayerMlp::kMoe; });
+  const ParamCount& c = params.computed;
+  json out = {
+      {"id", m.id},
+      {"name", m.name},
+      {"model_type", m.model_type},
+      {"source", m.source},
+      {"layers", m.num_layers()},
+      {"hidden_size", m.hidden_size},
+      {"intermediate_size", m.intermediate_size},
+      {"num_attention_heads", m.num_heads},
+      {"num_key_value_heads", m.num_kv_heads},
+      {"head_dim", m.head_dim},
+      {"v_head_dim", m.v_head_dim},
+      {"vocab_size", m.vocab_size},
+      {"tied_embeddings", m.tied_embeddings},
+      {"sliding_window", m.sliding_window},
+      {"max_context", m.max_context},
+      {"attention_layout", layout},
+      {"native_format", m.native_format},
+      {"params_total", params.total},
+      {"params_active", params.active},
+      {"params_declared", params.total_declared},
+      {"params_computed",
+       {{"total", c.total()},
+        {"active", c.active()},
+        {"embedding", c.embedding},
+        {"lm_head", c.lm_head},
+        {"attention", c.attention},
+        {"mlp_dense", c.mlp_dense},
+        {"experts_routed", c.experts_routed},
+        {"experts_shared", c.experts_shared},
+        {"router", c.router},
+        {"norms", c.norms},
+        {"ssm", c.ssm},
+        {"extras", c.extras},
+        {"not_loaded", c.extras_excluded}}},
+      {"placeholders", m.placeholders},
+      {"notes", m.notes},
+  };
+  if (!m.native_expert_format.empty()) out["native_expert_format"] = m.native_expert_format;
+  if (m.is_moe()) {
+    out["moe"] = {{"experts", m.moe.num_experts},
+                  {"experts_per_token", m.moe.experts_per_token},
+                  {"shared_experts", m.moe.shared_experts},
+                  {"expert_intermediate_size", m.moe.expert_intermediate},
+                  {"moe_layers", moe_layers}};
+  }
+  if (m.mla.kv_lora_rank > 0) {
+    out["mla"] = {{"kv_lora_rank", m.mla.kv_lora_rank},
+                  {"q_lora_rank", m.mla.q_lora_rank},
+                  {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                  {"qk_nope_head_dim", m.mla.qk_nope_head_dim}};
+  }
+  for (const ExtraParams& extra : m.extras) {
+    out["extras"].push_back({{"id", extra.id},
+                             {"label", extra.label},
+                             {"params", extra.count},
+                             {"resident", extra.resident}});
+  }
+  return out;
+}
+
+}  // namespace vram

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need, and only what is missing:
+# Debian packages through apt-get (as root), npm packages through `npm ci`
+# when node_modules is missing or older than package-lock.json. When all is
+# present this costs a fraction of a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev chromium clang-format)
+
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
+missing=()
+for package in "${packages[@]}"; do
+  grep -q "^${package} install ok installed$" <<<"$installed" || missing+=("$package")
+done
+
+if ((${#missing[@]} > 0)); then
+  if [[ $(id -u) -ne 0 ]]; then
+    {
+      echo "bootstrap: these Debian packages are missing: ${missing[*]}"
+      echo "Install them as root, then run this command again:"
+      echo
+      echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}"
+    } >&2
+    exit 1
+  fi
+  echo "bootstrap: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if ((node_major < 20)); then
+  echo "bootstrap: Node 20 or newer is needed (found $(node --version))" >&2
+  exit 1
+fi
+
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "bootstrap: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Every test: C++ (doctest through ctest), the wasm module under node, the
+# page in headless Chromium, and the source format check. Runs them all,
+# prints each runner's summary, and fails if any failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+status=0
+run() {
+  echo
+  echo "== $1"
+  shift
+  "$@" || status=1
+}
+
+run "C++ (doctest via ctest)" ctest --test-dir build/native --output-on-failure --verbose --no-label-summary
+run "wasm module (node --test)" node --test tests/js/
+run "page (Playwright + Chromium)" node --test --test-concurrency=1 tests/browser/
+run "source format (clang-format)" bash scripts/format.sh --check
+
+echo
+if ((status == 0)); then echo "npm test: all suites passed"; else echo "npm test: FAILED"; fi
+exit $status

@@ -1,0 +1,82 @@
+// Shared set-up for the browser tests: Debian's Chromium driven by
+// playwright-core, a fresh profile per launch, every request recorded, and
+// every console error or page error collected so a test can fail on it.
+import { chromium } from 'playwright-core';
+import { mkdtemp, rm, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+export const pageFile = join(root, 'dist/vram-calculator.html');
+export const pageUrl = pathToFileURL(pageFile).href;
+export const shotsDir = join(root, 'test-results/screenshots');
+
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+/**
+ * Launches Chromium. With `offline`, every request that is not file: or
+ * data: is aborted. Returns { context, page, requests, errors, close }.
+ */
+export async function launch({ offline = false, viewport = { width: 1200, height: 900 } } = {}) {
+  const profile = await mkdtemp(join(tmpdir(), 'vram-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ARGS,
+    viewport,
+  });
+  const requests = [];
+  const errors = [];
+  context.on('request', (request) => requests.push(request.url()));
+  if (offline) {
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith('file:') || url.startsWith('data:')) return route.continue();
+      return route.abort('internetdisconnected');
+    });
+  }
+  const page = context.pages()[0] || (await context.newPage());
+  const watch = (p) => {
+    p.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+    });
+    p.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  };
+  watch(page);
+  context.on('page', watch);
+  return {
+    context,
+    page,
+    requests,
+    errors,
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Requests that left the machine: anything but file: and data:. */
+export function networkRequests(requests) {
+  return requests.filter((url) => !url.startsWith('file:') && !url.startsWith('data:'));
+}
+
+/** The calculator's shadow root content is reached through its host. */
+export function calc(page, selector = 'vram-calculator') {
+  return page.locator(selector);
+}
+
+export async function screenshot(page, name) {
+  await mkdir(shotsDir, { recursive: true });
+  await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,54 @@
+// Loads the built wasm module the way the page does (one factory, one
+// instance, JSON through the `call` binding) for the node tests.
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { wrap } from '../../web/src/core.js';
+import { roundDisplay } from '../../web/src/format.js';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+const require = createRequire(import.meta.url);
+
+let instance = null;
+export async function core() {
+  if (!instance) {
+    const factory = require(join(root, 'build/wasm/module/vram.js'));
+    instance = wrap(await factory());
+  }
+  return instance;
+}
+
+export function loadJson(relative) {
+  return JSON.parse(readFileSync(join(root, relative), 'utf8'));
+}
+
+export function atPath(doc, path) {
+  return path
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter(Boolean)
+    .reduce((node, key) => {
+      if (node === undefined || node === null) throw new Error(`no ${key} in path ${path}`);
+      return node[key];
+    }, doc);
+}
+
+/** Checks one vector expectation; returns a message or null. */
+export function failure(result, expect) {
+  const node = atPath(result, expect.path);
+  if (typeof expect.equals === 'string') {
+    return node === expect.equals ? null : `${expect.path}: ${node} != ${expect.equals}`;
+  }
+  let value = node * (expect.scale ?? 1);
+  if (expect.round !== undefined) value = roundDisplay(value, expect.round);
+  if (expect.equals !== undefined && Math.abs(value - expect.equals) > 1e-12 * Math.max(1, Math.abs(expect.equals))) {
+    return `${expect.path}: ${value} != ${expect.equals}`;
+  }
+  if (expect.approx !== undefined && Math.abs(value - expect.approx) > expect.tolerance) {
+    return `${expect.path}: ${value} not within ${expect.tolerance} of ${expect.approx}`;
+  }
+  if (expect.above !== undefined && !(value > expect.above)) return `${expect.path}: ${value} <= ${expect.above}`;
+  if (expect.below !== undefined && !(value < expect.below)) return `${expect.path}: ${value} >= ${expect.below}`;
+  return null;
+}

@@ -1,0 +1,30 @@
+// The shared reference vectors, run against the wasm module. The doctest
+// suite runs the same files against the native core.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { core, failure, loadJson, root } from './module.mjs';
+
+const files = readdirSync(join(root, 'tests/vectors')).filter((name) => name.endsWith('.json'));
+
+for (const file of files) {
+  test(`vectors: ${file}`, async () => {
+    const { call } = await core();
+    const doc = loadJson(`tests/vectors/${file}`);
+    assert.ok(doc.cases.length > 0);
+    for (const c of doc.cases) {
+      if (c.error) {
+        assert.throws(() => call(c.method, c.request), (error) => {
+          assert.equal(error.code, c.error.code, c.name);
+          assert.equal(error.field, c.error.field, c.name);
+          return true;
+        }, c.name);
+        continue;
+      }
+      const result = call(c.method, c.request);
+      const problems = c.expect.map((expect) => failure(result, expect)).filter(Boolean);
+      assert.deepEqual(problems, [], c.name);
+    }
+  });
+}

@@ -1,0 +1,26 @@
+// The Embind surface: one string-in, string-out function per user action.
+// Requests and results are JSON text in the same shapes as the CLI's --json;
+// errors come back as {"error": {...}}; nothing is handed to JS to free.
+// web/src/api.js wraps these into the page's calls.
+
+#include <emscripten/bind.h>
+
+#include <string>
+
+#include "vram/api.hpp"
+
+namespace {
+
+// The catalog is parsed once, on first use, and never changes afterwards.
+const vram::Calculator& calculator() {
+  static const vram::Calculator instance;
+  return instance;
+}
+
+std::string call(const std::string& method, const std::string& request) {
+  return vram::call(calculator(), method, request);
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(vram) { emscripten::function("call", &call); }

@@ -1,0 +1,32 @@
+// The wasm core behind one promise per page: created on first use, shared
+// by every <vram-calculator> on the page. `factory` is the Emscripten
+// module factory (createVramModule).
+
+export class CoreError extends Error {
+  constructor(error) {
+    super(error.message);
+    this.code = error.code;
+    this.field = error.field;
+  }
+}
+
+/** Wraps the raw string binding as calls on plain objects. */
+export function wrap(module) {
+  const call = (method, request) => {
+    const result = JSON.parse(module.call(method, JSON.stringify(request ?? {})));
+    if (result && result.error) throw new CoreError(result.error);
+    return result;
+  };
+  return {
+    call,
+    estimate: (request) => call('estimate', request),
+    presets: () => call('presets', {}),
+  };
+}
+
+let pending = null;
+
+export function loadCore(factory) {
+  if (!pending) pending = factory().then(wrap);
+  return pending;
+}

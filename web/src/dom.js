@@ -1,0 +1,38 @@
+// Building DOM without markup strings: text goes in as text, so nothing a
+// user types, a URL carries or a config.json holds is ever parsed as HTML.
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function build(element, attrs, children) {
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') {
+      element.addEventListener(name.slice(2), value);
+    } else if (name === 'dataset') {
+      Object.assign(element.dataset, value);
+    } else {
+      element.setAttribute(name, value === true ? '' : String(value));
+    }
+  }
+  for (const child of [children].flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+/** h('p', { class: 'x' }, 'text', child) */
+export function h(tag, attrs, ...children) {
+  return build(document.createElement(tag), attrs, children);
+}
+
+/** The same for SVG elements. */
+export function s(tag, attrs, ...children) {
+  return build(document.createElementNS(SVG_NS, tag), attrs, children);
+}
+
+/** Empties `element`, then appends `children` (skipping null and false). */
+export function replace(element, ...children) {
+  while (element.firstChild) element.firstChild.remove();
+  return build(element, {}, children);
+}

@@ -1,0 +1,42 @@
+// Display formatting. Numbers arrive unrounded from the core; they are
+// rounded here, for display only, half away from zero (SPEC section 0), with
+// the same rule as the core's round_display (tests hold both to one table).
+
+const GIB_PER_GB = 1e9 / 1073741824;
+
+/** Rounds half away from zero to `decimals` places (0..6). */
+export function roundDisplay(value, decimals) {
+  if (!Number.isFinite(value)) return value;
+  const d = Math.max(0, Math.min(6, decimals | 0));
+  let scale = 1;
+  for (let i = 0; i < d; i++) scale *= 10;
+  const scaled = Math.abs(value) * scale;
+  const whole = Math.floor(scaled);
+  // A few units in the last place: 2.675 (stored as 2.67499999...) is a half.
+  const tolerance = Math.min(0.1, 4e-15 * Math.max(1, scaled));
+  const rounded = scaled - whole >= 0.5 - tolerance ? whole + 1 : whole;
+  const result = rounded / scale;
+  return value < 0 ? -result : result;
+}
+
+/** Fixed decimals with thousands separators for the locale (default en). */
+export function formatNumber(value, decimals = 0, locale = 'en') {
+  const rounded = roundDisplay(value, decimals);
+  return new Intl.NumberFormat(locale, {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+  }).format(rounded === 0 ? 0 : rounded);
+}
+
+/**
+ * A memory figure given in decimal GB, shown in `unit` ('GB' or 'GiB').
+ * Totals show whole units, terms one decimal (SPEC section 0).
+ */
+export function formatMemory(gb, unit = 'GB', decimals = 0, locale = 'en') {
+  const value = unit === 'GiB' ? gb * GIB_PER_GB : gb;
+  return `${formatNumber(value, decimals, locale)} ${unit}`;
+}
+
+export function convertMemory(gb, unit) {
+  return unit === 'GiB' ? gb * GIB_PER_GB : gb;
+}

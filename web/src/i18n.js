@@ -1,0 +1,30 @@
+// The message catalog. Every visible string of the page comes from here;
+// Arabic and Persian catalogs plug in beside English with the same keys.
+import en from './messages/en.js';
+
+const catalogs = { en };
+
+/** Languages written right to left. */
+const RTL = new Set(['ar', 'fa', 'he', 'ur']);
+
+export function direction(lang) {
+  return RTL.has(String(lang).split('-')[0]) ? 'rtl' : 'ltr';
+}
+
+/**
+ * A translator for `lang`, falling back to English key by key. Parameters
+ * fill {name} placeholders; the result is plain text, never markup.
+ */
+export function translator(lang) {
+  const base = String(lang || 'en').split('-')[0];
+  const messages = catalogs[base] || en;
+  return (key, params = {}) => {
+    const template = messages[key] ?? en[key];
+    if (template === undefined) return key;
+    return template.replace(/\{(\w+)\}/g, (_, name) =>
+      params[name] === undefined ? `{${name}}` : String(params[name]),
+    );
+  };
+}
+
+export const languages = Object.keys(catalogs);
