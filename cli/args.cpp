@@ -110,6 +110,24 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
         parsed.request[spec->key] = std::move(doc);
         break;
       }
+      case FlagKind::kKeyValue: {
+        const auto eq = value.find('=');
+        if (eq == std::string::npos || eq == 0) {
+          throw UsageError(flag + " expects KEY=VALUE, not '" + value + "'");
+        }
+        const std::string key = value.substr(0, eq);
+        const std::string text = value.substr(eq + 1);
+        json& target = parsed.request[spec->key];
+        if (text == "true" || text == "false") {
+          target[key] = text == "true";
+        } else {
+          target[key] = parse_number(text, flag + " " + key);
+        }
+        break;
+      }
+      case FlagKind::kEngineInt:
+        parsed.request["engine_options"][spec->key] = parse_int(value, flag);
+        break;
       case FlagKind::kBool:
         break;
     }

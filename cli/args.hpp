@@ -13,7 +13,16 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class FlagKind { kString, kInt, kNumber, kBool, kJsonFile, kList };
+enum class FlagKind {
+  kString,
+  kInt,
+  kNumber,
+  kBool,
+  kJsonFile,
+  kList,
+  kKeyValue,   ///< repeatable KEY=VALUE into an object (numbers and true/false)
+  kEngineInt,  ///< a whole number into engine_options.<key>
+};
 
 struct FlagSpec {
   const char* flag;  ///< "--context"

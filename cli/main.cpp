@@ -28,6 +28,21 @@ const std::vector<FlagSpec> kEstimateFlags = {
     {"--batch", "batch", FlagKind::kInt, "concurrent sequences (default 1)"},
     {"--overhead-gb", "overhead_gb", FlagKind::kNumber, "flat runtime overhead in GB (default 2)"},
     {"--overhead-pct", "overhead_pct", FlagKind::kNumber, "overhead as % of weights + KV cache"},
+    {"--engine", "engine", FlagKind::kString, "guide (default), percent, vllm, sglang, llamacpp"},
+    {"--engine-opt", "engine_options", FlagKind::kKeyValue,
+     "an engine knob, KEY=VALUE (repeatable), e.g. gpu_memory_utilization=0.95"},
+    {"--tp", "tensor_parallel_size", FlagKind::kEngineInt, "tensor-parallel GPUs (vllm, sglang)"},
+    {"--gpu", "gpu", FlagKind::kString, "a GPU id (see `vramcalc gpus`): fit, budget, decode"},
+    {"--gpus", "gpu_count", FlagKind::kInt, "how many of that GPU (default 1)"},
+    {"--budget-gb", "budget_gb", FlagKind::kNumber, "a memory budget for the inverse answers"},
+    {"--engine", "engine", FlagKind::kString, "guide (default), percent, vllm, sglang, llamacpp"},
+    {"--engine-opt", "engine_options", FlagKind::kKeyValue,
+     "an engine knob, KEY=VALUE (repeatable), e.g. gpu_memory_utilization=0.95"},
+    {"--tp", "tensor_parallel_size", FlagKind::kEngineInt, "tensor-parallel GPUs (vllm, sglang)"},
+    {"--gpu", "gpu", FlagKind::kString,
+     "a GPU id (see `vramcalc gpus`): fit, budget, decode ceilings"},
+    {"--gpus", "gpu_count", FlagKind::kInt, "how many of that GPU (default 1)"},
+    {"--budget-gb", "budget_gb", FlagKind::kNumber, "a memory budget for the inverse answers"},
 };
 
 const char* kUsage =

@@ -45,6 +45,48 @@ std::string render_estimate(const json& r) {
   const double per_token = r.at("kv_bytes_per_token").get<double>();
   out << "KV cache per token: " << grouped(per_token) << " bytes (" << fixed(per_token / 1e6, 2)
       << " MB)\n";
+  out << "Engine: " << r.at("engine").at("name").get<std::string>();
+  if (r.at("tensor_parallel").get<int>() > 1) {
+    out << ", tensor parallel " << r.at("tensor_parallel").get<int>() << " (figures per GPU)";
+  }
+  out << "\n";
+  if (r.contains("budget")) {
+    const json& b = r.at("budget");
+    out << "\nOn " << r.at("gpu").at("name").get<std::string>() << ": "
+        << fixed(b.at("usable_gib").get<double>(), 2) << " GiB usable"
+        << (b.at("usable_estimated").get<bool>() ? " (estimated)" : "") << ", engine takes "
+        << fixed(b.at("reserved_gb").get<double>(), 2) << " GB\n";
+    out << "  KV budget " << fixed(b.at("kv_budget_gb").get<double>(), 2) << " GB ("
+        << fixed(b.at("kv_budget_gib").get<double>(), 2)
+        << " GiB) = " << grouped(b.at("kv_blocks").get<double>()) << " blocks, "
+        << grouped(b.at("kv_tokens").get<double>()) << " tokens; max concurrency at this context "
+        << fixed(b.at("max_concurrency").get<double>(), 2)
+        << (b.at("fits").get<bool>() ? "" : "  (DOES NOT FIT)") << "\n";
+  }
+  if (r.contains("fit")) {
+    const json& f = r.at("fit");
+    out << "\nCapacity " << fixed(f.at("capacity_gb").get<double>(), 2) << " GB ("
+        << f.at("basis").get<std::string>()
+        << "): " << (f.at("fits").get<bool>() ? "fits" : "does not fit") << ", spare "
+        << fixed(f.at("spare_gb").get<double>(), 2) << " GB\n";
+  }
+  if (r.contains("decode")) {
+    const json& dc = r.at("decode");
+    out << "Decode ceiling: guide " << fixed(dc.at("guide_tokens_per_s").get<double>(), 0)
+        << " tok/s (bandwidth / resident weights); fuller "
+        << fixed(dc.at("stream_tokens_per_s").get<double>(), 1) << " tok/s per sequence, "
+        << fixed(dc.at("batch_tokens_per_s").get<double>(), 1)
+        << " tok/s for the batch (active weights + KV read per step)\n";
+  }
+  if (r.contains("inverse")) {
+    const json& inv = r.at("inverse");
+    out << "Fits at most: context " << grouped(inv.at("max_context").get<double>())
+        << (inv.at("context_limited_by_model").get<bool>() ? " (the model's limit)" : "")
+        << ", batch " << grouped(inv.at("max_batch").get<double>()) << "; best weight format "
+        << (inv.at("best_format").is_null() ? std::string("none")
+                                            : inv.at("best_format").get<std::string>())
+        << "\n";
+  }
 
   const json& assumptions = r.at("assumptions");
   if (!assumptions.empty()) {

@@ -35,6 +35,9 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
   preset.config = *config;
   preset.params_total = jr::opt_number(j, "params_total", at).value_or(0);
   preset.params_active = jr::opt_number(j, "params_active", at).value_or(0);
+  preset.official_params_total = jr::opt_number(j, "official_params_total", at).value_or(0);
+  preset.official_params_active = jr::opt_number(j, "official_params_active", at).value_or(0);
+  preset.params_source = jr::opt_string(j, "params_source", at).value_or("");
   preset.placeholders = jr::opt_strings(j, "placeholders", at);
   preset.notes = jr::opt_strings(j, "notes", at);
   return preset;
@@ -56,7 +59,7 @@ Catalog Catalog::builtin() {
     catalog.models.push_back(std::move(preset));
   }
   catalog.gpus = gpu_catalog_from_json(parse_embedded("gpus"), "gpus");
-  catalog.engines = parse_embedded("engines").at("engines");
+  catalog.engines = engine_profiles_from_json(parse_embedded("engines").at("engines"));
   catalog.presets = parse_embedded("presets").at("presets");
   return catalog;
 }
@@ -78,6 +81,9 @@ ImportedModel resolve_preset(const ModelPreset& preset) {
   m.declared_params_total = preset.params_total;
   m.declared_params_active = preset.params_active;
   m.placeholders = preset.placeholders;
+  m.official_params_total = preset.official_params_total;
+  m.official_params_active = preset.official_params_active;
+  m.params_source = preset.params_source;
   m.notes.insert(m.notes.end(), preset.notes.begin(), preset.notes.end());
   return imported;
 }

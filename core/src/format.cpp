@@ -56,6 +56,7 @@ void from_json(const json& j, WeightFormat& format) {
   format.bits_per_weight = jr::get_number(j, "bits_per_weight", prefix);
   jr::require_positive(format.bits_per_weight, prefix + ".bits_per_weight");
   format.requires_features = jr::opt_strings(j, "requires", prefix);
+  format.gguf = jr::opt_bool(j, "gguf", prefix).value_or(false);
   format.source = jr::get_string(j, "source", prefix);
 }
 
@@ -73,6 +74,7 @@ void to_json(json& j, const WeightFormat& format) {
            {"name", format.name},
            {"bits_per_weight", format.bits_per_weight},
            {"requires", format.requires_features},
+           {"gguf", format.gguf},
            {"source", format.source}};
 }
 

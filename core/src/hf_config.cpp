@@ -97,6 +97,16 @@ std::int64_t positive(std::int64_t value, const std::string& field) {
   return value;
 }
 
+/**
+ * Falcon's 40B/180B layout (grouped KV heads, ln_attn and ln_mlp). The
+ * original custom-code configs say so by model_type "RefinedWeb" (40B)
+ * rather than "RefinedWebModel" (7B); converted ones by a flag.
+ */
+bool falcon_new_architecture(const json& cfg, const std::string& prefix,
+                             const std::string& model_type) {
+  return jr::opt_bool(cfg, "new_decoder_architecture", prefix).value_or(model_type == "RefinedWeb");
+}
+
 std::string dtype_format(const std::string& dtype) {
   if (dtype == "bfloat16") return "bf16";
   if (dtype == "float16" || dtype == "half") return "fp16";
@@ -274,9 +284,9 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
   m.vocab_size =
       positive(jr::get_int(*cfg, "vocab_size", prefix), jr::field_path(prefix, "vocab_size"));
   std::optional<std::int64_t> kv =
-      opt_int_any(*cfg, {"num_key_value_heads", "num_kv_heads"}, prefix);
+      opt_int_any(*cfg, {"num_key_value_heads", "num_kv_heads", "n_head_kv"}, prefix);
   if (family == Family::kFalcon) {
-    const bool new_arch = jr::opt_bool(*cfg, "new_decoder_architecture", prefix).value_or(false);
+    const bool new_arch = falcon_new_architecture(*cfg, prefix, model_type);
     const bool multi_query = jr::opt_bool(*cfg, "multi_query", prefix).value_or(true);
     if (!new_arch) kv = multi_query ? 1 : m.num_heads;
   }
@@ -508,7 +518,7 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
       m.norm_bias = true;   // LayerNorm
       const bool bias = jr::opt_bool(*cfg, "bias", prefix).value_or(false);
       m.qkv_bias = m.o_bias = m.mlp_bias = bias;
-      const bool new_arch = jr::opt_bool(*cfg, "new_decoder_architecture", prefix).value_or(false);
+      const bool new_arch = falcon_new_architecture(*cfg, prefix, model_type);
       const bool parallel = jr::opt_bool(*cfg, "parallel_attn", prefix).value_or(true);
       // New architecture: ln_attn and ln_mlp; old parallel: one input norm.
       m.norms_per_layer = new_arch ? 2 : (parallel ? 1 : 2);

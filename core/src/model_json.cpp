@@ -52,6 +52,11 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
         {"ssm", c.ssm},
         {"extras", c.extras},
         {"not_loaded", c.extras_excluded}}},
+      {"official_params_total",
+       m.official_params_total > 0 ? json(m.official_params_total) : json(nullptr)},
+      {"official_params_active",
+       m.official_params_active > 0 ? json(m.official_params_active) : json(nullptr)},
+      {"params_source", m.params_source},
       {"placeholders", m.placeholders},
       {"notes", m.notes},
   };

@@ -69,24 +69,4 @@ std::int64_t positive_int(const json& request, const char* key, std::int64_t fal
   return value;
 }
 
-Overhead overhead(const json& request) {
-  Overhead overhead;
-  const auto gb = jr::opt_number(request, "overhead_gb", "");
-  const auto pct = jr::opt_number(request, "overhead_pct", "");
-  if (gb && pct) {
-    throw Error("invalid_value", "overhead_gb", "give overhead_gb or overhead_pct, not both");
-  }
-  if (gb) {
-    jr::require_positive(*gb, "overhead_gb", true);
-    overhead.kind = Overhead::Kind::kFlat;
-    overhead.flat_bytes = *gb * 1e9;
-  } else if (pct) {
-    if (*pct < 0 || *pct > 1000)
-      throw Error("invalid_value", "overhead_pct", "overhead_pct must be between 0 and 1000");
-    overhead.kind = Overhead::Kind::kPercent;
-    overhead.percent = *pct;
-  }
-  return overhead;
-}
-
 }  // namespace vram::request

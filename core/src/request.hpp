@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "vram/catalog.hpp"
-#include "vram/inference.hpp"
 
 namespace vram::request {
 
@@ -27,8 +26,5 @@ ImportedModel model(const Catalog& catalog, const json& request);
 /** A positive whole number with a default; names the field on error. */
 std::int64_t positive_int(const json& request, const char* key, std::int64_t fallback,
                           std::int64_t max);
-
-/** The overhead convention: overhead_gb, overhead_pct, or the default flat 2 GB. */
-Overhead overhead(const json& request);
 
 }  // namespace vram::request

@@ -37,7 +37,7 @@ export function atPath(doc, path) {
 /** Checks one vector expectation; returns a message or null. */
 export function failure(result, expect) {
   const node = atPath(result, expect.path);
-  if (typeof expect.equals === 'string') {
+  if (expect.equals !== undefined && typeof expect.equals !== 'number') {
     return node === expect.equals ? null : `${expect.path}: ${node} != ${expect.equals}`;
   }
   let value = node * (expect.scale ?? 1);

@@ -10,11 +10,16 @@ import { core, loadJson, root } from './module.mjs';
 
 const cli = join(root, 'build/native/vramcalc');
 
-/** CLI flags for an estimate request (the CLI's flag names are documented in docs/cli.md). */
+/** CLI flags for an estimate request (docs/cli.md lists them). */
+const RENAMED = { gpu_count: '--gpus' };
 function flags(request) {
   const args = ['estimate', '--json'];
   for (const [key, value] of Object.entries(request)) {
-    args.push(`--${key.replace(/_/g, '-')}`, String(value));
+    if (key === 'engine_options') {
+      for (const [name, option] of Object.entries(value)) args.push('--engine-opt', `${name}=${option}`);
+      continue;
+    }
+    args.push(RENAMED[key] ?? `--${key.replace(/_/g, '-')}`, String(value));
   }
   return args;
 }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vram/engine.hpp"
 #include "vram/format.hpp"
 #include "vram/gpu.hpp"
 #include "vram/hf_config.hpp"
@@ -21,6 +22,9 @@ struct ModelPreset {
   nlohmann::json config;    ///< read by import_hf_config
   double params_total = 0;  ///< stated by the source; 0 = compute
   double params_active = 0;
+  double official_params_total = 0;  ///< the vendor's figure, shown beside the computed one
+  double official_params_active = 0;
+  std::string params_source;
   std::vector<std::string> placeholders;
   std::vector<std::string> notes;
 };
@@ -30,7 +34,7 @@ struct Catalog {
   FormatCatalog formats;
   std::vector<ModelPreset> models;
   GpuCatalog gpus;
-  nlohmann::json engines;  ///< data/engines.json "engines"
+  std::vector<EngineProfile> engines;
   nlohmann::json presets;  ///< data/presets.json "presets" (named links)
 
   /** The data embedded at build time. Throws vram::Error if it is broken. */

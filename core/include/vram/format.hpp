@@ -14,6 +14,7 @@ struct WeightFormat {
   std::string name;
   double bits_per_weight = 0;                  ///< including block scales and zero points
   std::vector<std::string> requires_features;  ///< e.g. "fp8"
+  bool gguf = false;                           ///< a llama.cpp GGUF file type
   std::string source;
 
   double bytes_per_param() const { return bits_per_weight / 8.0; }

@@ -104,6 +104,10 @@ struct ModelSpec {
   /** Parameter counts stated by the source; 0 means "compute them". */
   double declared_params_total = 0;
   double declared_params_active = 0;
+  /** The vendor's own figures, for comparison only; 0 if unknown. */
+  double official_params_total = 0;
+  double official_params_active = 0;
+  std::string params_source;
 
   /** How the published checkpoint stores its weights (format ids). */
   std::string native_format = "bf16";

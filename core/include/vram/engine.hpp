@@ -1,0 +1,97 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vram/format.hpp"
+#include "vram/gpu.hpp"
+#include "vram/inference.hpp"
+#include "vram/kv_cache.hpp"
+#include "vram/model.hpp"
+
+namespace vram {
+
+/** One term of an answer: its value, its formula with the numbers, its inputs. */
+struct Term {
+  std::string id;  ///< stable: "weights", "kv_cache", "overhead", "activations", ...
+  std::string label;
+  double bytes = 0;
+  std::string formula;
+  nlohmann::json inputs = nlohmann::json::object();
+};
+
+/**
+ * A runtime-overhead convention or an inference engine's memory model
+ * (data/engines.json). `kind` is "flat", "percent", "vllm", "sglang" or
+ * "llamacpp"; `defaults` are its knobs, each with a source.
+ */
+struct EngineProfile {
+  std::string id;
+  std::string name;
+  std::string kind;
+  std::string source;
+  nlohmann::json defaults = nlohmann::json::object();
+  nlohmann::json option_sources = nlohmann::json::object();
+};
+
+std::vector<EngineProfile> engine_profiles_from_json(const nlohmann::json& engines);
+const EngineProfile& find_engine(const std::vector<EngineProfile>& engines, const std::string& id,
+                                 const std::string& field);
+
+/** What a paged-cache engine (vLLM, SGLang) makes of one GPU. */
+struct EngineBudget {
+  bool present = false;     ///< false without a GPU to size against
+  double usable_bytes = 0;  ///< what CUDA reports as the card's total
+  bool usable_estimated = false;
+  double reserved_bytes = 0;      ///< the engine's share: usable x utilization
+  double kv_budget_bytes = 0;     ///< left for the KV cache
+  double kv_bytes_per_token = 0;  ///< as the engine pages it, per GPU
+  std::int64_t kv_blocks = 0;
+  std::int64_t kv_tokens = 0;
+  double max_concurrency = 0;  ///< sequences of `context` tokens at once
+  bool fits = true;
+};
+
+/** The model, the formats and the shape of the load. */
+struct InferenceSetup {
+  const ModelSpec* model = nullptr;
+  const WeightFormat* weights = nullptr;  ///< nullptr: the checkpoint's own storage
+  const KvFormat* kv = nullptr;
+  std::int64_t context = 8192;
+  std::int64_t batch = 1;
+};
+
+/** An inference answer under one engine: per-GPU terms and the engine's budget. */
+struct InferencePlan {
+  ParamTotals params;
+  WeightsSize weights;      ///< the whole model
+  KvCacheSize kv;           ///< the whole model, context x batch
+  std::vector<Term> terms;  ///< per GPU of the tensor-parallel group
+  double total_bytes = 0;   ///< sum of the terms
+  int tensor_parallel = 1;
+  EngineBudget budget;
+  std::vector<std::string> assumptions;
+  std::vector<std::string> warnings;
+  nlohmann::json options = nlohmann::json::object();  ///< knobs used, defaults filled in
+  double host_bytes = 0;  ///< memory the engine keeps on the host (llama.cpp token embeddings)
+};
+
+/**
+ * Sizes `setup` under `engine` with `options` (validated against the
+ * profile's defaults: unknown keys and out-of-range values are named
+ * errors). `gpu` may be null; then engines that budget a card report no
+ * budget. With `explain` false the terms carry numbers only (no formulas,
+ * no inputs, no assumptions): the inverse searches call it many times.
+ */
+InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& engine,
+                             const nlohmann::json& options, const Gpu* gpu, const GpuCatalog& gpus,
+                             const FormatCatalog& formats, bool explain = true);
+
+/** The weights of `setup`: uniform format, or the checkpoint's own. */
+WeightsSize setup_weights(const InferenceSetup& setup, const ParamTotals& params,
+                          const FormatCatalog& formats);
+
+}  // namespace vram

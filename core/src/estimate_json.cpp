@@ -1,0 +1,297 @@
+#include "estimate_json.hpp"
+
+#include <algorithm>
+
+#include "json_read.hpp"
+#include "model_json.hpp"
+#include "request.hpp"
+#include "vram/decode.hpp"
+#include "vram/error.hpp"
+#include "vram/inverse.hpp"
+#include "vram/text.hpp"
+#include "vram/units.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+namespace jr = json_read;
+
+namespace {
+
+constexpr std::int64_t kMaxContext = 100'000'000;
+constexpr std::int64_t kMaxBatch = 1'000'000;
+
+json terms_json(const std::vector<Term>& terms) {
+  json out = json::array();
+  for (const Term& term : terms) {
+    out.push_back({{"id", term.id},
+                   {"label", term.label},
+                   {"gb", bytes_to_gb(term.bytes)},
+                   {"formula", term.formula},
+                   {"inputs", term.inputs}});
+  }
+  return out;
+}
+
+json kv_groups_json(const KvCacheSize& cache) {
+  json groups = json::array();
+  for (const KvGroup& group : cache.groups) {
+    groups.push_back({{"attention", to_string(group.attention)},
+                      {"layers", group.layers},
+                      {"bytes_per_token_per_layer", group.bytes_per_token},
+                      {"tokens_held", group.tokens_held},
+                      {"state_bytes_per_layer", group.state_bytes},
+                      {"gb", bytes_to_gb(group.bytes)}});
+  }
+  return groups;
+}
+
+json storage_json(const WeightsSize& weights) {
+  json parts = json::array();
+  for (const WeightPart& part : weights.parts) {
+    parts.push_back({{"component", part.component},
+                     {"params", part.params},
+                     {"format", part.format->id},
+                     {"bits_per_weight", part.format->bits_per_weight},
+                     {"gb", bytes_to_gb(part.bytes)}});
+  }
+  return parts;
+}
+
+/** Which engine profile and options a request selects. */
+struct EngineChoice {
+  const EngineProfile* profile = nullptr;
+  json options = json::object();
+};
+
+EngineChoice choose_engine(const Catalog& catalog, const json& req) {
+  EngineChoice choice;
+  const auto gb = jr::opt_number(req, "overhead_gb", "");
+  const auto pct = jr::opt_number(req, "overhead_pct", "");
+  const auto id = jr::opt_string(req, "engine", "");
+  if (gb && pct)
+    throw Error("invalid_value", "overhead_gb", "give overhead_gb or overhead_pct, not both");
+  if ((gb || pct) && id && *id != "guide" && *id != "percent") {
+    throw Error("invalid_value", gb ? "overhead_gb" : "overhead_pct",
+                "overhead_gb and overhead_pct replace the engine's own overhead model; drop them "
+                "or the engine");
+  }
+  std::string engine = id.value_or("guide");
+  if (gb) {
+    jr::require_positive(*gb, "overhead_gb", true);
+    engine = "guide";
+    choice.options["overhead_gb"] = *gb;
+  } else if (pct) {
+    if (*pct < 0 || *pct > 1000) {
+      throw Error("invalid_value", "overhead_pct", "overhead_pct must be between 0 and 1000");
+    }
+    engine = "percent";
+    choice.options["overhead_pct"] = *pct;
+  }
+  choice.profile = &find_engine(catalog.engines, engine, "engine");
+  if (const json* options = jr::find(req, "engine_options")) {
+    jr::expect_object(*options, "engine_options");
+    for (auto it = options->begin(); it != options->end(); ++it) choice.options[it.key()] = *it;
+  }
+  return choice;
+}
+
+json budget_json(const EngineBudget& b) {
+  return {{"usable_gb", bytes_to_gb(b.usable_bytes)},
+          {"usable_gib", b.usable_bytes / kBytesPerGiB},
+          {"usable_estimated", b.usable_estimated},
+          {"reserved_gb", bytes_to_gb(b.reserved_bytes)},
+          {"kv_budget_gb", bytes_to_gb(b.kv_budget_bytes)},
+          {"kv_budget_gib", b.kv_budget_bytes / kBytesPerGiB},
+          {"kv_bytes_per_token", b.kv_bytes_per_token},
+          {"kv_blocks", b.kv_blocks},
+          {"kv_tokens", b.kv_tokens},
+          {"max_concurrency", b.max_concurrency},
+          {"fits", b.fits}};
+}
+
+json decode_json(const DecodeCeiling& c) {
+  return {{"bandwidth_gbps", c.bandwidth_bytes_per_s / 1e9},
+          {"guide_tokens_per_s", c.guide_tokens_per_s},
+          {"active_weight_gb", bytes_to_gb(c.active_weight_bytes)},
+          {"kv_read_gb", bytes_to_gb(c.kv_read_bytes)},
+          {"step_gb", bytes_to_gb(c.step_bytes)},
+          {"experts_touched", c.experts_touched},
+          {"stream_tokens_per_s", c.stream_tokens_per_s},
+          {"batch_tokens_per_s", c.batch_tokens_per_s}};
+}
+
+json inverse_json(const InverseAnswers& a) {
+  json formats = json::array();
+  for (const FormatFit& fit : a.formats) {
+    formats.push_back({{"format", fit.format->id},
+                       {"total_gb", bytes_to_gb(fit.total_bytes)},
+                       {"fits", fit.fits},
+                       {"supported", fit.supported}});
+  }
+  return {{"budget_gb", bytes_to_gb(a.budget_bytes)},
+          {"max_context", a.max_context},
+          {"context_limited_by_model", a.context_limited_by_model},
+          {"max_batch", a.max_batch},
+          {"best_format", a.best_format ? json(a.best_format->id) : json(nullptr)},
+          {"formats", formats}};
+}
+
+}  // namespace
+
+json estimate_json(const Catalog& catalog, const json& req) {
+  jr::expect_object(req, "request");
+  request::reject_unknown_keys(
+      req, {"model", "config", "name", "params_total", "params_active", "weights", "kv", "context",
+            "batch", "overhead_gb", "overhead_pct", "engine", "engine_options", "gpu", "gpu_count",
+            "budget_gb"});
+  const ImportedModel imported = request::model(catalog, req);
+  const ModelSpec& model = imported.model;
+  InferenceSetup setup;
+  setup.model = &model;
+  setup.context = request::positive_int(req, "context", 8192, kMaxContext);
+  setup.batch = request::positive_int(req, "batch", 1, kMaxBatch);
+  const std::string weights_id = jr::opt_string(req, "weights", "").value_or("native");
+  if (weights_id != "native") setup.weights = &catalog.formats.weight(weights_id, "weights");
+  setup.kv = &catalog.formats.kv(jr::opt_string(req, "kv", "").value_or("fp16"), "kv");
+  const EngineChoice engine = choose_engine(catalog, req);
+  const Gpu* gpu = nullptr;
+  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &catalog.gpus.find(*id, "gpu");
+  const std::int64_t gpu_count = request::positive_int(req, "gpu_count", 1, 1024);
+  const auto budget_gb = jr::opt_number(req, "budget_gb", "");
+  if (budget_gb) jr::require_positive(*budget_gb, "budget_gb");
+
+  const InferencePlan plan =
+      plan_inference(setup, *engine.profile, engine.options, gpu, catalog.gpus, catalog.formats);
+
+  // Assumptions and warnings: the model's, the format's, the engine's.
+  json assumptions = json::array();
+  auto assume = [&assumptions](const char* id, const std::string& text) {
+    assumptions.push_back({{"id", id}, {"text", text}});
+  };
+  std::vector<std::string> warnings = imported.warnings;
+  if (setup.weights == nullptr) {
+    assume(
+        "weights_native",
+        "Weights sized in the checkpoint's own storage (" + model.native_format +
+            (model.native_expert_format.empty() ? "" : ", experts " + model.native_expert_format) +
+            "); choose a weight format to override.");
+    if (!model.native_format_note.empty()) assume("weights_storage", model.native_format_note);
+  }
+  if (plan.params.total_declared) {
+    assume("params_declared", "Parameter count as the source states it (" +
+                                  text::grouped(plan.params.total) +
+                                  "); the architecture alone gives " +
+                                  text::grouped(plan.params.computed.total()) + ".");
+  }
+  assume("kv_format", "KV cache stored as " + setup.kv->name + " (" +
+                          text::fixed(setup.kv->bits_per_element, 1) + " bits per element).");
+  if (std::any_of(model.layers.begin(), model.layers.end(),
+                  [](const LayerSpec& l) { return l.attention == LayerAttention::kState; })) {
+    assume("ssm_state",
+           "State-space layers hold a fixed state per sequence: d_inner x (d_conv + d_state) "
+           "elements at 16 bits, whatever the context.");
+  }
+  assume("engine", engine.profile->name + ": " + engine.profile->source);
+  for (const std::string& text : plan.assumptions) assume("engine_option", text);
+  assume("units", "GB are decimal (10^9 bytes), as cards are marketed; GiB = 2^30 bytes.");
+  warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
+  if (!model.placeholders.empty()) {
+    std::string fields;
+    for (const std::string& field : model.placeholders)
+      fields += (fields.empty() ? "" : ", ") + field;
+    warnings.push_back("Placeholder values (not published by the vendor): " + fields +
+                       ". The KV cache is an estimate until real values are known.");
+  }
+  if (model.max_context > 0 && setup.context > model.max_context) {
+    warnings.push_back("The context (" + text::grouped(static_cast<double>(setup.context)) +
+                       ") exceeds the model's max_position_embeddings (" +
+                       text::grouped(static_cast<double>(model.max_context)) + ").");
+  }
+  if (gpu != nullptr && setup.weights != nullptr && setup.weights->needs("fp8") &&
+      !gpu->supports("fp8")) {
+    warnings.push_back(gpu->name + " has no FP8 support (" + gpu->architecture +
+                       "): FP8 weights need Ada, Hopper, Blackwell or CDNA 3.");
+  }
+
+  const ParamCount& c = plan.params.computed;
+  json out = {
+      {"model", model_summary(model, plan.params)},
+      {"params_total", plan.params.total},
+      {"params_active", plan.params.active},
+      {"params_active_excluding_embedding",
+       plan.params.active_declared || plan.params.total_declared
+           ? plan.params.active
+           : c.active() - (model.tied_embeddings ? 0.0 : c.embedding)},
+      {"weights", weights_id},
+      {"weights_storage", storage_json(plan.weights)},
+      {"kv", setup.kv->id},
+      {"context", setup.context},
+      {"batch", setup.batch},
+      {"engine",
+       {{"id", engine.profile->id},
+        {"name", engine.profile->name},
+        {"kind", engine.profile->kind},
+        {"options", plan.options}}},
+      {"tensor_parallel", plan.tensor_parallel},
+      {"weights_gb", bytes_to_gb(plan.weights.bytes)},
+      {"kv_cache_gb", bytes_to_gb(plan.kv.bytes)},
+      {"kv_bytes_per_token", plan.kv.bytes_per_token},
+      {"kv_groups", kv_groups_json(plan.kv)},
+      {"total_gb", bytes_to_gb(plan.total_bytes)},
+      {"terms", terms_json(plan.terms)},
+      {"assumptions", assumptions},
+      {"warnings", warnings},
+  };
+  // The overhead of the conventions, or everything but weights and KV cache.
+  double overhead = 0;
+  for (const Term& term : plan.terms) {
+    if (term.id != "weights" && term.id != "kv_cache") overhead += term.bytes;
+  }
+  out["overhead_gb"] = bytes_to_gb(overhead);
+  if (plan.host_bytes > 0) out["host_gb"] = bytes_to_gb(plan.host_bytes);
+  if (plan.budget.present) {
+    out["budget"] = budget_json(plan.budget);
+    out["kv_budget_gb"] = bytes_to_gb(plan.budget.kv_budget_bytes);
+    out["kv_blocks"] = plan.budget.kv_blocks;
+    out["max_concurrency"] = plan.budget.max_concurrency;
+  }
+
+  // Against a card: capacity, spare, decode ceilings, inverse answers.
+  double capacity = budget_gb ? gb_to_bytes(*budget_gb) : 0.0;
+  std::string capacity_basis = "budget_gb";
+  if (gpu != nullptr) {
+    bool estimated = false;
+    const double usable = catalog.gpus.usable_bytes(*gpu, &estimated);
+    const bool paged_or_runtime =
+        engine.profile->kind != "flat" && engine.profile->kind != "percent";
+    // Conventions compare with the marketed decimal capacity (the guide's
+    // tables); engines with what the runtime can allocate.
+    if (!budget_gb) {
+      capacity = (paged_or_runtime ? usable : gpu->vram_bytes()) * static_cast<double>(gpu_count);
+      capacity_basis =
+          paged_or_runtime ? "usable memory CUDA reports" : "marketed capacity (decimal GB)";
+    }
+    json g = *gpu;
+    g["usable_gib"] = usable / kBytesPerGiB;
+    g["usable_estimated"] = estimated;
+    out["gpu"] = g;
+    out["gpu_count"] = gpu_count;
+    const int group = std::max<int>(plan.tensor_parallel, static_cast<int>(gpu_count));
+    out["decode"] =
+        decode_json(decode_ceiling(model, plan, gpu->bandwidth_gbps * group, setup.batch));
+    out["decode"]["gpus"] = group;
+  }
+  if (capacity > 0) {
+    const double need = plan.total_bytes;
+    out["fit"] = {{"capacity_gb", bytes_to_gb(capacity)},
+                  {"basis", capacity_basis},
+                  {"spare_gb", bytes_to_gb(capacity - need)},
+                  {"fits", plan.budget.present ? plan.budget.fits : need <= capacity}};
+    out["inverse"] = inverse_json(inverse_answers(setup, *engine.profile, engine.options, gpu,
+                                                  catalog.gpus, catalog.formats, capacity));
+  }
+  return out;
+}
+
+}  // namespace vram

@@ -1,0 +1,34 @@
+#pragma once
+
+// Small helpers shared by the doctest files.
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "vram/api.hpp"
+#include "vram/catalog.hpp"
+
+namespace testing {
+
+using nlohmann::json;
+
+inline json read_json(const std::string& relative) {
+  std::ifstream in(std::string(VRAM_SOURCE_DIR) + "/" + relative);
+  if (!in) throw std::runtime_error("cannot open " + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  return json::parse(text.str());
+}
+
+/** One calculator for the whole test run: parsing the catalog once. */
+inline const vram::Calculator& calculator() {
+  static const vram::Calculator instance;
+  return instance;
+}
+
+inline json estimate(json request) { return calculator().estimate(request); }
+
+}  // namespace testing

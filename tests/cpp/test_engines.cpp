@@ -1,0 +1,174 @@
+// Engine profiles: each hand-computed from the documented formula, and the
+// options' errors.
+#include <doctest/doctest.h>
+
+#include "helpers.hpp"
+#include "vram/error.hpp"
+#include "vram/units.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+double term_gb(const json& result, const std::string& id) {
+  for (const json& term : result.at("terms")) {
+    if (term.at("id") == id) return term.at("gb").get<double>();
+  }
+  FAIL("no term " << id);
+  return 0;
+}
+
+constexpr double kGiB = 1073741824.0;
+
+}  // namespace
+
+TEST_CASE("vLLM: KV budget = usable x utilization - weights - non-torch - activations - graphs") {
+  const json r =
+      testing::estimate({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu", "h100-sxm"}});
+  // Llama 3.1 8B: 8,030,261,248 BF16 parameters; hidden 4096, FFN 14336,
+  // 32 heads, 8 KV heads of 128, vocabulary 128,256.
+  const double weights = 8030261248.0 * 2;
+  const double per_token = (3.0 * 14336 + 2.0 * 4096 + (32 + 2 * 8) * 128.0) * 2;
+  const double activations = 8192 * per_token + 256 * 128256.0 * 8;
+  const double budget = 79.18 * kGiB * 0.9 - weights - 0.3 * kGiB - activations - 0.5 * kGiB;
+  CHECK(r.at("kv_budget_gb").get<double>() == doctest::Approx(budget / 1e9).epsilon(1e-12));
+  const double kv_per_token = 32 * 2 * 8 * 128 * 2.0;
+  const auto blocks = static_cast<std::int64_t>(budget / (16 * kv_per_token));
+  CHECK(r.at("kv_blocks").get<std::int64_t>() == blocks);
+  CHECK(r.at("max_concurrency").get<double>() == doctest::Approx(blocks * 16 / 8192.0));
+  CHECK(term_gb(r, "activations") == doctest::Approx(activations / 1e9));
+}
+
+TEST_CASE("vLLM options are knobs: utilization, eager mode, tensor parallelism") {
+  const json base = {{"model", "llama-3.1-70b"}, {"engine", "vllm"}, {"gpu", "h100-sxm"}};
+  json tp2 = base;
+  tp2["engine_options"] = {{"tensor_parallel_size", 2}};
+  const json one = testing::estimate(base);
+  const json two = testing::estimate(tp2);
+  CHECK_FALSE(one.at("budget").at("fits").get<bool>());  // 141 GB of BF16 weights on one 80 GB card
+  CHECK(two.at("budget").at("fits").get<bool>());
+  CHECK(term_gb(two, "weights") == doctest::Approx(term_gb(one, "weights") / 2));
+  CHECK(term_gb(two, "kv_cache") ==
+        doctest::Approx(term_gb(one, "kv_cache") / 2));  // 8 KV heads split in two
+  json eager = base;
+  eager["engine_options"] = {{"enforce_eager", true}, {"gpu_memory_utilization", 0.95}};
+  const json e = testing::estimate(eager);
+  CHECK(term_gb(e, "cuda_graph") == 0);
+  CHECK(e.at("budget").at("reserved_gb").get<double>() ==
+        doctest::Approx(79.18 * kGiB * 0.95 / 1e9));
+}
+
+TEST_CASE("MLA caches are not split by tensor parallelism") {
+  json r = {{"model", "deepseek-v2-lite"}, {"engine", "vllm"}, {"gpu", "l4"}, {"context", 4096}};
+  const double one = term_gb(testing::estimate(r), "kv_cache");
+  r["engine_options"] = {{"tensor_parallel_size", 2}};
+  CHECK(term_gb(testing::estimate(r), "kv_cache") == one);
+}
+
+TEST_CASE("vLLM pages hybrid sliding-window models in equal layer groups") {
+  // Gemma 3 1B: 4 global and 22 sliding layers -> groups of 4: 1 + 6 groups
+  // = 28 layer-slots of 1 KV head x 256 x 2 x 2 bytes.
+  const json r =
+      testing::estimate({{"model", "gemma-3-1b"}, {"engine", "vllm"}, {"gpu", "rtx-5090"}});
+  CHECK(r.at("budget").at("kv_bytes_per_token").get<double>() == 28 * 1024.0);
+}
+
+TEST_CASE("SGLang: pool = usable x mem_fraction_static - weights - non-torch") {
+  const json r =
+      testing::estimate({{"model", "qwen3-32b"}, {"engine", "sglang"}, {"gpu", "h100-sxm"}});
+  const double weights = 32762123264.0 * 2;
+  const double pool = 79.18 * kGiB * 0.88 - weights - 1.0 * kGiB;
+  CHECK(r.at("kv_budget_gb").get<double>() == doctest::Approx(pool / 1e9).epsilon(1e-12));
+  const double per_token = 64 * 2 * 8 * 128 * 2.0;  // 64 layers, 8 KV heads of 128
+  CHECK(r.at("budget").at("kv_tokens").get<std::int64_t>() ==
+        static_cast<std::int64_t>(pool / per_token));
+}
+
+TEST_CASE("llama.cpp: model buffer without token_embd, KV over n_ctx cells, compute buffer") {
+  // Llama 3.1 8B Q4_K_M, n_ctx 8192 (4 slots of 2048): Ollama logs a 1024.00 MiB KV buffer.
+  const json r = testing::estimate({{"model", "llama-3.1-8b"},
+                                    {"engine", "llamacpp"},
+                                    {"weights", "q4_k_m"},
+                                    {"context", 2048},
+                                    {"batch", 4}});
+  CHECK(term_gb(r, "kv_cache") * 1e9 / 1048576.0 == doctest::Approx(1024.0));
+  const double embedding = 128256.0 * 4096 * 4.85 / 8;
+  CHECK(r.at("host_gb").get<double>() == doctest::Approx(embedding / 1e9));
+  CHECK(term_gb(r, "weights") == doctest::Approx((8030261248.0 * 4.85 / 8 - embedding) / 1e9));
+  const double compute = 8192.0 * 512 * 32 * 4 + 4.5 * 512 * 4096 * 4;
+  CHECK(term_gb(r, "compute_buffer") == doctest::Approx(compute / 1e9));
+  json fa = {{"model", "llama-3.1-8b"},
+             {"engine", "llamacpp"},
+             {"engine_options", {{"flash_attn", true}}}};
+  CHECK(term_gb(testing::estimate(fa), "compute_buffer") ==
+        doctest::Approx(512 * 128256.0 * 4 / 1e9));
+}
+
+TEST_CASE("llama.cpp keeps only the window (plus a ubatch) for sliding layers unless swa_full") {
+  json r = {{"model", "gemma-2-9b"}, {"engine", "llamacpp"}, {"context", 32768}};
+  const double windowed = term_gb(testing::estimate(r), "kv_cache");
+  r["engine_options"] = {{"kv_full_swa", true}};
+  const double full = term_gb(testing::estimate(r), "kv_cache");
+  // 21 sliding layers hold 4096 + 512 tokens instead of 32768.
+  CHECK(full - windowed == doctest::Approx(21 * 8192.0 * (32768 - 4608) / 1e9));
+}
+
+TEST_CASE("the conventions: flat and percent overhead") {
+  json r = {{"model", "guide-70b"}, {"weights", "fp8"}, {"overhead_gb", 3.5}};
+  CHECK(testing::estimate(r).at("overhead_gb").get<double>() == doctest::Approx(3.5));
+  r = {{"model", "guide-70b"}, {"weights", "fp8"}, {"engine", "percent"}};
+  const json p = testing::estimate(r);
+  CHECK(p.at("overhead_gb").get<double>() ==
+        doctest::Approx(0.1 *
+                        (p.at("weights_gb").get<double>() + p.at("kv_cache_gb").get<double>())));
+}
+
+TEST_CASE("engine errors name the option") {
+  auto field_of = [](const json& request) {
+    try {
+      testing::estimate(request);
+    } catch (const vram::Error& e) {
+      return e.field() + " " + e.code();
+    }
+    return std::string("no error");
+  };
+  CHECK(field_of({{"model", "guide-7b"}, {"engine", "tgi"}}) == "engine unknown_engine");
+  CHECK(field_of({{"model", "guide-7b"},
+                  {"engine", "vllm"},
+                  {"engine_options", {{"gpu_memory_utilization", 1.5}}}}) ==
+        "engine_options.gpu_memory_utilization invalid_value");
+  CHECK(field_of(
+            {{"model", "guide-7b"}, {"engine", "vllm"}, {"engine_options", {{"swap_space", 4}}}}) ==
+        "engine_options.swap_space unknown_field");
+  CHECK(field_of(
+            {{"model", "guide-7b"}, {"engine", "vllm"}, {"engine_options", {{"block_size", 0}}}}) ==
+        "engine_options.block_size invalid_value");
+  CHECK(field_of({{"model", "guide-7b"},
+                  {"engine", "vllm"},
+                  {"engine_options", {{"enforce_eager", 1}}}}) ==
+        "engine_options.enforce_eager wrong_type");
+  CHECK(field_of({{"model", "guide-7b"}, {"engine", "vllm"}, {"overhead_gb", 1}}) ==
+        "overhead_gb invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"gpu", "voodoo-5"}}) == "gpu unknown_gpu");
+}
+
+TEST_CASE("inverse answers: longest context, largest batch, best format") {
+  // 70B FP8 on one H100 under the guide's convention (80 GB, flat 2 GB):
+  // 80 - 70 - 2 = 8 GB of cache at 327,680 bytes per token.
+  const json r =
+      testing::estimate({{"model", "guide-70b"}, {"weights", "fp8"}, {"gpu", "h100-sxm"}});
+  const json& inv = r.at("inverse");
+  CHECK(inv.at("max_context").get<std::int64_t>() == static_cast<std::int64_t>(8e9 / 327680));
+  CHECK(inv.at("max_batch").get<std::int64_t>() ==
+        static_cast<std::int64_t>(8e9 / (327680.0 * 8192)));
+  // By bits, GGUF Q8_0 (8.5) is the best that fits under the guide's convention.
+  CHECK(inv.at("best_format") == "q8_0");
+  // vLLM loads no GGUF: FP8 on an H100; on an A100 (no FP8 hardware), INT8.
+  const json h100 = testing::estimate(
+      {{"model", "guide-70b"}, {"weights", "fp8"}, {"gpu", "h100-sxm"}, {"engine", "vllm"}});
+  CHECK(h100.at("inverse").at("best_format") == "fp8");
+  const json a100 = testing::estimate(
+      {{"model", "guide-70b"}, {"weights", "fp8"}, {"gpu", "a100-sxm"}, {"engine", "vllm"}});
+  CHECK(a100.at("inverse").at("best_format") == "int8");
+  CHECK(a100.at("warnings").dump().find("no FP8") != std::string::npos);
+}

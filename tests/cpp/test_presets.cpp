@@ -1,0 +1,60 @@
+// data/models.json: every preset resolves through the config importer, its
+// computed count is within 1% of the vendor's, and the guide's shapes are
+// exactly as SPEC section 1 states them.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "helpers.hpp"
+#include "vram/inference.hpp"
+
+using nlohmann::json;
+
+TEST_CASE("every preset resolves without warnings and matches its official count") {
+  const auto& models = testing::calculator().catalog().models;
+  int popular = 0;
+  for (const vram::ModelPreset& preset : models) {
+    INFO("preset: " << preset.id);
+    const vram::ImportedModel imported = vram::resolve_preset(preset);
+    CHECK(imported.warnings.empty());
+    CHECK_FALSE(preset.source.empty());
+    if (preset.group == "popular") {
+      ++popular;
+      REQUIRE(preset.official_params_total > 0);
+      const double computed = vram::count_params(imported.model).total();
+      CHECK(std::fabs(computed - preset.official_params_total) / preset.official_params_total <
+            0.01);
+    }
+  }
+  CHECK(popular >= 25);
+}
+
+TEST_CASE("the guide's five shapes are exactly SPEC section 1") {
+  struct Shape {
+    const char* id;
+    double params;
+    int layers;
+    int kv_heads;
+  };
+  for (const Shape& s : {Shape{"guide-7b", 7e9, 32, 8}, Shape{"guide-13b", 13e9, 40, 40},
+                         Shape{"guide-34b", 34e9, 60, 8}, Shape{"guide-70b", 70e9, 80, 8},
+                         Shape{"guide-405b", 405e9, 126, 8}}) {
+    INFO(s.id);
+    const json m = testing::estimate({{"model", s.id}}).at("model");
+    CHECK(m.at("params_total").get<double>() == s.params);
+    CHECK(m.at("layers").get<int>() == s.layers);
+    CHECK(m.at("num_key_value_heads").get<int>() == s.kv_heads);
+    CHECK(m.at("head_dim").get<int>() == 128);
+  }
+}
+
+TEST_CASE("Beam: 501B total, 23B active, placeholders marked in every output") {
+  const json r = testing::estimate({{"model", "beam"}, {"weights", "fp8"}});
+  CHECK(r.at("params_total").get<double>() == 501e9);
+  CHECK(r.at("params_active").get<double>() == 23e9);
+  CHECK(r.at("model").at("placeholders").size() > 0);
+  CHECK(r.at("warnings").dump().find("Placeholder") != std::string::npos);
+  const json layout = r.at("model").at("attention_layout");
+  CHECK(layout.at("sliding").get<int>() > 0);
+  CHECK(layout.at("global").get<int>() > 0);
+}
