@@ -5,6 +5,7 @@
 #include "json_read.hpp"
 #include "model_json.hpp"
 #include "request.hpp"
+#include "tables.hpp"
 #include "vram/decode.hpp"
 #include "vram/error.hpp"
 #include "vram/finetune.hpp"
@@ -155,7 +156,8 @@ FinetuneMethod parse_method(const std::string& mode) {
   if (mode == "full") return FinetuneMethod::kFull;
   if (mode == "lora") return FinetuneMethod::kLora;
   if (mode == "qlora") return FinetuneMethod::kQlora;
-  throw Error("invalid_value", "mode", "mode must be inference, full, lora or qlora, not '" + mode + "'");
+  throw Error("invalid_value", "mode",
+              "mode must be inference, full, lora or qlora, not '" + mode + "'");
 }
 
 Optimizer parse_optimizer(const std::string& name) {
@@ -176,7 +178,8 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
   s.profile = jr::opt_string(req, "finetune_profile", "").value_or("physical");
   const auto seq = jr::opt_int(req, "seq", "").value_or(2048);
   const auto micro = jr::opt_int(req, "micro_batch", "").value_or(1);
-  if (seq < 1 || seq > 10'000'000) throw Error("invalid_value", "seq", "seq must be between 1 and 10,000,000");
+  if (seq < 1 || seq > 10'000'000)
+    throw Error("invalid_value", "seq", "seq must be between 1 and 10,000,000");
   if (micro < 1 || micro > 100'000) {
     throw Error("invalid_value", "micro_batch", "micro_batch must be between 1 and 100,000");
   }
@@ -184,11 +187,13 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
   s.micro_batch = micro;
   s.optimizer = parse_optimizer(jr::opt_string(req, "optimizer", "").value_or("adamw"));
   const auto rank = jr::opt_int(req, "lora_rank", "").value_or(16);
-  if (rank < 1 || rank > 65536) throw Error("invalid_value", "lora_rank", "lora_rank must be between 1 and 65536");
+  if (rank < 1 || rank > 65536)
+    throw Error("invalid_value", "lora_rank", "lora_rank must be between 1 and 65536");
   s.lora_rank = rank;
   if (jr::find(req, "lora_targets") != nullptr) {
     s.lora_targets = jr::opt_strings(req, "lora_targets", "");
-    if (s.lora_targets.empty()) throw Error("invalid_value", "lora_targets", "lora_targets must name at least one module");
+    if (s.lora_targets.empty())
+      throw Error("invalid_value", "lora_targets", "lora_targets must name at least one module");
   }
   s.checkpointing = jr::opt_bool(req, "checkpointing", "").value_or(true);
   s.flash_attention = jr::opt_bool(req, "flash_attention", "").value_or(false);
@@ -211,15 +216,19 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
 
   const FinetunePlan plan = plan_finetune(s, catalog.formats);
   json assumptions = json::array();
-  for (const std::string& text : plan.assumptions) assumptions.push_back({{"id", "finetune"}, {"text", text}});
+  for (const std::string& text : plan.assumptions)
+    assumptions.push_back({{"id", "finetune"}, {"text", text}});
   if (plan.params.total_declared) {
-    assumptions.push_back({{"id", "params_declared"},
-                           {"text", "Parameter count as the source states it (" + text::grouped(plan.params.total) +
-                                        "); widths for activations and adapters from the architecture."}});
+    assumptions.push_back(
+        {{"id", "params_declared"},
+         {"text", "Parameter count as the source states it (" + text::grouped(plan.params.total) +
+                      "); widths for activations and adapters from the architecture."}});
   }
-  assumptions.push_back({{"id", "units"}, {"text", "GB are decimal (10^9 bytes); figures are per GPU."}});
+  assumptions.push_back(
+      {{"id", "units"}, {"text", "GB are decimal (10^9 bytes); figures are per GPU."}});
   std::vector<std::string> warnings = imported.warnings;
-  if (s.zero > 0 && s.gpus == 1) warnings.push_back("ZeRO shards over several GPUs; with gpu_count 1 it changes nothing.");
+  if (s.zero > 0 && s.gpus == 1)
+    warnings.push_back("ZeRO shards over several GPUs; with gpu_count 1 it changes nothing.");
   if (model.max_context > 0 && s.seq > model.max_context) {
     warnings.push_back("seq exceeds the model's max_position_embeddings (" +
                        text::grouped(static_cast<double>(model.max_context)) + ").");
@@ -249,8 +258,9 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
               {"assumptions", assumptions},
               {"warnings", warnings}};
 
+  const GpuCatalog gpus = request_catalog(catalog, req);
   const Gpu* gpu = nullptr;
-  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &catalog.gpus.find(*id, "gpu");
+  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &gpus.find(*id, "gpu");
   double capacity = 0;
   if (auto budget = jr::opt_number(req, "budget_gb", "")) {
     jr::require_positive(*budget, "budget_gb");
@@ -260,23 +270,27 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
   }
   if (gpu != nullptr) out["gpu"] = *gpu;
   if (capacity > 0) {
-    out["fit"] = {{"capacity_gb", bytes_to_gb(capacity)},
-                  {"basis", gpu != nullptr ? "marketed capacity of one GPU (decimal GB)" : "budget_gb"},
-                  {"spare_gb", bytes_to_gb(capacity - plan.total_bytes)},
-                  {"fits", plan.total_bytes <= capacity}};
-    auto fits = [&](FinetuneSetup trial) { return plan_finetune(trial, catalog.formats, false).total_bytes <= capacity; };
-    const std::int64_t max_seq = largest_fitting(model.max_context > 0 ? model.max_context : 1'000'000,
-                                                 [&](std::int64_t v) {
-                                                   FinetuneSetup t = s;
-                                                   t.seq = v;
-                                                   return fits(t);
-                                                 });
+    out["fit"] = {
+        {"capacity_gb", bytes_to_gb(capacity)},
+        {"basis", gpu != nullptr ? "marketed capacity of one GPU (decimal GB)" : "budget_gb"},
+        {"spare_gb", bytes_to_gb(capacity - plan.total_bytes)},
+        {"fits", plan.total_bytes <= capacity}};
+    auto fits = [&](FinetuneSetup trial) {
+      return plan_finetune(trial, catalog.formats, false).total_bytes <= capacity;
+    };
+    const std::int64_t max_seq =
+        largest_fitting(model.max_context > 0 ? model.max_context : 1'000'000, [&](std::int64_t v) {
+          FinetuneSetup t = s;
+          t.seq = v;
+          return fits(t);
+        });
     const std::int64_t max_micro = largest_fitting(4096, [&](std::int64_t v) {
       FinetuneSetup t = s;
       t.micro_batch = v;
       return fits(t);
     });
-    out["inverse"] = {{"budget_gb", bytes_to_gb(capacity)}, {"max_seq", max_seq}, {"max_micro_batch", max_micro}};
+    out["inverse"] = {
+        {"budget_gb", bytes_to_gb(capacity)}, {"max_seq", max_seq}, {"max_micro_batch", max_micro}};
   }
   return out;
 }
@@ -285,25 +299,50 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
 
 json estimate_json(const Catalog& catalog, const json& req) {
   jr::expect_object(req, "request");
-  request::reject_unknown_keys(
-      req, {"model", "config", "name", "params_total", "params_active", "weights", "kv", "context",
-            "batch", "overhead_gb", "overhead_pct", "engine", "engine_options", "gpu", "gpu_count",
-            "budget_gb", "mode", "finetune_profile", "seq", "micro_batch", "optimizer", "lora_rank",
-            "lora_targets", "checkpointing", "flash_attention", "zero", "offload_optimizer"});
+  request::reject_unknown_keys(req, {"model",
+                                     "config",
+                                     "name",
+                                     "params_total",
+                                     "params_active",
+                                     "weights",
+                                     "kv",
+                                     "context",
+                                     "batch",
+                                     "overhead_gb",
+                                     "overhead_pct",
+                                     "engine",
+                                     "engine_options",
+                                     "gpu",
+                                     "gpu_count",
+                                     "budget_gb",
+                                     "mode",
+                                     "finetune_profile",
+                                     "seq",
+                                     "micro_batch",
+                                     "optimizer",
+                                     "lora_rank",
+                                     "lora_targets",
+                                     "checkpointing",
+                                     "flash_attention",
+                                     "zero",
+                                     "offload_optimizer"});
   const std::string mode = jr::opt_string(req, "mode", "").value_or("inference");
   if (mode != "inference") {
     for (const char* key : {"kv", "context", "batch", "engine_options"}) {
       if (jr::find(req, key) != nullptr) {
-        throw Error("invalid_value", key,
-                    std::string(key) + " applies to inference; fine-tuning takes seq and micro_batch");
+        throw Error(
+            "invalid_value", key,
+            std::string(key) + " applies to inference; fine-tuning takes seq and micro_batch");
       }
     }
     return finetune_json(catalog, req, request::model(catalog, req));
   }
-  for (const char* key : {"finetune_profile", "seq", "micro_batch", "optimizer", "lora_rank", "lora_targets",
-                          "checkpointing", "flash_attention", "zero", "offload_optimizer"}) {
+  for (const char* key :
+       {"finetune_profile", "seq", "micro_batch", "optimizer", "lora_rank", "lora_targets",
+        "checkpointing", "flash_attention", "zero", "offload_optimizer"}) {
     if (jr::find(req, key) != nullptr) {
-      throw Error("invalid_value", key, std::string(key) + " applies to fine-tuning: set mode to full, lora or qlora");
+      throw Error("invalid_value", key,
+                  std::string(key) + " applies to fine-tuning: set mode to full, lora or qlora");
     }
   }
   const ImportedModel imported = request::model(catalog, req);
@@ -316,14 +355,15 @@ json estimate_json(const Catalog& catalog, const json& req) {
   if (weights_id != "native") setup.weights = &catalog.formats.weight(weights_id, "weights");
   setup.kv = &catalog.formats.kv(jr::opt_string(req, "kv", "").value_or("fp16"), "kv");
   const EngineChoice engine = choose_engine(catalog, req);
+  const GpuCatalog gpus = request_catalog(catalog, req);
   const Gpu* gpu = nullptr;
-  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &catalog.gpus.find(*id, "gpu");
+  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &gpus.find(*id, "gpu");
   const std::int64_t gpu_count = request::positive_int(req, "gpu_count", 1, 1024);
   const auto budget_gb = jr::opt_number(req, "budget_gb", "");
   if (budget_gb) jr::require_positive(*budget_gb, "budget_gb");
 
   const InferencePlan plan =
-      plan_inference(setup, *engine.profile, engine.options, gpu, catalog.gpus, catalog.formats);
+      plan_inference(setup, *engine.profile, engine.options, gpu, gpus, catalog.formats);
 
   // Assumptions and warnings: the model's, the format's, the engine's.
   json assumptions = json::array();
@@ -423,7 +463,7 @@ json estimate_json(const Catalog& catalog, const json& req) {
   std::string capacity_basis = "budget_gb";
   if (gpu != nullptr) {
     bool estimated = false;
-    const double usable = catalog.gpus.usable_bytes(*gpu, &estimated);
+    const double usable = gpus.usable_bytes(*gpu, &estimated);
     const bool paged_or_runtime =
         engine.profile->kind != "flat" && engine.profile->kind != "percent";
     // Conventions compare with the marketed decimal capacity (the guide's
@@ -449,8 +489,8 @@ json estimate_json(const Catalog& catalog, const json& req) {
                   {"basis", capacity_basis},
                   {"spare_gb", bytes_to_gb(capacity - need)},
                   {"fits", plan.budget.present ? plan.budget.fits : need <= capacity}};
-    out["inverse"] = inverse_json(inverse_answers(setup, *engine.profile, engine.options, gpu,
-                                                  catalog.gpus, catalog.formats, capacity));
+    out["inverse"] = inverse_json(inverse_answers(setup, *engine.profile, engine.options, gpu, gpus,
+                                                  catalog.formats, capacity));
   }
   return out;
 }

@@ -40,8 +40,14 @@ AttentionWidths attention_widths(const ModelSpec& m, LayerAttention kind) {
             heads * d(a.v_head_dim),
             h};
   }
-  return {h, d(m.num_heads * m.head_dim), h, d(m.num_kv_heads * m.head_dim),
-          h, d(m.num_kv_heads * m.v_head_dim), d(m.num_heads * m.v_head_dim), h};
+  return {h,
+          d(m.num_heads * m.head_dim),
+          h,
+          d(m.num_kv_heads * m.head_dim),
+          h,
+          d(m.num_kv_heads * m.v_head_dim),
+          d(m.num_heads * m.v_head_dim),
+          h};
 }
 
 /** Sum of (rows + cols) over a layer's weight matrices: Adafactor's factored state. */
@@ -92,15 +98,17 @@ LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer,
     const bool qkv_adapted = targets(t, "q_proj") || targets(t, "k_proj") || targets(t, "v_proj");
     double elements = 0;
     if (!frozen || qkv_adapted) elements += h;  // input of q/k/v
-    elements += w.q_out + d(m.num_kv_heads * m.head_dim) + d(m.num_kv_heads * m.v_head_dim);  // Q, K, V
+    elements +=
+        w.q_out + d(m.num_kv_heads * m.head_dim) + d(m.num_kv_heads * m.v_head_dim);  // Q, K, V
     if (!frozen || targets(t, "o_proj")) elements += w.o_in;  // context, input of o_proj
     saved += 2.0 * elements;
     if (!s.flash_attention) {
       // Eager attention: softmax in fp32 (kept for its backward) and its bf16
       // copy (kept for the product with V), 6 bytes per score; the backward
       // adds fp32 gradients of the probabilities and of the scores, 8 more.
-      const double attended =
-          layer.attention == LayerAttention::kSliding ? d(std::min(s.seq, m.sliding_window)) : d(s.seq);
+      const double attended = layer.attention == LayerAttention::kSliding
+                                  ? d(std::min(s.seq, m.sliding_window))
+                                  : d(s.seq);
       saved += 6.0 * d(m.num_heads) * attended;
       transient += 8.0 * d(m.num_heads) * attended;
     }
@@ -129,29 +137,38 @@ LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer,
 
 const char* to_string(FinetuneMethod method) {
   switch (method) {
-    case FinetuneMethod::kFull: return "full";
-    case FinetuneMethod::kLora: return "lora";
-    case FinetuneMethod::kQlora: return "qlora";
+    case FinetuneMethod::kFull:
+      return "full";
+    case FinetuneMethod::kLora:
+      return "lora";
+    case FinetuneMethod::kQlora:
+      return "qlora";
   }
   return "full";
 }
 
 const char* to_string(Optimizer optimizer) {
   switch (optimizer) {
-    case Optimizer::kAdamW: return "adamw";
-    case Optimizer::kAdamW8bit: return "adamw-8bit";
-    case Optimizer::kSgd: return "sgd";
-    case Optimizer::kAdafactor: return "adafactor";
+    case Optimizer::kAdamW:
+      return "adamw";
+    case Optimizer::kAdamW8bit:
+      return "adamw-8bit";
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kAdafactor:
+      return "adafactor";
   }
   return "adamw";
 }
 
 double lora_params(const ModelSpec& m, std::int64_t rank, const std::vector<std::string>& t) {
   for (const std::string& target : t) {
-    if (std::find(std::begin(kLoraModules), std::end(kLoraModules), target) == std::end(kLoraModules)) {
-      throw Error("invalid_value", "lora_targets",
-                  "unknown LoRA target module '" + target +
-                      "' (known: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, experts)");
+    if (std::find(std::begin(kLoraModules), std::end(kLoraModules), target) ==
+        std::end(kLoraModules)) {
+      throw Error(
+          "invalid_value", "lora_targets",
+          "unknown LoRA target module '" + target +
+              "' (known: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, experts)");
     }
   }
   const double r = d(rank);
@@ -188,9 +205,12 @@ double lora_params(const ModelSpec& m, std::int64_t rank, const std::vector<std:
 
 double optimizer_bytes_per_param(Optimizer optimizer, const ModelSpec& model, double trainable) {
   switch (optimizer) {
-    case Optimizer::kAdamW: return 8.0;      // two fp32 moments
-    case Optimizer::kAdamW8bit: return 2.0;  // two 8-bit moments (block constants < 0.01)
-    case Optimizer::kSgd: return 4.0;        // fp32 momentum
+    case Optimizer::kAdamW:
+      return 8.0;  // two fp32 moments
+    case Optimizer::kAdamW8bit:
+      return 2.0;  // two 8-bit moments (block constants < 0.01)
+    case Optimizer::kSgd:
+      return 4.0;  // fp32 momentum
     case Optimizer::kAdafactor:
       // Factored second moment: one fp32 row and one column vector per matrix.
       return trainable > 0 ? 4.0 * factored_elements(model) / count_params(model).total() : 0.0;
@@ -215,8 +235,9 @@ ActivationSize activation_size(const FinetuneSetup& s) {
   a.checkpoint_bytes = s.checkpointing ? d(m.num_layers()) * tokens * d(m.hidden_size) * 2.0 : 0.0;
   // bf16 logits, their fp32 upcast, fp32 log-probabilities and fp32 gradient.
   a.logits_bytes = tokens * d(m.vocab_size) * kLogitBytes;
-  a.total_bytes = (s.checkpointing ? a.checkpoint_bytes + a.per_layer_bytes : all_saved + widest_transient) +
-                  a.logits_bytes;
+  a.total_bytes =
+      (s.checkpointing ? a.checkpoint_bytes + a.per_layer_bytes : all_saved + widest_transient) +
+      a.logits_bytes;
   return a;
 }
 
@@ -224,7 +245,8 @@ namespace {
 
 void validate_setup(const FinetuneSetup& s) {
   if (s.seq < 1) throw Error("invalid_value", "seq", "seq must be at least 1");
-  if (s.micro_batch < 1) throw Error("invalid_value", "micro_batch", "micro_batch must be at least 1");
+  if (s.micro_batch < 1)
+    throw Error("invalid_value", "micro_batch", "micro_batch must be at least 1");
   if (s.method != FinetuneMethod::kFull && s.lora_rank < 1) {
     throw Error("invalid_value", "lora_rank", "lora_rank must be at least 1");
   }
@@ -234,7 +256,8 @@ void validate_setup(const FinetuneSetup& s) {
   if (s.zero < 0 || s.zero > 3) throw Error("invalid_value", "zero", "zero must be 0, 1, 2 or 3");
   if (s.gpus < 1) throw Error("invalid_value", "gpu_count", "gpu_count must be at least 1");
   if (s.profile != "physical" && s.profile != "guide") {
-    throw Error("invalid_value", "finetune_profile", "finetune_profile must be 'physical' or 'guide'");
+    throw Error("invalid_value", "finetune_profile",
+                "finetune_profile must be 'physical' or 'guide'");
   }
 }
 
@@ -270,7 +293,8 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
       } else {
         const WeightFormat& nf4 = formats.weight("nf4", "finetune");
         weight_bpp = nf4.bytes_per_param();
-        weight_desc = nf4.name + ", " + text::fixed(nf4.bits_per_weight, 3) + " bits with its constants";
+        weight_desc =
+            nf4.name + ", " + text::fixed(nf4.bits_per_weight, 3) + " bits with its constants";
       }
     } else if (s.base_format != nullptr && !guide) {
       weight_bpp = s.base_format->bytes_per_param();
@@ -283,13 +307,15 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   // QLoRA (physical): bitsandbytes quantizes only the linear layers; the
   // embeddings, lm_head, norms and router stay 16-bit.
   double base_bytes = P * weight_bpp;
-  std::string base_formula = P_text + " x " + text::fixed(weight_bpp, 3) + " bytes (" + weight_desc + ")";
+  std::string base_formula =
+      P_text + " x " + text::fixed(weight_bpp, 3) + " bytes (" + weight_desc + ")";
   if (s.method == FinetuneMethod::kQlora && !guide && !plan.params.total_declared) {
     const ParamCount& c = plan.params.computed;
     const double kept = c.embedding + c.lm_head + c.norms + c.router + c.extras;
     base_bytes = (P - kept) * weight_bpp + kept * 2.0;
-    base_formula = text::grouped(P - kept) + " linear params x " + text::fixed(weight_bpp, 4) + " bytes (" +
-                   weight_desc + ") + " + text::grouped(kept) + " embedding/norm params x 2 bytes";
+    base_formula = text::grouped(P - kept) + " linear params x " + text::fixed(weight_bpp, 4) +
+                   " bytes (" + weight_desc + ") + " + text::grouped(kept) +
+                   " embedding/norm params x 2 bytes";
   }
 
   const double T = plan.trainable_params;
@@ -323,28 +349,33 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   const std::string shard = n > 1 && s.zero > 0 ? " / " + text::fixed(n, 0) + " GPUs (ZeRO-" +
                                                       std::to_string(s.zero) + ")"
                                                 : "";
-  plan.terms.push_back(make_term("weights", full ? "Weights (BF16)" : "Frozen base weights", weights_gpu, explain,
-                                 (full ? P_text + " x 2 bytes (BF16)" : base_formula) +
-                                     (s.zero >= 3 ? shard : ""),
-                                 {{"params", P}, {"bytes_per_param", full ? 2.0 : weight_bpp}}));
+  plan.terms.push_back(
+      make_term("weights", full ? "Weights (BF16)" : "Frozen base weights", weights_gpu, explain,
+                (full ? P_text + " x 2 bytes (BF16)" : base_formula) + (s.zero >= 3 ? shard : ""),
+                {{"params", P}, {"bytes_per_param", full ? 2.0 : weight_bpp}}));
   if (!full) {
-    plan.terms.push_back(make_term("adapter", "LoRA adapter weights (FP32)", adapter_gpu, explain,
-                                   text::grouped(T) + " adapter params (rank " + std::to_string(s.lora_rank) +
-                                       ", " + text::fixed(100.0 * T / P, 2) + "% of the model) x 4 bytes" +
-                                       (s.zero >= 3 ? shard : ""),
-                                   {{"adapter_params", T}, {"rank", s.lora_rank}, {"targets", s.lora_targets}}));
+    plan.terms.push_back(
+        make_term("adapter", "LoRA adapter weights (FP32)", adapter_gpu, explain,
+                  text::grouped(T) + " adapter params (rank " + std::to_string(s.lora_rank) + ", " +
+                      text::fixed(100.0 * T / P, 2) + "% of the model) x 4 bytes" +
+                      (s.zero >= 3 ? shard : ""),
+                  {{"adapter_params", T}, {"rank", s.lora_rank}, {"targets", s.lora_targets}}));
   }
   plan.terms.push_back(make_term("gradients", "Gradients", grads, explain,
-                                 text::grouped(T) + " trainable params x " + text::fixed(grad_bpp, 0) + " bytes" +
+                                 text::grouped(T) + " trainable params x " +
+                                     text::fixed(grad_bpp, 0) + " bytes" +
                                      (s.zero >= 2 ? shard : ""),
                                  {{"bytes_per_param", grad_bpp}}));
-  plan.terms.push_back(make_term(
-      "optimizer", "Optimizer state", optimizer, explain,
-      s.offload_optimizer ? std::string("offloaded to host RAM (") + text::gb(optimizer_total) + ")"
-                          : text::grouped(T) + " trainable params x (" + text::fixed(master_bpp, 0) +
-                                " master + " + text::fixed(moments, 2) + " " + to_string(s.optimizer) +
-                                ") bytes" + (s.zero >= 1 ? shard : ""),
-      {{"optimizer", to_string(s.optimizer)}, {"master_bytes", master_bpp}, {"state_bytes", moments}}));
+  plan.terms.push_back(
+      make_term("optimizer", "Optimizer state", optimizer, explain,
+                s.offload_optimizer
+                    ? std::string("offloaded to host RAM (") + text::gb(optimizer_total) + ")"
+                    : text::grouped(T) + " trainable params x (" + text::fixed(master_bpp, 0) +
+                          " master + " + text::fixed(moments, 2) + " " + to_string(s.optimizer) +
+                          ") bytes" + (s.zero >= 1 ? shard : ""),
+                {{"optimizer", to_string(s.optimizer)},
+                 {"master_bytes", master_bpp},
+                 {"state_bytes", moments}}));
 
   if (guide && full) {
     // The guide: 16 bytes per parameter, then +15% for activations and
@@ -352,21 +383,26 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
     const double states = weights_gpu + grads + optimizer;
     const double extra = 0.15 * states;
     plan.activations.total_bytes = extra;
-    plan.terms.push_back(make_term("activations", "Activations and fragmentation (+15%)", extra, explain,
+    plan.terms.push_back(make_term("activations", "Activations and fragmentation (+15%)", extra,
+                                   explain,
                                    "15% of " + text::gb(states) + " (the guide's convention)"));
     plan.overhead_bytes = 0;
   } else {
     plan.activations = activation_size(s);
     const ActivationSize& a = plan.activations;
-    const std::string tokens = text::grouped(d(s.seq)) + " tokens x batch " + std::to_string(s.micro_batch);
+    const std::string tokens =
+        text::grouped(d(s.seq)) + " tokens x batch " + std::to_string(s.micro_batch);
     plan.terms.push_back(make_term(
         "activations", "Activations", a.total_bytes - a.logits_bytes, explain,
         s.checkpointing ? "checkpointed: " + std::to_string(m.num_layers()) + " layer inputs (" +
                               text::gb(a.checkpoint_bytes) + ") + one layer recomputed (" +
                               text::gb(a.per_layer_bytes) + " with its backward buffers), " + tokens
                         : "every layer's saved tensors, " + tokens,
-        {{"seq", s.seq}, {"micro_batch", s.micro_batch}, {"checkpointing", s.checkpointing},
-         {"flash_attention", s.flash_attention}, {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}}));
+        {{"seq", s.seq},
+         {"micro_batch", s.micro_batch},
+         {"checkpointing", s.checkpointing},
+         {"flash_attention", s.flash_attention},
+         {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}}));
     plan.terms.push_back(make_term("logits", "Logits and loss", a.logits_bytes, explain,
                                    tokens + " x " + text::grouped(d(m.vocab_size)) + " vocab x " +
                                        text::fixed(kLogitBytes, 0) + " bytes"));
@@ -378,16 +414,18 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
 
   if (explain) {
     auto& a = plan.assumptions;
-    a.push_back(std::string("Method ") + to_string(s.method) + ", profile " + s.profile + ", optimizer " +
-                to_string(s.optimizer) + ", sequence " + std::to_string(s.seq) + ", micro-batch " +
-                std::to_string(s.micro_batch) + ", gradient checkpointing " + (s.checkpointing ? "on" : "off") +
-                ", flash attention " + (s.flash_attention ? "on" : "off") + ".");
+    a.push_back(std::string("Method ") + to_string(s.method) + ", profile " + s.profile +
+                ", optimizer " + to_string(s.optimizer) + ", sequence " + std::to_string(s.seq) +
+                ", micro-batch " + std::to_string(s.micro_batch) + ", gradient checkpointing " +
+                (s.checkpointing ? "on" : "off") + ", flash attention " +
+                (s.flash_attention ? "on" : "off") + ".");
     if (!full) {
       std::string list;
       for (const std::string& t : s.lora_targets) list += (list.empty() ? "" : ", ") + t;
-      a.push_back("LoRA rank " + std::to_string(s.lora_rank) + " on " + list + ": " + text::grouped(T) +
-                  " adapter parameters (" + text::fixed(100.0 * T / P, 2) +
-                  "% of the model; the guide quotes about 0.5%). Adapters, their gradients and AdamW moments "
+      a.push_back("LoRA rank " + std::to_string(s.lora_rank) + " on " + list + ": " +
+                  text::grouped(T) + " adapter parameters (" + text::fixed(100.0 * T / P, 2) +
+                  "% of the model; the guide quotes about 0.5%). Adapters, their gradients and "
+                  "AdamW moments "
                   "are FP32: 16 bytes per adapter parameter.");
     }
     if (s.gpus > 1 || s.zero > 0) {

@@ -35,15 +35,16 @@ struct FinetuneSetup {
   std::vector<std::string> lora_targets = {"q_proj", "k_proj", "v_proj", "o_proj"};
   bool checkpointing = true;
   bool flash_attention = false;
-  int gpus = 1;   ///< data-parallel GPUs the ZeRO stage shards over
-  int zero = 0;   ///< ZeRO stage 0..3
+  int gpus = 1;  ///< data-parallel GPUs the ZeRO stage shards over
+  int zero = 0;  ///< ZeRO stage 0..3
   bool offload_optimizer = false;
   double overhead_bytes = 2e9;  ///< runtime: CUDA context, allocator, framework
   /** For LoRA: the frozen base's format (default bf16). QLoRA uses nf4. */
   const WeightFormat* base_format = nullptr;
 };
 
-/** Bytes per logit during the loss: bf16 output, fp32 upcast, fp32 log-probabilities, fp32 gradient. */
+/** Bytes per logit during the loss: bf16 output, fp32 upcast, fp32 log-probabilities, fp32
+ * gradient. */
 inline constexpr double kLogitBytes = 2.0 + 4.0 + 4.0 + 4.0;
 
 /** The activation memory of one micro-batch, by part. */
@@ -74,7 +75,8 @@ struct ActivationSize {
 ActivationSize activation_size(const FinetuneSetup& setup);
 
 /** LoRA adapter parameters: rank x (in + out) per targeted matrix, per layer. */
-double lora_params(const ModelSpec& model, std::int64_t rank, const std::vector<std::string>& targets);
+double lora_params(const ModelSpec& model, std::int64_t rank,
+                   const std::vector<std::string>& targets);
 
 /** Bytes of optimizer state (moments and fp32 master copy) per trainable parameter. */
 double optimizer_bytes_per_param(Optimizer optimizer, const ModelSpec& model, double trainable);
@@ -83,20 +85,21 @@ struct FinetunePlan {
   ParamTotals params;
   double trainable_params = 0;
   double adapter_params = 0;
-  double weights_bytes = 0;     ///< base or trainable weights on the GPU
-  double adapter_bytes = 0;     ///< LoRA weights (fp32)
+  double weights_bytes = 0;  ///< base or trainable weights on the GPU
+  double adapter_bytes = 0;  ///< LoRA weights (fp32)
   double gradients_bytes = 0;
-  double optimizer_bytes = 0;   ///< moments + master copy, on the GPU
+  double optimizer_bytes = 0;  ///< moments + master copy, on the GPU
   ActivationSize activations;
   double overhead_bytes = 0;
-  double host_bytes = 0;        ///< optimizer state offloaded to host RAM
-  double total_bytes = 0;       ///< per GPU
+  double host_bytes = 0;   ///< optimizer state offloaded to host RAM
+  double total_bytes = 0;  ///< per GPU
   std::vector<Term> terms;
   std::vector<std::string> assumptions;
 };
 
 /** Per-GPU memory of one training step. Throws vram::Error on bad setups. */
-FinetunePlan plan_finetune(const FinetuneSetup& setup, const FormatCatalog& formats, bool explain = true);
+FinetunePlan plan_finetune(const FinetuneSetup& setup, const FormatCatalog& formats,
+                           bool explain = true);
 
 const char* to_string(FinetuneMethod method);
 const char* to_string(Optimizer optimizer);
