@@ -29,6 +29,7 @@ enum class Family {
   kFalcon,
   kCohere,
   kJamba,
+  kGptNeox,
   kCustom,
   kUnknown,
 };
@@ -66,6 +67,7 @@ constexpr FamilyInfo kFamilies[] = {
     {"cohere", Family::kCohere, true},
     {"cohere2", Family::kCohere, true},
     {"jamba", Family::kJamba, false},
+    {"gpt_neox", Family::kGptNeox, false},
     {"custom", Family::kCustom, false},
 };
 
@@ -543,6 +545,15 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
           }
         }
       }
+      break;
+    }
+    case Family::kGptNeox: {
+      // GPT-NeoX / Pythia: fused qkv and dense with biases, a 4h GELU MLP
+      // with biases, LayerNorms with biases (Black et al. 2022).
+      m.intermediate_size = intermediate.value_or(4 * m.hidden_size);
+      m.gated_mlp = false;
+      m.qkv_bias = m.o_bias = m.mlp_bias = true;
+      m.norm_bias = true;
       break;
     }
     case Family::kJamba: {
