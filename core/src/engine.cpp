@@ -40,6 +40,18 @@ const EngineProfile& find_engine(const std::vector<EngineProfile>& engines, cons
   throw Error("unknown_engine", field, "unknown engine '" + id + "' (known: " + known + ")");
 }
 
+json storage_json(const WeightsSize& weights) {
+  json parts = json::array();
+  for (const WeightPart& part : weights.parts) {
+    parts.push_back({{"component", part.component},
+                     {"params", part.params},
+                     {"format", part.format->id},
+                     {"bits_per_weight", part.format->bits_per_weight},
+                     {"gb", bytes_to_gb(part.bytes)}});
+  }
+  return parts;
+}
+
 WeightsSize setup_weights(const InferenceSetup& setup, const ParamTotals& params,
                           const FormatCatalog& formats) {
   return setup.weights == nullptr ? weights_native(*setup.model, params, formats)
@@ -134,16 +146,8 @@ std::string kv_formula(const ModelSpec& model, const KvFormat& kv, const KvCache
 
 Term weights_term(const WeightsSize& weights, const ParamTotals& params, int shards, bool explain) {
   if (!explain) return {"weights", "Weights", weights.bytes / shards, {}, {}};
-  json storage = json::array();
-  for (const WeightPart& part : weights.parts) {
-    storage.push_back({{"component", part.component},
-                       {"params", part.params},
-                       {"format", part.format->id},
-                       {"bits_per_weight", part.format->bits_per_weight},
-                       {"gb", bytes_to_gb(part.bytes)}});
-  }
   return {"weights", "Weights", weights.bytes / shards, weights_formula(weights, shards),
-          json{{"params", params.total}, {"storage", storage}, {"gpus", shards}}};
+          json{{"params", params.total}, {"storage", storage_json(weights)}, {"gpus", shards}}};
 }
 
 Term kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cache,

@@ -48,18 +48,6 @@ json kv_groups_json(const KvCacheSize& cache) {
   return groups;
 }
 
-json storage_json(const WeightsSize& weights) {
-  json parts = json::array();
-  for (const WeightPart& part : weights.parts) {
-    parts.push_back({{"component", part.component},
-                     {"params", part.params},
-                     {"format", part.format->id},
-                     {"bits_per_weight", part.format->bits_per_weight},
-                     {"gb", bytes_to_gb(part.bytes)}});
-  }
-  return parts;
-}
-
 /** Which engine profile and options a request selects. */
 struct EngineChoice {
   const EngineProfile* profile = nullptr;

@@ -134,43 +134,35 @@ def measure_inference(name, preset, config, features, contexts, batches):
     return measurements, cases, features
 
 
+def train_step(model, seq):
+    """Peak allocated memory over one forward, backward and AdamW step."""
+    model.train()
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5)
+    ids = torch.randint(0, model.config.vocab_size, (1, seq), device="cuda")
+    reset()
+    loss = model(input_ids=ids, labels=ids).loss
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    peak = torch.cuda.max_memory_allocated()
+    del model, optimizer, loss, ids
+    reset()
+    return peak
+
+
 def lora_step(config, seq, rank=16):
     from peft import LoraConfig, get_peft_model
 
     model = build(config)
     model.gradient_checkpointing_enable()
     model.enable_input_require_grads()
-    model = get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"]))
-    model.train()
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
-    vocab = model.config.vocab_size
-    ids = torch.randint(0, vocab, (1, seq), device="cuda")
-    reset()
-    loss = model(input_ids=ids, labels=ids).loss
-    loss.backward()
-    optimizer.step()
-    optimizer.zero_grad(set_to_none=True)
-    peak = torch.cuda.max_memory_allocated()
-    del model, optimizer, loss, ids
-    reset()
-    return peak
+    targets = ["q_proj", "k_proj", "v_proj", "o_proj"]
+    return train_step(get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank, target_modules=targets)), seq)
 
 
 def full_step(config, seq):
-    model = build(config)
-    model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)  # states in the params' BF16
-    vocab = model.config.vocab_size
-    ids = torch.randint(0, vocab, (1, seq), device="cuda")
-    reset()
-    loss = model(input_ids=ids, labels=ids).loss
-    loss.backward()
-    optimizer.step()
-    optimizer.zero_grad(set_to_none=True)
-    peak = torch.cuda.max_memory_allocated()
-    del model, optimizer, loss, ids
-    reset()
-    return peak
+    # torch's AdamW keeps its states in the parameters' dtype: BF16 here.
+    return train_step(build(config), seq)
 
 
 def write_case(case):
