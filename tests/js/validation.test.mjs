@@ -25,6 +25,9 @@ test('the validation set covers what the issue asks for', () => {
 test('no measured case drifts beyond its recorded tolerance', async (t) => {
   const { call } = await core();
   const rows = evaluate(root, call);
+  for (const r of rows) {
+    t.diagnostic(`${r.category} ${r.id} ${r.quantity}: measured ${r.measured.toPrecision(6)}, predicted ${r.predicted.toPrecision(6)}, error ${r.error.toFixed(1)}%`);
+  }
   for (const [category, s] of Object.entries(summary(rows))) {
     t.diagnostic(`${category}: ${s.count} measurements, median |error| ${s.median.toFixed(1)}%, worst ${s.worst.toFixed(1)}%`);
   }
