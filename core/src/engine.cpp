@@ -62,8 +62,9 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-/** The profile's defaults overlaid with the request's options, each checked. */
-json merge_options(const EngineProfile& engine, const json& options) {
+}  // namespace
+
+json engine_options(const EngineProfile& engine, const json& options) {
   json merged = engine.defaults;
   if (options.is_null()) return merged;
   jr::expect_object(options, "engine_options");
@@ -101,6 +102,8 @@ json merge_options(const EngineProfile& engine, const json& options) {
   }
   return merged;
 }
+
+namespace {
 
 std::string weights_formula(const WeightsSize& weights, int shards) {
   std::string formula;
@@ -410,9 +413,9 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
                              const json& options, const Gpu* gpu, const GpuCatalog& gpus,
                              const FormatCatalog& formats, bool explain) {
   InferencePlan plan;
-  plan.options = merge_options(engine, options);
+  plan.options = options;
   const json& o = plan.options;
-  plan.params = param_totals(*setup.model);
+  plan.params = setup.params != nullptr ? *setup.params : param_totals(*setup.model);
   plan.weights = setup_weights(setup, plan.params, formats);
   plan.kv = kv_cache(*setup.model, *setup.kv, setup.context, setup.batch);
   if (o.contains("tensor_parallel_size")) {

@@ -83,6 +83,7 @@ EngineChoice choose_engine(const Catalog& catalog, const json& req) {
     jr::expect_object(*options, "engine_options");
     for (auto it = options->begin(); it != options->end(); ++it) choice.options[it.key()] = *it;
   }
+  choice.options = engine_options(*choice.profile, choice.options);
   return choice;
 }
 

@@ -28,36 +28,33 @@ Option make_option(const Gpu& gpu, int count, const GpuCatalog& catalog, const F
   return o;
 }
 
-/** The first rule `o` breaks, or "" when it is valid. */
-std::string broken_rule(const Option& o, const FitRules& rules, std::string& reason) {
+/** The first rule `o` breaks, or nullptr when it is valid. */
+const char* broken_rule(const Option& o, const FitRules& rules) {
   const Gpu& g = *o.gpu;
-  if (!g.priced) {
-    reason = g.name + " has no price in this catalog";
-    return "unpriced";
+  if (!g.priced) return "unpriced";
+  if (rules.needs_fp8 && !g.fp8) return "fp8";
+  if (o.count < g.min_order) return "min_order";
+  if (o.spare_bytes < 0) return "capacity";
+  if (g.stock > 0 && o.count > g.stock) return "stock";
+  if (o.count > 1 && rules.needs_fast_link && !g.interconnect.switched()) return "interconnect";
+  return nullptr;
+}
+
+/** Why `rule` excluded `o`, for people (built only for the exclusions reported). */
+std::string reason_for(const Option& o, const std::string& rule) {
+  const Gpu& g = *o.gpu;
+  if (rule == "unpriced") return g.name + " has no price in this catalog";
+  if (rule == "fp8") return g.name + " has no FP8 support (" + g.architecture + ")";
+  if (rule == "min_order") {
+    return g.name + " rents in sets of " + std::to_string(g.min_order) + " at the least";
   }
-  if (rules.needs_fp8 && !g.fp8) {
-    reason = g.name + " has no FP8 support (" + g.architecture + ")";
-    return "fp8";
+  if (rule == "capacity") {
+    return std::to_string(o.count) + " x " + g.name + " hold " + text::gb(o.capacity_bytes) + ", " +
+           text::gb(-o.spare_bytes) + " short";
   }
-  if (o.count < g.min_order) {
-    reason = g.name + " rents in sets of " + std::to_string(g.min_order) + " at the least";
-    return "min_order";
-  }
-  if (o.spare_bytes < 0) {
-    reason = std::to_string(o.count) + " x " + g.name + " hold " + text::gb(o.capacity_bytes) +
-             ", " + text::gb(-o.spare_bytes) + " short";
-    return "capacity";
-  }
-  if (g.stock > 0 && o.count > g.stock) {
-    reason = g.name + ": " + std::to_string(g.stock) + " in stock";
-    return "stock";
-  }
-  if (o.count > 1 && rules.needs_fast_link && !g.interconnect.switched()) {
-    reason = g.name + " links over " + g.interconnect.kind + " (" + g.interconnect.topology +
-             "): an all-reduce every step needs NVLink/NVSwitch-class all-to-all links";
-    return "interconnect";
-  }
-  return "";
+  if (rule == "stock") return g.name + ": " + std::to_string(g.stock) + " in stock";
+  return g.name + " links over " + g.interconnect.kind + " (" + g.interconnect.topology +
+         "): an all-reduce every step needs NVLink/NVSwitch-class all-to-all links";
 }
 
 bool cheaper(const Option& a, const Option& b) {
@@ -118,12 +115,11 @@ FitAnswer fit(double need, const GpuCatalog& catalog, const FitRules& rules) {
   auto consider = [&](int count) {
     for (const Gpu& gpu : catalog.gpus) {
       Option o = make_option(gpu, count, catalog, rules, need);
-      std::string reason;
-      const std::string rule = broken_rule(o, rules, reason);
-      if (rule.empty()) {
+      const char* rule = broken_rule(o, rules);
+      if (rule == nullptr) {
         valid.push_back(o);
-      } else if (rule != "unpriced") {
-        broken.push_back({o, rule, reason});
+      } else if (std::string(rule) != "unpriced") {
+        broken.push_back({o, rule, ""});
       }
     }
   };
@@ -138,12 +134,13 @@ FitAnswer fit(double need, const GpuCatalog& catalog, const FitRules& rules) {
     answer.found = true;
     answer.pick = *std::min_element(valid.begin(), valid.end(), cheaper);
     for (const Exclusion& e : broken) {
-      if (e.option.priced && e.option.monthly < answer.pick.monthly &&
-          e.option.gpu != answer.pick.gpu) {
+      if (e.option.monthly < answer.pick.monthly && e.option.gpu != answer.pick.gpu) {
         answer.excluded.push_back(e);
       }
     }
   } else {
+    // Nothing in one node: every option and its rule, for the record.
+    answer.excluded = broken;
     // Beyond one node: a cluster question. The card that needs the fewest
     // nodes (of those the method allows), priced by quote; stock and
     // minimum orders are arranged with the vendor.
@@ -169,8 +166,6 @@ FitAnswer fit(double need, const GpuCatalog& catalog, const FitRules& rules) {
       answer.pick = o;
     }
   }
-  std::sort(answer.excluded.begin(), answer.excluded.end(),
-            [](const Exclusion& a, const Exclusion& b) { return cheaper(a.option, b.option); });
   // One line per card type: the smallest count that held enough memory but
   // broke another rule, or else its largest count (still too small).
   std::vector<Exclusion> unique;
@@ -186,6 +181,7 @@ FitAnswer fit(double need, const GpuCatalog& catalog, const FitRules& rules) {
   }
   std::sort(unique.begin(), unique.end(),
             [](const Exclusion& a, const Exclusion& b) { return cheaper(a.option, b.option); });
+  for (Exclusion& e : unique) e.reason = reason_for(e.option, e.rule);
   answer.excluded = std::move(unique);
   return answer;
 }

@@ -38,6 +38,10 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
                                double budget_bytes) {
   InverseAnswers answers;
   answers.budget_bytes = budget_bytes;
+  // Searches reuse the parameter count; only context, batch or format change.
+  const ParamTotals params = param_totals(*setup.model);
+  InferenceSetup base = setup;
+  base.params = &params;
   auto fits = [&](const InferenceSetup& s) {
     const InferencePlan plan = plan_inference(s, engine, options, gpu, gpus, formats, false);
     return plan.budget.present ? plan.budget.fits : plan.total_bytes <= budget_bytes;
@@ -46,13 +50,13 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
   const std::int64_t model_limit = setup.model->max_context;
   const std::int64_t context_hi = model_limit > 0 ? model_limit : kContextCeiling;
   answers.max_context = largest(context_hi, [&](std::int64_t context) {
-    InferenceSetup s = setup;
+    InferenceSetup s = base;
     s.context = context;
     return fits(s);
   });
   answers.context_limited_by_model = model_limit > 0 && answers.max_context == model_limit;
   answers.max_batch = largest(kBatchCeiling, [&](std::int64_t batch) {
-    InferenceSetup s = setup;
+    InferenceSetup s = base;
     s.batch = batch;
     return fits(s);
   });
@@ -65,7 +69,7 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
     return a->bits_per_weight > b->bits_per_weight;
   });
   for (const WeightFormat* format : order) {
-    InferenceSetup s = setup;
+    InferenceSetup s = base;
     s.weights = format;
     FormatFit fit;
     fit.format = format;

@@ -106,7 +106,7 @@ double grid_need(const Catalog& catalog, const ModelSpec& model, const std::stri
   s.context = context;
   s.batch = batch;
   const EngineProfile& guide = find_engine(catalog.engines, "guide", "engine");
-  return plan_inference(s, guide, json::object(), nullptr, catalog.gpus, catalog.formats, false)
+  return plan_inference(s, guide, guide.defaults, nullptr, catalog.gpus, catalog.formats, false)
       .total_bytes;
 }
 
@@ -236,7 +236,8 @@ json fleet_json(const Catalog& catalog, const json& req) {
   if (auto id = jr::opt_string(req, "model", ""))
     imported = resolve_preset(catalog.model(*id, "model"));
   const std::string weights_id = jr::opt_string(req, "weights", "").value_or("bf16");
-  const WeightFormat& format = catalog.formats.weight(weights_id, "weights");
+  const WeightFormat* format =
+      weights_id == "native" ? nullptr : &catalog.formats.weight(weights_id, "weights");
   const std::int64_t context = request::positive_int(req, "context", 8192, 100'000'000);
   const std::int64_t batch = request::positive_int(req, "batch", 1, 1'000'000);
 
@@ -263,17 +264,18 @@ json fleet_json(const Catalog& catalog, const json& req) {
       // their price, and the decode ceiling of that set.
       InferenceSetup s;
       s.model = &imported->model;
-      s.weights = &format;
+      s.weights = format;
       s.kv = &catalog.formats.kv("fp16", "kv");
       s.context = context;
       s.batch = batch;
       const EngineProfile& guide = find_engine(catalog.engines, "guide", "engine");
       const InferencePlan plan =
-          plan_inference(s, guide, json::object(), nullptr, gpus, catalog.formats, false);
+          plan_inference(s, guide, guide.defaults, nullptr, gpus, catalog.formats, false);
       GpuCatalog only = gpus;
       only.gpus = {gpu};
       FitRules rules;
-      rules.needs_fp8 = format.needs("fp8");
+      rules.needs_fp8 =
+          format != nullptr ? format->needs("fp8") : imported->model.native_format == "fp8";
       const FitAnswer answer = fit(plan.total_bytes, only, rules);
       row["vram_needed_gb"] = bytes_to_gb(plan.total_bytes);
       if (answer.found && !answer.pick.by_quote) {
@@ -282,16 +284,19 @@ json fleet_json(const Catalog& catalog, const json& req) {
         const int parallel = o.layout.tensor_parallel;
         const DecodeCeiling ceiling =
             decode_ceiling(imported->model, plan, gpu.bandwidth_gbps * parallel, 1);
-        const double tokens_per_month = ceiling.guide_tokens_per_s * 3600.0 * gpus.hours_per_month;
+        // Per stream: the weights a token reads (MoE: the chosen experts)
+        // plus its KV cache; the guide's figure reads every resident weight.
+        const double tokens_per_month = ceiling.stream_tokens_per_s * 3600.0 * gpus.hours_per_month;
         row["fit"] = option_json(o);
-        row["decode_tokens_per_s"] = ceiling.guide_tokens_per_s;
+        row["decode_tokens_per_s"] = ceiling.stream_tokens_per_s;
+        row["decode_guide_tokens_per_s"] = ceiling.guide_tokens_per_s;
         row["usd_per_million_tokens"] =
             tokens_per_month > 0 ? json(o.monthly / tokens_per_month * 1e6) : json(nullptr);
       } else {
-        std::string reason;
-        for (const Exclusion& e : answer.excluded) reason = e.reason;
         row["fit"] = nullptr;
-        row["unfit_reason"] = answer.found ? "needs more than one 8-card node" : reason;
+        row["unfit_reason"] = answer.found || answer.excluded.empty()
+                                  ? "needs more than one 8-card node"
+                                  : answer.excluded.front().reason;
       }
     }
     out.push_back(row);

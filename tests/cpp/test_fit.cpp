@@ -224,3 +224,26 @@ TEST_CASE("a card without a price is sized, never priced") {
   const json devices = testing::calculator().devices({{"accelerators", {"b300"}}});
   CHECK(devices.at("rows").at(0).at("cells").at(0).at("min_devices") == 4);
 }
+
+TEST_CASE("the fleet with a model: cards needed, decode ceilings, and why a card cannot") {
+  const json fleet = testing::calculator().fleet({{"model", "guide-70b"}, {"weights", "fp8"}});
+  for (const json& row : fleet) {
+    if (row.at("id") == "a100-sxm") {
+      CHECK(row.at("fit").is_null());
+      CHECK(row.at("unfit_reason").get<std::string>().find("FP8") != std::string::npos);
+    }
+    if (row.at("id") == "h100-pcie") {
+      CHECK(row.at("fit").at("count") == 1);
+      // 2 TB/s over 70 GB of weights plus 2.7 GB of cache read per token.
+      CHECK(row.at("decode_tokens_per_s").get<double>() ==
+            doctest::Approx(2000 / (70 + 2.68435456)));
+      CHECK(row.at("decode_guide_tokens_per_s").get<double>() == doctest::Approx(2000 / 70.0));
+    }
+  }
+  // The checkpoint's own storage: DeepSeek V3 in FP8 needs FP8 cards.
+  const json native =
+      testing::calculator().fleet({{"model", "deepseek-v3"}, {"weights", "native"}});
+  for (const json& row : native) {
+    if (row.at("id") == "a40") CHECK(row.at("fit").is_null());
+  }
+}

@@ -62,6 +62,8 @@ struct InferenceSetup {
   const KvFormat* kv = nullptr;
   std::int64_t context = 8192;
   std::int64_t batch = 1;
+  /** The model's parameter totals when already known (searches reuse them). */
+  const ParamTotals* params = nullptr;
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */
@@ -80,9 +82,15 @@ struct InferencePlan {
 };
 
 /**
- * Sizes `setup` under `engine` with `options` (validated against the
- * profile's defaults: unknown keys and out-of-range values are named
- * errors). `gpu` may be null; then engines that budget a card report no
+ * The profile's defaults overlaid with a request's options, each checked:
+ * an unknown key or an out-of-range value is a named error
+ * ("engine_options.block_size").
+ */
+nlohmann::json engine_options(const EngineProfile& engine, const nlohmann::json& options);
+
+/**
+ * Sizes `setup` under `engine` with `options` (as engine_options returns
+ * them). `gpu` may be null; then engines that budget a card report no
  * budget. With `explain` false the terms carry numbers only (no formulas,
  * no inputs, no assumptions): the inverse searches call it many times.
  */
