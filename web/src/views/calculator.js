@@ -6,7 +6,7 @@ import { h } from '../dom.js';
 import { formatMemory, formatNumber, isTight } from '../format.js';
 import { estimateRequest } from '../state.js';
 import { stackedBar } from './bar.js';
-import { compute, errorBox, facts } from './common.js';
+import { bdi, compute, errorBox, facts } from './common.js';
 
 function inputText(value) {
   if (typeof value === 'number') return formatNumber(value, Number.isInteger(value) ? 0 : 4);
@@ -71,7 +71,7 @@ export class CalculatorView {
     if (catalogIgnored) out.push(h('p', { class: 'notice' }, t('catalog.ignored', { method: t('view.calculator') })));
     out.push(h('div', { class: 'total' },
       h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
-      h('output', { class: 'total-value' }, total)));
+      h('output', { class: 'total-value' }, bdi(total))));
     const params = result.params_active < result.params_total
       ? t('result.paramsActive', { total: formatNumber(result.params_total), active: formatNumber(result.params_active) })
       : t('result.params', { total: formatNumber(result.params_total) });
@@ -93,8 +93,8 @@ export class CalculatorView {
     const rows = terms.map((term) =>
       h('tr', { dataset: { term: term.id } },
         h('th', { scope: 'row' }, term.label),
-        h('td', { class: 'num' }, mem(term.gb)),
-        h('td', { class: 'formula' }, term.formula
+        h('td', { class: 'num' }, bdi(mem(term.gb))),
+        h('td', { class: 'formula', dir: 'ltr' }, term.formula
           ? this.details(`term-${term.id}`, term.formula, facts(Object.entries(term.inputs || {}).map(([k, v]) => [k, inputText(v)])))
           : null),
       ),
@@ -104,7 +104,7 @@ export class CalculatorView {
         h('caption', {}, t('result.terms')),
         h('thead', {}, h('tr', {}, ['result.term', 'result.size', 'result.formula'].map((k) => h('th', { scope: 'col' }, t(k))))),
         h('tbody', {}, rows),
-        h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('result.total')), h('td', { class: 'num' }, mem(result.total_gb)), h('td'))),
+        h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('result.total')), h('td', { class: 'num' }, bdi(mem(result.total_gb))), h('td'))),
       )));
 
     const extra = [];
@@ -155,14 +155,14 @@ export class CalculatorView {
             h('thead', {}, h('tr', {}, ['inverse.formatCol', 'result.total', 'inverse.fitsCol'].map((k) => h('th', { scope: 'col' }, t(k))))),
             h('tbody', {}, inv.formats.map((f) => h('tr', {},
               h('th', { scope: 'row' }, formatName(f.format)),
-              h('td', { class: 'num' }, mem(f.total_gb, 0)),
+              h('td', { class: 'num' }, bdi(mem(f.total_gb, 0))),
               h('td', {}, t(!f.supported ? 'inverse.unsupported' : f.fits ? 'inverse.yes' : 'inverse.no')))))))) : null));
     }
 
     if (result.warnings.length) {
-      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', {}, w)))));
+      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, w)))));
     }
-    out.push(this.details('assumptions', t('result.assumptions'), h('ul', {}, result.assumptions.map((a) => h('li', {}, a.text)))));
+    out.push(this.details('assumptions', t('result.assumptions'), h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, a.text)))));
     return out;
   }
 }

@@ -49,9 +49,17 @@ export function dataTable(label, caption, head, rows, attrs = {}) {
   );
 }
 
+/**
+ * A value the core or the formatter wrote ("75 GB", "≤ 29 tokens/s"): its
+ * own direction, so a right-to-left page does not reorder it into "GB 75".
+ */
+export function bdi(value) {
+  return h('bdi', {}, value);
+}
+
 /** A definition list from [term, value] pairs, skipping empty values. */
 export function facts(pairs, attrs = {}) {
-  return h('dl', { class: 'facts', ...attrs }, pairs.filter(([, v]) => v !== null && v !== undefined && v !== '').map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
+  return h('dl', { class: 'facts', ...attrs }, pairs.filter(([, v]) => v !== null && v !== undefined && v !== '').map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, bdi(v)))));
 }
 
 /**

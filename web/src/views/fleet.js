@@ -3,7 +3,7 @@
 import { h } from '../dom.js';
 import { formatBandwidth, formatMemory, formatNumber, formatUsd } from '../format.js';
 import { fleetRequest, isPreset } from '../state.js';
-import { TableView, dataTable } from './common.js';
+import { TableView, bdi, dataTable } from './common.js';
 
 export class FleetView extends TableView {
   constructor(ctx) {
@@ -34,7 +34,7 @@ export class FleetView extends TableView {
         h('td', {}, this.describe(row.id)),
         [formatMemory(row.vram_gb, state.unit), formatBandwidth(row.bandwidth_gbps), formatUsd(row.monthly_usd),
           n(row.usd_per_gb_month, 2), n(row.gbps_per_usd_month, 2), n(row.usd_per_hour, 2),
-          n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)].map((text) => h('td', { class: 'num' }, text)),
+          n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)].map((text) => h('td', { class: 'num' }, bdi(text))),
       ),
     );
     const head = ['gpu', 'memory', 'vram', 'bandwidth', 'monthly', 'perGb', 'perBandwidth', 'perHour', 'decode', 'perMillion'].map((k) => t(`fleet.${k}`));

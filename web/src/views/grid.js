@@ -35,7 +35,7 @@ export class GridView extends TableView {
       : t('grid.cell', { vram: formatMemory(cell.vram_gb, unit), pick: t('grid.none') });
     const excluded = cell.excluded || [];
     return h('td', { dataset: { method: cell.method } },
-      h('span', { class: 'cell-main' }, text),
+      h('bdi', { class: 'cell-main' }, text),
       excluded.length
         ? h('details', { class: 'excluded' },
             h('summary', {}, t('grid.excluded', { count: excluded.length })),
