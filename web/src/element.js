@@ -72,6 +72,7 @@ export function defineVramCalculator(factory) {
       if (this.urlBound) {
         this.readUrl();
         window.addEventListener('popstate', () => {
+          clearTimeout(this.urlTimer);
           this.problems = [];
           this.readUrl();
           this.render();
@@ -134,23 +135,30 @@ export function defineVramCalculator(factory) {
     change(patch, { push }) {
       this.state = { ...this.state, ...patch };
       const query = toQuery(this.state);
-      if (this.urlBound) {
-        const url = (search) => `${window.location.pathname}${search}${window.location.hash}`;
-        // Typing rewrites the current entry; a committed change restores
-        // that entry and pushes a new one, so Back returns to the last
-        // committed state, not to a half-typed one.
-        if (push) {
-          if (this.committed !== query) {
-            window.history.replaceState(null, '', url(this.committed));
-            window.history.pushState(null, '', url(query));
-          }
-          this.committed = query;
-        } else {
-          window.history.replaceState(null, '', url(query));
-        }
-      }
+      if (this.urlBound) this.writeUrl(query, push);
       this.render();
       this.dispatchEvent(new CustomEvent('vram-change', { detail: { state: this.state, query } }));
+    }
+
+    /**
+     * Typing rewrites the current history entry; a committed change puts
+     * that entry back and pushes a new one, so Back returns to the last
+     * committed state, not a half-typed one. While typing the address is
+     * written at most every 150 ms: replaceState costs milliseconds, more
+     * than a whole recompute, and browsers throttle frequent calls.
+     */
+    writeUrl(query, push) {
+      const url = (search) => `${window.location.pathname}${search}${window.location.hash}`;
+      clearTimeout(this.urlTimer);
+      if (!push) {
+        this.urlTimer = setTimeout(() => window.history.replaceState(null, '', url(query)), 150);
+        return;
+      }
+      if (this.committed !== query) {
+        if (window.location.search !== this.committed) window.history.replaceState(null, '', url(this.committed));
+        window.history.pushState(null, '', url(query));
+      }
+      this.committed = query;
     }
 
     build() {
@@ -167,6 +175,7 @@ export function defineVramCalculator(factory) {
       ctx.state = this.state;
       this.ctx = ctx;
       this.notices = h('div', { class: 'notices' });
+      this.shownNotices = '';
       this.inputs = new InputsPanel(ctx);
       this.unit = h('select', { id: 'unit', onchange: () => this.change({ unit: this.unit.value }, { push: true }) },
         UNITS.map((u) => h('option', { value: u }, t(`unit.${u}`))));
@@ -233,10 +242,14 @@ export function defineVramCalculator(factory) {
     render() {
       const t = this.t;
       this.ctx.state = this.state;
-      replace(this.notices,
-        this.problems.map((p) => h('p', { class: 'notice', role: 'status' }, t('error.url', { param: p.param, problem: problemText(t, p.error) }))),
-        this.catalogProblem ? h('p', { class: 'notice', role: 'status' }, this.catalogProblem) : null,
-      );
+      const notices = [
+        ...this.problems.map((p) => t('error.url', { param: p.param, problem: problemText(t, p.error) })),
+        this.catalogProblem,
+      ].filter(Boolean);
+      if (notices.join('\n') !== this.shownNotices) {
+        this.shownNotices = notices.join('\n');
+        replace(this.notices, notices.map((notice) => h('p', { class: 'notice', role: 'status' }, notice)));
+      }
       this.unit.value = this.state.unit;
       this.inputs.sync(this.state);
       for (const name of VIEWS) {

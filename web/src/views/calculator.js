@@ -46,8 +46,15 @@ export class CalculatorView {
     this.ctx.emit(result);
   }
 
-  details(key, summary, ...content) {
-    return h('details', { dataset: { key }, open: this.open.has(key) }, h('summary', {}, summary), content);
+  /**
+   * A <details> whose content is built only when it is open: most stay
+   * closed, and every keystroke rebuilds the answer.
+   */
+  details(key, summary, content) {
+    const open = this.open.has(key);
+    const el = h('details', { dataset: { key }, open }, h('summary', {}, summary), open ? content() : null);
+    if (!open) el.addEventListener('toggle', () => el.open && el.childElementCount === 1 && el.append(content()), { once: true });
+    return el;
   }
 
   termLabel(term) {
@@ -95,7 +102,7 @@ export class CalculatorView {
         h('th', { scope: 'row' }, term.label),
         h('td', { class: 'num' }, bdi(mem(term.gb))),
         h('td', { class: 'formula', dir: 'ltr' }, term.formula
-          ? this.details(`term-${term.id}`, term.formula, facts(Object.entries(term.inputs || {}).map(([k, v]) => [k, inputText(v)])))
+          ? this.details(`term-${term.id}`, term.formula, () => facts(Object.entries(term.inputs || {}).map(([k, v]) => [k, inputText(v)])))
           : null),
       ),
     );
@@ -150,7 +157,7 @@ export class CalculatorView {
       const formatName = (id) => (catalog.weight_formats.find((f) => f.id === id) || { name: id }).name;
       if ('best_format' in inv) pairs.push([t('inverse.format'), inv.best_format ? formatName(inv.best_format) : t('inverse.nothing')]);
       out.push(h('section', { class: 'block' }, h('h3', {}, t('inverse.title', { capacity: mem(inv.budget_gb, 0) })), facts(pairs),
-        inv.formats ? this.details('formats', t('inverse.formats'), h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': t('inverse.formats') },
+        inv.formats ? this.details('formats', t('inverse.formats'), () => h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': t('inverse.formats') },
           h('table', {},
             h('thead', {}, h('tr', {}, ['inverse.formatCol', 'result.total', 'inverse.fitsCol'].map((k) => h('th', { scope: 'col' }, t(k))))),
             h('tbody', {}, inv.formats.map((f) => h('tr', {},
@@ -162,7 +169,7 @@ export class CalculatorView {
     if (result.warnings.length) {
       out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, w)))));
     }
-    out.push(this.details('assumptions', t('result.assumptions'), h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, a.text)))));
+    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, a.text)))));
     return out;
   }
 }

@@ -194,6 +194,7 @@ export class InputsPanel {
 
   showFieldError(name, message) {
     const node = this.errors[name];
+    if (!message && node && node.hidden) return;
     const control = this.controls[name]?.el;
     if (control) control.toggleAttribute('aria-invalid', Boolean(message));
     if (node) {
