@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-export const pageFile = join(root, 'dist/vram-calculator.html');
+// VRAM_PAGE runs the page tests against another build of the page.
+export const pageFile = process.env.VRAM_PAGE || join(root, 'dist/vram-calculator.html');
 export const pageUrl = pathToFileURL(pageFile).href;
 export const shotsDir = join(root, 'test-results/screenshots');
 
