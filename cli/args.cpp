@@ -69,9 +69,9 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
       throw UsageError(flag.rfind("-", 0) == 0 ? "unknown flag " + flag
                                                : "unexpected argument '" + flag + "'");
     }
-    if (spec->kind == FlagKind::kBool) {
+    if (spec->kind == FlagKind::kBool || spec->kind == FlagKind::kFalse) {
       if (inline_value) throw UsageError(flag + " takes no value");
-      parsed.request[spec->key] = true;
+      parsed.request[spec->key] = spec->kind == FlagKind::kBool;
       continue;
     }
     if (!inline_value) {
@@ -129,6 +129,7 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
         parsed.request["engine_options"][spec->key] = parse_int(value, flag);
         break;
       case FlagKind::kBool:
+      case FlagKind::kFalse:
         break;
     }
   }

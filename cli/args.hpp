@@ -18,6 +18,7 @@ enum class FlagKind {
   kInt,
   kNumber,
   kBool,
+  kFalse,  ///< a switch that sets its field to false (--no-checkpointing)
   kJsonFile,
   kList,
   kKeyValue,   ///< repeatable KEY=VALUE into an object (numbers and true/false)

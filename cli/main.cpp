@@ -35,6 +35,19 @@ const std::vector<FlagSpec> kEstimateFlags = {
     {"--gpu", "gpu", FlagKind::kString, "a GPU id (see `vramcalc gpus`): fit, budget, decode"},
     {"--gpus", "gpu_count", FlagKind::kInt, "how many of that GPU (default 1)"},
     {"--budget-gb", "budget_gb", FlagKind::kNumber, "a memory budget for the inverse answers"},
+    {"--catalog", "catalog", FlagKind::kJsonFile, "a GPU catalog replacing data/gpus.json"},
+    {"--mode", "mode", FlagKind::kString, "inference (default), full, lora, qlora"},
+    {"--finetune-profile", "finetune_profile", FlagKind::kString, "physical (default) or guide"},
+    {"--seq", "seq", FlagKind::kInt, "training sequence length (default 2048)"},
+    {"--micro-batch", "micro_batch", FlagKind::kInt, "sequences per GPU per step (default 1)"},
+    {"--optimizer", "optimizer", FlagKind::kString, "adamw (default), adamw-8bit, sgd, adafactor"},
+    {"--lora-rank", "lora_rank", FlagKind::kInt, "LoRA rank (default 16)"},
+    {"--lora-targets", "lora_targets", FlagKind::kList,
+     "comma-separated: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj,experts"},
+    {"--no-checkpointing", "checkpointing", FlagKind::kFalse, "turn gradient checkpointing off"},
+    {"--flash-attention", "flash_attention", FlagKind::kBool, "no attention score matrix saved"},
+    {"--zero", "zero", FlagKind::kInt, "ZeRO stage 0-3 over --gpus GPUs"},
+    {"--offload-optimizer", "offload_optimizer", FlagKind::kBool, "optimizer state in host RAM"},
     {"--engine", "engine", FlagKind::kString, "guide (default), percent, vllm, sglang, llamacpp"},
     {"--engine-opt", "engine_options", FlagKind::kKeyValue,
      "an engine knob, KEY=VALUE (repeatable), e.g. gpu_memory_utilization=0.95"},
@@ -43,6 +56,53 @@ const std::vector<FlagSpec> kEstimateFlags = {
      "a GPU id (see `vramcalc gpus`): fit, budget, decode ceilings"},
     {"--gpus", "gpu_count", FlagKind::kInt, "how many of that GPU (default 1)"},
     {"--budget-gb", "budget_gb", FlagKind::kNumber, "a memory budget for the inverse answers"},
+    {"--catalog", "catalog", FlagKind::kJsonFile, "a GPU catalog replacing data/gpus.json"},
+    {"--mode", "mode", FlagKind::kString, "inference (default), full, lora, qlora"},
+    {"--finetune-profile", "finetune_profile", FlagKind::kString, "physical (default) or guide"},
+    {"--seq", "seq", FlagKind::kInt, "training sequence length (default 2048)"},
+    {"--micro-batch", "micro_batch", FlagKind::kInt, "sequences per GPU per step (default 1)"},
+    {"--optimizer", "optimizer", FlagKind::kString, "adamw (default), adamw-8bit, sgd, adafactor"},
+    {"--lora-rank", "lora_rank", FlagKind::kInt, "LoRA rank (default 16)"},
+    {"--lora-targets", "lora_targets", FlagKind::kList,
+     "comma-separated: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj,experts"},
+    {"--no-checkpointing", "checkpointing", FlagKind::kFalse, "turn gradient checkpointing off"},
+    {"--flash-attention", "flash_attention", FlagKind::kBool, "no attention score matrix saved"},
+    {"--zero", "zero", FlagKind::kInt, "ZeRO stage 0-3 over --gpus GPUs"},
+    {"--offload-optimizer", "offload_optimizer", FlagKind::kBool, "optimizer state in host RAM"},
+};
+
+const std::vector<FlagSpec> kGridFlags = {
+    {"--models", "models", FlagKind::kList,
+     "comma-separated preset ids (default: the guide's five)"},
+    {"--methods", "methods", FlagKind::kList, "bf16,fp8,int4,qlora,lora,full (default: all)"},
+    {"--context", "context", FlagKind::kInt, "tokens (default 8192)"},
+    {"--batch", "batch", FlagKind::kInt, "sequences (default 1)"},
+    {"--usable-fraction", "usable_fraction", FlagKind::kNumber,
+     "usable share of each card (default 1.0)"},
+    {"--catalog", "catalog", FlagKind::kJsonFile, "a GPU catalog replacing data/gpus.json"},
+};
+
+const std::vector<FlagSpec> kDevicesFlags = {
+    {"--model", "model", FlagKind::kString, "preset id (default beam)"},
+    {"--accelerators", "accelerators", FlagKind::kList,
+     "comma-separated GPU ids (default: the planner's)"},
+    {"--formats", "formats", FlagKind::kList,
+     "comma-separated weight formats (default bf16,fp8,q4_k_m,int4)"},
+    {"--usable-fraction", "usable_fraction", FlagKind::kNumber,
+     "usable share of each device (default 0.92)"},
+    {"--context", "context", FlagKind::kInt, "tokens for the KV room (default 8192)"},
+    {"--batch", "batch", FlagKind::kInt, "sequences for the KV room (default 1)"},
+    {"--kv", "kv", FlagKind::kString, "KV cache format (default fp16)"},
+    {"--catalog", "catalog", FlagKind::kJsonFile, "a GPU catalog replacing data/gpus.json"},
+};
+
+const std::vector<FlagSpec> kFleetFlags = {
+    {"--model", "model", FlagKind::kString,
+     "a preset: adds cards needed, decode ceiling, $ per million tokens"},
+    {"--weights", "weights", FlagKind::kString, "weight format for --model (default bf16)"},
+    {"--context", "context", FlagKind::kInt, "tokens (default 8192)"},
+    {"--batch", "batch", FlagKind::kInt, "sequences (default 1)"},
+    {"--catalog", "catalog", FlagKind::kJsonFile, "a GPU catalog replacing data/gpus.json"},
 };
 
 const char* kUsage =
@@ -50,6 +110,9 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  estimate   memory for one model and setup (--model ID | --config FILE)\n"
+    "  grid       the lookup grid: models x methods, the cheapest card for each\n"
+    "  devices    devices needed for a model's weights, per accelerator and format\n"
+    "  fleet      the GPU fleet's cost ratios (and a model's fit on each card)\n"
     "  models     list model presets\n"
     "  formats    list weight and KV cache formats\n"
     "  gpus       list the GPU catalog\n"
@@ -85,6 +148,12 @@ int main(int argc, char** argv) {
   static const std::vector<FlagSpec> kNoFlags;
   if (command == "estimate") {
     specs = &kEstimateFlags;
+  } else if (command == "grid") {
+    specs = &kGridFlags;
+  } else if (command == "devices") {
+    specs = &kDevicesFlags;
+  } else if (command == "fleet") {
+    specs = &kFleetFlags;
   } else if (command == "models" || command == "formats" || command == "gpus") {
     specs = &kNoFlags;
   } else {
@@ -103,6 +172,15 @@ int main(int argc, char** argv) {
     if (command == "estimate") {
       const json result = calculator.estimate(parsed.request);
       std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_estimate(result));
+    } else if (command == "grid") {
+      const json result = calculator.grid(parsed.request);
+      std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_grid(result));
+    } else if (command == "devices") {
+      const json result = calculator.devices(parsed.request);
+      std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_devices(result));
+    } else if (command == "fleet") {
+      const json result = calculator.fleet(parsed.request);
+      std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_fleet(result));
     } else {
       const json presets = calculator.presets();
       std::cout << (parsed.json_output ? presets.dump(2) + "\n"

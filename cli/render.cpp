@@ -102,6 +102,123 @@ std::string render_estimate(const json& r) {
   return out.str();
 }
 
+namespace {
+
+std::string money(const json& value) {
+  if (value.is_null()) return "-";
+  return "$" + grouped(value.get<double>());
+}
+
+}  // namespace
+
+std::string render_grid(const json& g) {
+  std::ostringstream out;
+  out << "Lookup grid at " << grouped(g.at("context").get<double>()) << " tokens, batch "
+      << grouped(g.at("batch").get<double>()) << " (prices " << g.at("currency").get<std::string>()
+      << " per month)\n"
+      << g.at("conventions").get<std::string>() << "\n\n";
+  out << pad("model", 22) << pad("method", 8) << pad("VRAM", 10, true) << "   " << pad("pick", 26)
+      << pad("monthly", 10, true) << "  note\n";
+  for (const json& row : g.at("rows")) {
+    bool first = true;
+    for (const json& cell : row.at("cells")) {
+      out << pad(first ? row.at("name").get<std::string>() : "", 22)
+          << pad(cell.at("method").get<std::string>(), 8)
+          << pad(fixed(cell.at("vram_gb").get<double>(), 0) + " GB", 10, true) << "   ";
+      first = false;
+      const json& pick = cell.at("pick");
+      if (pick.is_null()) {
+        out << "no fit\n";
+        continue;
+      }
+      const int count = pick.at("count").get<int>();
+      std::string name =
+          (count > 1 ? std::to_string(count) + "x " : "") + pick.at("name").get<std::string>();
+      std::string note;
+      if (pick.at("by_quote").get<bool>()) {
+        name = std::to_string(pick.at("nodes").get<int>()) + " nodes of 8x " +
+               pick.at("name").get<std::string>();
+        note = "by quote";
+      } else if (pick.at("tight").get<bool>()) {
+        note = "tight";
+      }
+      out << pad(name, 26)
+          << pad(pick.at("by_quote").get<bool>() ? "quote" : money(pick.at("monthly_usd")), 10,
+                 true)
+          << "  " << note << "\n";
+    }
+  }
+  return out.str();
+}
+
+std::string render_devices(const json& d) {
+  std::ostringstream out;
+  out << "Devices for the weights of " << d.at("name").get<std::string>() << " ("
+      << grouped(d.at("params_total").get<double>()) << " parameters), "
+      << fixed(d.at("usable_fraction").get<double>() * 100, 0) << "% of each device usable\n";
+  if (!d.at("placeholders").empty())
+    out << "(attention values are placeholders: KV room is an estimate)\n";
+  out << "\n" << pad("accelerator", 34);
+  const json& first = d.at("rows").at(0).at("cells");
+  for (const json& cell : first) {
+    out << pad(cell.at("format_name").get<std::string>() + " " +
+                   fixed(cell.at("weights_gb").get<double>(), 0) + " GB",
+               22, true);
+  }
+  out << "\n";
+  for (const json& row : d.at("rows")) {
+    out << pad(
+        row.at("name").get<std::string>() + " " + fixed(row.at("vram_gb").get<double>(), 0) + "GB",
+        34);
+    for (const json& cell : row.at("cells")) {
+      const json& layout = cell.at("layout");
+      const std::string deploy =
+          layout.at("servers").get<int>() > 1
+              ? std::to_string(layout.at("servers").get<int>()) + "x" +
+                    std::to_string(layout.at("tensor_parallel").get<int>())
+              : "TP" + std::to_string(layout.at("tensor_parallel").get<int>());
+      out << pad("x " + std::to_string(cell.at("min_devices").get<int>()) + " (" + deploy + ")", 22,
+                 true);
+    }
+    out << "\n";
+  }
+  out << "\nx N = the minimum count; (TPn) = the deployable tensor-parallel group, (SxT) = S "
+         "servers of T.\n";
+  return out.str();
+}
+
+std::string render_fleet(const json& f) {
+  std::ostringstream out;
+  out << pad("GPU", 16) << pad("VRAM", 8, true) << pad("GB/s", 8, true) << pad("monthly", 10, true)
+      << pad("$/GB-mo", 9, true) << pad("GB/s/$", 8, true) << pad("$/hour", 8, true);
+  const bool with_model = !f.empty() && f.at(0).contains("vram_needed_gb");
+  if (with_model) out << pad("cards", 7, true) << pad("tok/s", 8, true) << pad("$/M tok", 9, true);
+  out << "\n";
+  for (const json& row : f) {
+    out << pad(row.at("name").get<std::string>(), 16)
+        << pad(fixed(row.at("vram_gb").get<double>(), 0), 8, true)
+        << pad(fixed(row.at("bandwidth_gbps").get<double>(), 0), 8, true)
+        << pad(money(row.at("monthly_usd")), 10, true)
+        << pad(fixed(row.at("usd_per_gb_month").get<double>(), 2), 9, true)
+        << pad(row.at("gbps_per_usd_month").is_null()
+                   ? "-"
+                   : fixed(row.at("gbps_per_usd_month").get<double>(), 2),
+               8, true)
+        << pad(fixed(row.at("usd_per_hour").get<double>(), 2), 8, true);
+    if (with_model) {
+      if (row.at("fit").is_null()) {
+        out << "   does not fit";
+      } else {
+        out << pad(std::to_string(row.at("fit").at("count").get<int>()), 7, true)
+            << pad(fixed(row.at("decode_tokens_per_s").get<double>(), 0), 8, true)
+            << pad(fixed(row.at("usd_per_million_tokens").get<double>(), 2), 9, true);
+      }
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
 std::string render_presets(const json& presets, const std::string& what) {
   std::ostringstream out;
   if (what == "models") {

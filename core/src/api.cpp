@@ -2,6 +2,7 @@
 
 #include "estimate_json.hpp"
 #include "json_read.hpp"
+#include "tables.hpp"
 #include "vram/error.hpp"
 
 namespace vram {
@@ -12,6 +13,9 @@ Calculator::Calculator() : catalog_(Catalog::builtin()) {}
 Calculator::Calculator(Catalog catalog) : catalog_(std::move(catalog)) {}
 
 json Calculator::estimate(const json& request) const { return estimate_json(catalog_, request); }
+json Calculator::grid(const json& request) const { return grid_json(catalog_, request); }
+json Calculator::devices(const json& request) const { return devices_json(catalog_, request); }
+json Calculator::fleet(const json& request) const { return fleet_json(catalog_, request); }
 
 json Calculator::presets() const {
   json models = json::array();
@@ -49,6 +53,9 @@ std::string call(const Calculator& calculator, std::string_view method,
                                         : json::parse(request_json.begin(), request_json.end());
     if (method == "estimate") return calculator.estimate(request).dump();
     if (method == "presets") return calculator.presets().dump();
+    if (method == "grid") return calculator.grid(request).dump();
+    if (method == "devices") return calculator.devices(request).dump();
+    if (method == "fleet") return calculator.fleet(request).dump();
     return error("unknown_method", "method", "unknown method '" + std::string(method) + "'");
   } catch (const Error& e) {
     return error(e.code(), e.field(), e.what());

@@ -5,8 +5,10 @@
 #include "json_read.hpp"
 #include "model_json.hpp"
 #include "request.hpp"
+#include "tables.hpp"
 #include "vram/decode.hpp"
 #include "vram/error.hpp"
+#include "vram/finetune.hpp"
 #include "vram/inverse.hpp"
 #include "vram/text.hpp"
 #include "vram/units.hpp"
@@ -137,14 +139,212 @@ json inverse_json(const InverseAnswers& a) {
           {"formats", formats}};
 }
 
+/** The largest n in [1, hi] for which fits(n) holds, or 0. */
+template <typename Fits>
+std::int64_t largest_fitting(std::int64_t hi, Fits fits) {
+  if (!fits(1)) return 0;
+  std::int64_t lo = 1;
+  if (fits(hi)) return hi;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+FinetuneMethod parse_method(const std::string& mode) {
+  if (mode == "full") return FinetuneMethod::kFull;
+  if (mode == "lora") return FinetuneMethod::kLora;
+  if (mode == "qlora") return FinetuneMethod::kQlora;
+  throw Error("invalid_value", "mode",
+              "mode must be inference, full, lora or qlora, not '" + mode + "'");
+}
+
+Optimizer parse_optimizer(const std::string& name) {
+  if (name == "adamw") return Optimizer::kAdamW;
+  if (name == "adamw-8bit") return Optimizer::kAdamW8bit;
+  if (name == "sgd") return Optimizer::kSgd;
+  if (name == "adafactor") return Optimizer::kAdafactor;
+  throw Error("invalid_value", "optimizer",
+              "optimizer must be adamw, adamw-8bit, sgd or adafactor, not '" + name + "'");
+}
+
+/** A fine-tuning estimate: the same request shape with training keys. */
+json finetune_json(const Catalog& catalog, const json& req, const ImportedModel& imported) {
+  const ModelSpec& model = imported.model;
+  FinetuneSetup s;
+  s.model = &model;
+  s.method = parse_method(jr::get_string(req, "mode", ""));
+  s.profile = jr::opt_string(req, "finetune_profile", "").value_or("physical");
+  const auto seq = jr::opt_int(req, "seq", "").value_or(2048);
+  const auto micro = jr::opt_int(req, "micro_batch", "").value_or(1);
+  if (seq < 1 || seq > 10'000'000)
+    throw Error("invalid_value", "seq", "seq must be between 1 and 10,000,000");
+  if (micro < 1 || micro > 100'000) {
+    throw Error("invalid_value", "micro_batch", "micro_batch must be between 1 and 100,000");
+  }
+  s.seq = seq;
+  s.micro_batch = micro;
+  s.optimizer = parse_optimizer(jr::opt_string(req, "optimizer", "").value_or("adamw"));
+  const auto rank = jr::opt_int(req, "lora_rank", "").value_or(16);
+  if (rank < 1 || rank > 65536)
+    throw Error("invalid_value", "lora_rank", "lora_rank must be between 1 and 65536");
+  s.lora_rank = rank;
+  if (jr::find(req, "lora_targets") != nullptr) {
+    s.lora_targets = jr::opt_strings(req, "lora_targets", "");
+    if (s.lora_targets.empty())
+      throw Error("invalid_value", "lora_targets", "lora_targets must name at least one module");
+  }
+  s.checkpointing = jr::opt_bool(req, "checkpointing", "").value_or(true);
+  s.flash_attention = jr::opt_bool(req, "flash_attention", "").value_or(false);
+  s.gpus = static_cast<int>(request::positive_int(req, "gpu_count", 1, 1024));
+  const auto zero = jr::opt_int(req, "zero", "").value_or(0);
+  if (zero < 0 || zero > 3) throw Error("invalid_value", "zero", "zero must be 0, 1, 2 or 3");
+  s.zero = static_cast<int>(zero);
+  s.offload_optimizer = jr::opt_bool(req, "offload_optimizer", "").value_or(false);
+  if (auto gb = jr::opt_number(req, "overhead_gb", "")) {
+    jr::require_positive(*gb, "overhead_gb", true);
+    s.overhead_bytes = gb_to_bytes(*gb);
+  }
+  if (jr::find(req, "overhead_pct") != nullptr || jr::find(req, "engine") != nullptr) {
+    throw Error("invalid_value", jr::find(req, "engine") ? "engine" : "overhead_pct",
+                "fine-tuning uses overhead_gb; engines and percentages apply to inference");
+  }
+  if (auto w = jr::opt_string(req, "weights", "")) {
+    if (*w != "native") s.base_format = &catalog.formats.weight(*w, "weights");
+  }
+
+  const FinetunePlan plan = plan_finetune(s, catalog.formats);
+  json assumptions = json::array();
+  for (const std::string& text : plan.assumptions)
+    assumptions.push_back({{"id", "finetune"}, {"text", text}});
+  if (plan.params.total_declared) {
+    assumptions.push_back(
+        {{"id", "params_declared"},
+         {"text", "Parameter count as the source states it (" + text::grouped(plan.params.total) +
+                      "); widths for activations and adapters from the architecture."}});
+  }
+  assumptions.push_back(
+      {{"id", "units"}, {"text", "GB are decimal (10^9 bytes); figures are per GPU."}});
+  std::vector<std::string> warnings = imported.warnings;
+  if (s.zero > 0 && s.gpus == 1)
+    warnings.push_back("ZeRO shards over several GPUs; with gpu_count 1 it changes nothing.");
+  if (model.max_context > 0 && s.seq > model.max_context) {
+    warnings.push_back("seq exceeds the model's max_position_embeddings (" +
+                       text::grouped(static_cast<double>(model.max_context)) + ").");
+  }
+
+  json out = {{"mode", to_string(s.method)},
+              {"finetune_profile", s.profile},
+              {"model", model_summary(model, plan.params)},
+              {"params_total", plan.params.total},
+              {"params_active", plan.params.active},
+              {"trainable_params", plan.trainable_params},
+              {"adapter_params", plan.adapter_params},
+              {"seq", s.seq},
+              {"micro_batch", s.micro_batch},
+              {"optimizer", to_string(s.optimizer)},
+              {"zero", s.zero},
+              {"gpu_count", s.gpus},
+              {"weights_gb", bytes_to_gb(plan.weights_bytes + plan.adapter_bytes)},
+              {"gradients_gb", bytes_to_gb(plan.gradients_bytes)},
+              {"optimizer_gb", bytes_to_gb(plan.optimizer_bytes)},
+              {"activations_gb", bytes_to_gb(plan.activations.total_bytes)},
+              {"kv_cache_gb", 0.0},
+              {"overhead_gb", bytes_to_gb(plan.overhead_bytes)},
+              {"host_ram_gb", bytes_to_gb(plan.host_bytes)},
+              {"total_gb", bytes_to_gb(plan.total_bytes)},
+              {"terms", terms_json(plan.terms)},
+              {"assumptions", assumptions},
+              {"warnings", warnings}};
+
+  const GpuCatalog gpus = request_catalog(catalog, req);
+  const Gpu* gpu = nullptr;
+  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &gpus.find(*id, "gpu");
+  double capacity = 0;
+  if (auto budget = jr::opt_number(req, "budget_gb", "")) {
+    jr::require_positive(*budget, "budget_gb");
+    capacity = gb_to_bytes(*budget);
+  } else if (gpu != nullptr) {
+    capacity = gpu->vram_bytes();
+  }
+  if (gpu != nullptr) out["gpu"] = *gpu;
+  if (capacity > 0) {
+    out["fit"] = {
+        {"capacity_gb", bytes_to_gb(capacity)},
+        {"basis", gpu != nullptr ? "marketed capacity of one GPU (decimal GB)" : "budget_gb"},
+        {"spare_gb", bytes_to_gb(capacity - plan.total_bytes)},
+        {"fits", plan.total_bytes <= capacity}};
+    auto fits = [&](FinetuneSetup trial) {
+      return plan_finetune(trial, catalog.formats, false).total_bytes <= capacity;
+    };
+    const std::int64_t max_seq =
+        largest_fitting(model.max_context > 0 ? model.max_context : 1'000'000, [&](std::int64_t v) {
+          FinetuneSetup t = s;
+          t.seq = v;
+          return fits(t);
+        });
+    const std::int64_t max_micro = largest_fitting(4096, [&](std::int64_t v) {
+      FinetuneSetup t = s;
+      t.micro_batch = v;
+      return fits(t);
+    });
+    out["inverse"] = {
+        {"budget_gb", bytes_to_gb(capacity)}, {"max_seq", max_seq}, {"max_micro_batch", max_micro}};
+  }
+  return out;
+}
+
 }  // namespace
 
 json estimate_json(const Catalog& catalog, const json& req) {
   jr::expect_object(req, "request");
-  request::reject_unknown_keys(
-      req, {"model", "config", "name", "params_total", "params_active", "weights", "kv", "context",
-            "batch", "overhead_gb", "overhead_pct", "engine", "engine_options", "gpu", "gpu_count",
-            "budget_gb"});
+  request::reject_unknown_keys(req, {"model",
+                                     "config",
+                                     "name",
+                                     "params_total",
+                                     "params_active",
+                                     "weights",
+                                     "kv",
+                                     "context",
+                                     "batch",
+                                     "overhead_gb",
+                                     "overhead_pct",
+                                     "engine",
+                                     "engine_options",
+                                     "gpu",
+                                     "gpu_count",
+                                     "budget_gb",
+                                     "mode",
+                                     "finetune_profile",
+                                     "seq",
+                                     "micro_batch",
+                                     "optimizer",
+                                     "lora_rank",
+                                     "lora_targets",
+                                     "checkpointing",
+                                     "flash_attention",
+                                     "zero",
+                                     "offload_optimizer"});
+  const std::string mode = jr::opt_string(req, "mode", "").value_or("inference");
+  if (mode != "inference") {
+    for (const char* key : {"kv", "context", "batch", "engine_options"}) {
+      if (jr::find(req, key) != nullptr) {
+        throw Error(
+            "invalid_value", key,
+            std::string(key) + " applies to inference; fine-tuning takes seq and micro_batch");
+      }
+    }
+    return finetune_json(catalog, req, request::model(catalog, req));
+  }
+  for (const char* key :
+       {"finetune_profile", "seq", "micro_batch", "optimizer", "lora_rank", "lora_targets",
+        "checkpointing", "flash_attention", "zero", "offload_optimizer"}) {
+    if (jr::find(req, key) != nullptr) {
+      throw Error("invalid_value", key,
+                  std::string(key) + " applies to fine-tuning: set mode to full, lora or qlora");
+    }
+  }
   const ImportedModel imported = request::model(catalog, req);
   const ModelSpec& model = imported.model;
   InferenceSetup setup;
@@ -155,14 +355,15 @@ json estimate_json(const Catalog& catalog, const json& req) {
   if (weights_id != "native") setup.weights = &catalog.formats.weight(weights_id, "weights");
   setup.kv = &catalog.formats.kv(jr::opt_string(req, "kv", "").value_or("fp16"), "kv");
   const EngineChoice engine = choose_engine(catalog, req);
+  const GpuCatalog gpus = request_catalog(catalog, req);
   const Gpu* gpu = nullptr;
-  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &catalog.gpus.find(*id, "gpu");
+  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &gpus.find(*id, "gpu");
   const std::int64_t gpu_count = request::positive_int(req, "gpu_count", 1, 1024);
   const auto budget_gb = jr::opt_number(req, "budget_gb", "");
   if (budget_gb) jr::require_positive(*budget_gb, "budget_gb");
 
   const InferencePlan plan =
-      plan_inference(setup, *engine.profile, engine.options, gpu, catalog.gpus, catalog.formats);
+      plan_inference(setup, *engine.profile, engine.options, gpu, gpus, catalog.formats);
 
   // Assumptions and warnings: the model's, the format's, the engine's.
   json assumptions = json::array();
@@ -262,7 +463,7 @@ json estimate_json(const Catalog& catalog, const json& req) {
   std::string capacity_basis = "budget_gb";
   if (gpu != nullptr) {
     bool estimated = false;
-    const double usable = catalog.gpus.usable_bytes(*gpu, &estimated);
+    const double usable = gpus.usable_bytes(*gpu, &estimated);
     const bool paged_or_runtime =
         engine.profile->kind != "flat" && engine.profile->kind != "percent";
     // Conventions compare with the marketed decimal capacity (the guide's
@@ -288,8 +489,8 @@ json estimate_json(const Catalog& catalog, const json& req) {
                   {"basis", capacity_basis},
                   {"spare_gb", bytes_to_gb(capacity - need)},
                   {"fits", plan.budget.present ? plan.budget.fits : need <= capacity}};
-    out["inverse"] = inverse_json(inverse_answers(setup, *engine.profile, engine.options, gpu,
-                                                  catalog.gpus, catalog.formats, capacity));
+    out["inverse"] = inverse_json(inverse_answers(setup, *engine.profile, engine.options, gpu, gpus,
+                                                  catalog.formats, capacity));
   }
   return out;
 }

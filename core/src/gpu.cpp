@@ -54,7 +54,8 @@ double GpuCatalog::usable_bytes(const Gpu& gpu, bool* estimated) const {
 
 namespace {
 
-Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index) {
+Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
+                  double hours_per_month) {
   const std::string at = prefix + "[" + std::to_string(index) + "]";
   jr::expect_object(j, at);
   Gpu gpu;
@@ -67,10 +68,21 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index) {
     jr::require_positive(gpu.vram_gb, at + ".vram_gb");
     gpu.bandwidth_gbps = jr::get_number(j, "bandwidth_gbps", at);
     jr::require_positive(gpu.bandwidth_gbps, at + ".bandwidth_gbps");
-    if (auto price = jr::opt_number(j, "monthly_usd", at)) {
-      jr::require_positive(*price, at + ".monthly_usd", true);
+    const auto monthly = jr::opt_number(j, "monthly_usd", at);
+    const auto hourly = jr::opt_number(j, "hourly_usd", at);
+    if (monthly && hourly) {
+      throw Error("invalid_value", at + ".hourly_usd",
+                  at + ": give monthly_usd or hourly_usd, not both");
+    }
+    if (monthly) {
+      jr::require_positive(*monthly, at + ".monthly_usd", true);
       gpu.priced = true;
-      gpu.monthly_usd = *price;
+      gpu.monthly_usd = *monthly;
+    } else if (hourly) {
+      // Market prices by the hour: a month is hours_per_month of them.
+      jr::require_positive(*hourly, at + ".hourly_usd", true);
+      gpu.priced = true;
+      gpu.monthly_usd = *hourly * hours_per_month;
     }
     if (auto usable = jr::opt_number(j, "usable_gib", at)) {
       jr::require_positive(*usable, at + ".usable_gib");
@@ -130,9 +142,11 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
   if (!list->is_array() || list->empty()) {
     throw Error("invalid_value", list_field, list_field + " must be a non-empty list of GPUs");
   }
+  catalog.hours_per_month = jr::opt_number(j, "hours_per_month", prefix).value_or(720);
+  jr::require_positive(catalog.hours_per_month, jr::field_path(prefix, "hours_per_month"));
   std::set<std::string> ids;
   for (std::size_t i = 0; i < list->size(); ++i) {
-    Gpu gpu = gpu_from_json((*list)[i], list_field, i);
+    Gpu gpu = gpu_from_json((*list)[i], list_field, i, catalog.hours_per_month);
     if (!ids.insert(gpu.id).second) {
       throw Error("invalid_value", list_field + "[" + std::to_string(i) + "].id",
                   "GPU id '" + gpu.id + "' appears twice");
@@ -141,8 +155,6 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
   }
   catalog.currency = jr::opt_string(j, "currency", prefix).value_or("USD");
   catalog.price_period = jr::opt_string(j, "price_period", prefix).value_or("month");
-  catalog.hours_per_month = jr::opt_number(j, "hours_per_month", prefix).value_or(720);
-  jr::require_positive(catalog.hours_per_month, jr::field_path(prefix, "hours_per_month"));
   const auto node = jr::opt_int(j, "node_size", prefix).value_or(8);
   jr::require_positive(static_cast<double>(node), jr::field_path(prefix, "node_size"));
   catalog.node_size = static_cast<int>(node);

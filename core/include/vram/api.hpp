@@ -23,6 +23,12 @@ class Calculator {
 
   /** Memory for one model and setup, term by term. Throws vram::Error. */
   nlohmann::json estimate(const nlohmann::json& request) const;
+  /** The guide's lookup grid (SPEC 3): models x methods, each with the cheapest fit. */
+  nlohmann::json grid(const nlohmann::json& request) const;
+  /** The planner's device counts (SPEC 6): accelerators x formats. */
+  nlohmann::json devices(const nlohmann::json& request) const;
+  /** The fleet's cost ratios (SPEC 4), with a model's fit and decode ceiling per card. */
+  nlohmann::json fleet(const nlohmann::json& request) const;
   /** Presets, formats, GPUs and engines, for pickers. */
   nlohmann::json presets() const;
 

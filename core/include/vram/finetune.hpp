@@ -1,0 +1,107 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vram/engine.hpp"
+#include "vram/format.hpp"
+#include "vram/model.hpp"
+#include "vram/params.hpp"
+
+namespace vram {
+
+enum class FinetuneMethod { kFull, kLora, kQlora };
+enum class Optimizer { kAdamW, kAdamW8bit, kSgd, kAdafactor };
+
+/** The LoRA module names a request may target. */
+inline constexpr const char* kLoraModules[] = {"q_proj",    "k_proj",  "v_proj",    "o_proj",
+                                               "gate_proj", "up_proj", "down_proj", "experts"};
+
+/**
+ * A fine-tuning run. `profile` "physical" models every term from the
+ * architecture; "guide" applies the GPU Rent Hub guide's conventions (16
+ * bytes per parameter + 15% for full fine-tunes; a 16-bit or 4-bit base
+ * counted at 2 or 0.5 bytes per parameter for LoRA and QLoRA).
+ */
+struct FinetuneSetup {
+  const ModelSpec* model = nullptr;
+  FinetuneMethod method = FinetuneMethod::kFull;
+  std::string profile = "physical";
+  std::int64_t seq = 2048;
+  std::int64_t micro_batch = 1;
+  Optimizer optimizer = Optimizer::kAdamW;
+  std::int64_t lora_rank = 16;
+  std::vector<std::string> lora_targets = {"q_proj", "k_proj", "v_proj", "o_proj"};
+  bool checkpointing = true;
+  bool flash_attention = false;
+  int gpus = 1;  ///< data-parallel GPUs the ZeRO stage shards over
+  int zero = 0;  ///< ZeRO stage 0..3
+  bool offload_optimizer = false;
+  double overhead_bytes = 2e9;  ///< runtime: CUDA context, allocator, framework
+  /** For LoRA: the frozen base's format (default bf16). QLoRA uses nf4. */
+  const WeightFormat* base_format = nullptr;
+};
+
+/** Bytes per logit during the loss: bf16 output, fp32 upcast, fp32 log-probabilities, fp32
+ * gradient. */
+inline constexpr double kLogitBytes = 2.0 + 4.0 + 4.0 + 4.0;
+
+/** The activation memory of one micro-batch, by part. */
+struct ActivationSize {
+  double per_layer_bytes = 0;   ///< the widest layer's saved tensors plus its backward buffers
+  double checkpoint_bytes = 0;  ///< layer inputs kept under checkpointing
+  double logits_bytes = 0;
+  double total_bytes = 0;
+};
+
+/**
+ * Activations saved for the backward pass, after Korthikanti et al. 2022
+ * ("Reducing Activation Recomputation in Large Transformer Models", eq. 1:
+ * sbh(34 + 5as/h) bytes per layer for GPT with 16-bit activations and
+ * dropout), with each tensor counted at the model's own widths: norm
+ * inputs, q/k/v and the attention context, the softmax probabilities, and
+ * the MLP's input, gate, up and product (SwiGLU), or k routed experts' for
+ * MoE; no dropout masks (modern LLMs train with dropout 0). Eager attention
+ * as Hugging Face runs it keeps the softmax in fp32 and a bf16 copy (6
+ * bytes per score, the paper's 5as^2b); flash attention keeps none. A
+ * frozen linear layer saves no input unless a LoRA adapter sits on it.
+ * The backward of a layer adds gradient buffers for its widest tensors (8
+ * bytes per score in eager attention; the gate and up outputs). With
+ * gradient checkpointing every layer keeps its input (2sbh) and one layer is
+ * recomputed at a time. Logits: s x b x vocab x kLogitBytes (the
+ * cross-entropy in transformers upcasts logits to fp32).
+ */
+ActivationSize activation_size(const FinetuneSetup& setup);
+
+/** LoRA adapter parameters: rank x (in + out) per targeted matrix, per layer. */
+double lora_params(const ModelSpec& model, std::int64_t rank,
+                   const std::vector<std::string>& targets);
+
+/** Bytes of optimizer state (moments and fp32 master copy) per trainable parameter. */
+double optimizer_bytes_per_param(Optimizer optimizer, const ModelSpec& model, double trainable);
+
+struct FinetunePlan {
+  ParamTotals params;
+  double trainable_params = 0;
+  double adapter_params = 0;
+  double weights_bytes = 0;  ///< base or trainable weights on the GPU
+  double adapter_bytes = 0;  ///< LoRA weights (fp32)
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;  ///< moments + master copy, on the GPU
+  ActivationSize activations;
+  double overhead_bytes = 0;
+  double host_bytes = 0;   ///< optimizer state offloaded to host RAM
+  double total_bytes = 0;  ///< per GPU
+  std::vector<Term> terms;
+  std::vector<std::string> assumptions;
+};
+
+/** Per-GPU memory of one training step. Throws vram::Error on bad setups. */
+FinetunePlan plan_finetune(const FinetuneSetup& setup, const FormatCatalog& formats,
+                           bool explain = true);
+
+const char* to_string(FinetuneMethod method);
+const char* to_string(Optimizer optimizer);
+
+}  // namespace vram

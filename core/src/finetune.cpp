@@ -1,0 +1,440 @@
+#include "vram/finetune.hpp"
+
+#include <algorithm>
+
+#include "vram/error.hpp"
+#include "vram/inference.hpp"
+#include "vram/text.hpp"
+#include "vram/units.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+bool targets(const std::vector<std::string>& list, const char* module) {
+  return std::find(list.begin(), list.end(), module) != list.end();
+}
+
+/** Widths of the attention projections: in and out of q, k, v and o. */
+struct AttentionWidths {
+  double q_in, q_out, k_in, k_out, v_in, v_out, o_in, o_out;
+};
+
+AttentionWidths attention_widths(const ModelSpec& m, LayerAttention kind) {
+  const double h = d(m.hidden_size);
+  if (kind == LayerAttention::kMla) {
+    // LoRA on MLA: q -> q_b_proj (or q_proj), k -> kv_a_proj_with_mqa,
+    // v -> kv_b_proj, o -> o_proj.
+    const MlaSpec& a = m.mla;
+    const double heads = d(m.num_heads);
+    return {a.q_lora_rank > 0 ? d(a.q_lora_rank) : h,
+            heads * d(a.qk_nope_head_dim + a.qk_rope_head_dim),
+            h,
+            d(a.kv_lora_rank + a.qk_rope_head_dim),
+            d(a.kv_lora_rank),
+            heads * d(a.qk_nope_head_dim + a.v_head_dim),
+            heads * d(a.v_head_dim),
+            h};
+  }
+  return {h,
+          d(m.num_heads * m.head_dim),
+          h,
+          d(m.num_kv_heads * m.head_dim),
+          h,
+          d(m.num_kv_heads * m.v_head_dim),
+          d(m.num_heads * m.v_head_dim),
+          h};
+}
+
+/** Sum of (rows + cols) over a layer's weight matrices: Adafactor's factored state. */
+double factored_elements(const ModelSpec& m) {
+  const double h = d(m.hidden_size);
+  double total = 2.0 * (d(m.vocab_size) + h);
+  for (const LayerSpec& layer : m.layers) {
+    if (layer.attention == LayerAttention::kState) {
+      total += 2.0 * (h + d(m.ssm.d_inner));
+    } else {
+      const AttentionWidths w = attention_widths(m, layer.attention);
+      total += w.q_in + w.q_out + w.k_in + w.k_out + w.v_in + w.v_out + w.o_in + w.o_out;
+    }
+    const double matrices = m.gated_mlp ? 3.0 : 2.0;
+    if (layer.mlp == LayerMlp::kDense) {
+      total += matrices * (h + d(m.intermediate_size));
+    } else {
+      total += matrices * d(m.moe.num_experts) * (h + d(m.moe.expert_intermediate));
+    }
+  }
+  return total;
+}
+
+/**
+ * Bytes one layer saves per token for backward (see activation_size), and
+ * the gradient buffers its backward pass adds on top. `frozen` is true for
+ * LoRA/QLoRA: a frozen linear layer saves no input unless an adapter sits on
+ * it.
+ */
+struct LayerBytes {
+  double saved = 0;
+  double transient = 0;
+};
+
+LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer, bool frozen) {
+  const ModelSpec& m = *s.model;
+  const double h = d(m.hidden_size);
+  const auto& t = s.lora_targets;
+  double saved = d(m.norms_per_layer) * h * 2.0;  // norm inputs, bf16
+  double transient = 2.0 * h * 2.0;               // gradient of the hidden state in and out
+  if (layer.attention == LayerAttention::kState) {
+    // Mamba: in_proj output (x and gate), conv output, dt/B/C, scan output.
+    const double inner = d(m.ssm.d_inner);
+    saved += 2.0 * ((frozen ? 0.0 : h) + 5.0 * inner + d(m.ssm.dt_rank + 2 * m.ssm.d_state));
+    transient += 2.0 * 2.0 * inner;
+  } else {
+    const AttentionWidths w = attention_widths(m, layer.attention);
+    const bool qkv_adapted = targets(t, "q_proj") || targets(t, "k_proj") || targets(t, "v_proj");
+    double elements = 0;
+    if (!frozen || qkv_adapted) elements += h;  // input of q/k/v
+    elements +=
+        w.q_out + d(m.num_kv_heads * m.head_dim) + d(m.num_kv_heads * m.v_head_dim);  // Q, K, V
+    if (!frozen || targets(t, "o_proj")) elements += w.o_in;  // context, input of o_proj
+    saved += 2.0 * elements;
+    if (!s.flash_attention) {
+      // Eager attention: softmax in fp32 (kept for its backward) and its bf16
+      // copy (kept for the product with V), 6 bytes per score; the backward
+      // adds fp32 gradients of the probabilities and of the scores, 8 more.
+      const double attended = layer.attention == LayerAttention::kSliding
+                                  ? d(std::min(s.seq, m.sliding_window))
+                                  : d(s.seq);
+      saved += 6.0 * d(m.num_heads) * attended;
+      transient += 8.0 * d(m.num_heads) * attended;
+    }
+  }
+  auto mlp = [&](double width, double copies) {
+    const bool in_adapted = targets(t, "gate_proj") || targets(t, "up_proj");
+    double e = (!frozen || in_adapted) ? h : 0.0;
+    // Gate and up outputs (kept for the activation's backward), and their product.
+    e += m.gated_mlp ? 2.0 * width : width;
+    if (!frozen || targets(t, "down_proj")) e += width;
+    saved += copies * 2.0 * e;
+    transient = std::max(transient, 2.0 * h * 2.0 + copies * 2.0 * 2.0 * width);
+  };
+  if (layer.mlp == LayerMlp::kDense) {
+    mlp(d(m.intermediate_size), 1.0);
+  } else {
+    const MoeSpec& moe = m.moe;
+    saved += 2.0 * h + 4.0 * d(moe.num_experts);  // router input, fp32 router logits
+    mlp(d(moe.expert_intermediate), d(moe.experts_per_token));
+    if (moe.shared_experts > 0) mlp(d(moe.shared_intermediate), d(moe.shared_experts));
+  }
+  return {saved, transient};
+}
+
+}  // namespace
+
+const char* to_string(FinetuneMethod method) {
+  switch (method) {
+    case FinetuneMethod::kFull:
+      return "full";
+    case FinetuneMethod::kLora:
+      return "lora";
+    case FinetuneMethod::kQlora:
+      return "qlora";
+  }
+  return "full";
+}
+
+const char* to_string(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::kAdamW:
+      return "adamw";
+    case Optimizer::kAdamW8bit:
+      return "adamw-8bit";
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kAdafactor:
+      return "adafactor";
+  }
+  return "adamw";
+}
+
+double lora_params(const ModelSpec& m, std::int64_t rank, const std::vector<std::string>& t) {
+  for (const std::string& target : t) {
+    if (std::find(std::begin(kLoraModules), std::end(kLoraModules), target) ==
+        std::end(kLoraModules)) {
+      throw Error(
+          "invalid_value", "lora_targets",
+          "unknown LoRA target module '" + target +
+              "' (known: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, experts)");
+    }
+  }
+  const double r = d(rank);
+  const double h = d(m.hidden_size);
+  double count = 0;
+  for (const LayerSpec& layer : m.layers) {
+    if (layer.attention != LayerAttention::kState) {
+      const AttentionWidths w = attention_widths(m, layer.attention);
+      if (targets(t, "q_proj")) count += r * (w.q_in + w.q_out);
+      if (targets(t, "k_proj")) count += r * (w.k_in + w.k_out);
+      if (targets(t, "v_proj")) count += r * (w.v_in + w.v_out);
+      if (targets(t, "o_proj")) count += r * (w.o_in + w.o_out);
+    }
+    auto ffn = [&](double width, double copies) {
+      double c = 0;
+      if (m.gated_mlp && targets(t, "gate_proj")) c += r * (h + width);
+      if (targets(t, "up_proj")) c += r * (h + width);
+      if (targets(t, "down_proj")) c += r * (width + h);
+      return copies * c;
+    };
+    if (layer.mlp == LayerMlp::kDense) {
+      count += ffn(d(m.intermediate_size), 1.0);
+    } else {
+      // Dense targets reach the shared experts; "experts" every routed one.
+      count += ffn(d(m.moe.shared_intermediate), d(m.moe.shared_experts));
+      if (targets(t, "experts")) {
+        const double matrices = m.gated_mlp ? 3.0 : 2.0;
+        count += d(m.moe.num_experts) * matrices * r * (h + d(m.moe.expert_intermediate));
+      }
+    }
+  }
+  return count;
+}
+
+double optimizer_bytes_per_param(Optimizer optimizer, const ModelSpec& model, double trainable) {
+  switch (optimizer) {
+    case Optimizer::kAdamW:
+      return 8.0;  // two fp32 moments
+    case Optimizer::kAdamW8bit:
+      return 2.0;  // two 8-bit moments (block constants < 0.01)
+    case Optimizer::kSgd:
+      return 4.0;  // fp32 momentum
+    case Optimizer::kAdafactor:
+      // Factored second moment: one fp32 row and one column vector per matrix.
+      return trainable > 0 ? 4.0 * factored_elements(model) / count_params(model).total() : 0.0;
+  }
+  return 8.0;
+}
+
+ActivationSize activation_size(const FinetuneSetup& s) {
+  const ModelSpec& m = *s.model;
+  const bool frozen = s.method != FinetuneMethod::kFull;
+  const double tokens = d(s.seq) * d(s.micro_batch);
+  ActivationSize a;
+  double all_saved = 0;
+  double widest_transient = 0;
+  for (const LayerSpec& layer : m.layers) {
+    const LayerBytes bytes = layer_bytes_per_token(s, layer, frozen);
+    a.per_layer_bytes = std::max(a.per_layer_bytes, (bytes.saved + bytes.transient) * tokens);
+    all_saved += bytes.saved * tokens;
+    widest_transient = std::max(widest_transient, bytes.transient * tokens);
+  }
+  // Each checkpointed layer keeps its input: the residual stream, 2 bytes wide.
+  a.checkpoint_bytes = s.checkpointing ? d(m.num_layers()) * tokens * d(m.hidden_size) * 2.0 : 0.0;
+  // bf16 logits, their fp32 upcast, fp32 log-probabilities and fp32 gradient.
+  a.logits_bytes = tokens * d(m.vocab_size) * kLogitBytes;
+  a.total_bytes =
+      (s.checkpointing ? a.checkpoint_bytes + a.per_layer_bytes : all_saved + widest_transient) +
+      a.logits_bytes;
+  return a;
+}
+
+namespace {
+
+void validate_setup(const FinetuneSetup& s) {
+  if (s.seq < 1) throw Error("invalid_value", "seq", "seq must be at least 1");
+  if (s.micro_batch < 1)
+    throw Error("invalid_value", "micro_batch", "micro_batch must be at least 1");
+  if (s.method != FinetuneMethod::kFull && s.lora_rank < 1) {
+    throw Error("invalid_value", "lora_rank", "lora_rank must be at least 1");
+  }
+  if (s.method != FinetuneMethod::kFull && s.lora_targets.empty()) {
+    throw Error("invalid_value", "lora_targets", "lora_targets must name at least one module");
+  }
+  if (s.zero < 0 || s.zero > 3) throw Error("invalid_value", "zero", "zero must be 0, 1, 2 or 3");
+  if (s.gpus < 1) throw Error("invalid_value", "gpu_count", "gpu_count must be at least 1");
+  if (s.profile != "physical" && s.profile != "guide") {
+    throw Error("invalid_value", "finetune_profile",
+                "finetune_profile must be 'physical' or 'guide'");
+  }
+}
+
+Term make_term(const char* id, const char* label, double bytes, bool explain, std::string formula,
+               json inputs = json::object()) {
+  if (!explain) return {id, label, bytes, {}, {}};
+  return {id, label, bytes, std::move(formula) + " = " + text::gb(bytes), std::move(inputs)};
+}
+
+}  // namespace
+
+FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats, bool explain) {
+  validate_setup(s);
+  const ModelSpec& m = *s.model;
+  FinetunePlan plan;
+  plan.params = param_totals(m);
+  const double P = plan.params.total;
+  const double n = s.gpus;
+  const bool guide = s.profile == "guide";
+  const bool full = s.method == FinetuneMethod::kFull;
+  const std::string P_text = text::grouped(P) + " params";
+
+  // --- what is stored, and what trains --------------------------------------
+  double weight_bpp = 2.0;  // bf16
+  std::string weight_desc = "BF16";
+  if (!full) {
+    plan.adapter_params = lora_params(m, s.lora_rank, s.lora_targets);
+    plan.trainable_params = plan.adapter_params;
+    if (s.method == FinetuneMethod::kQlora) {
+      if (guide) {
+        weight_bpp = 0.5;
+        weight_desc = "4-bit at 0.5 bytes (the guide's convention)";
+      } else {
+        const WeightFormat& nf4 = formats.weight("nf4", "finetune");
+        weight_bpp = nf4.bytes_per_param();
+        weight_desc =
+            nf4.name + ", " + text::fixed(nf4.bits_per_weight, 3) + " bits with its constants";
+      }
+    } else if (s.base_format != nullptr && !guide) {
+      weight_bpp = s.base_format->bytes_per_param();
+      weight_desc = s.base_format->name;
+    }
+  } else {
+    plan.trainable_params = P;
+  }
+
+  // QLoRA (physical): bitsandbytes quantizes only the linear layers; the
+  // embeddings, lm_head, norms and router stay 16-bit.
+  double base_bytes = P * weight_bpp;
+  std::string base_formula =
+      P_text + " x " + text::fixed(weight_bpp, 3) + " bytes (" + weight_desc + ")";
+  if (s.method == FinetuneMethod::kQlora && !guide && !plan.params.total_declared) {
+    const ParamCount& c = plan.params.computed;
+    const double kept = c.embedding + c.lm_head + c.norms + c.router + c.extras;
+    base_bytes = (P - kept) * weight_bpp + kept * 2.0;
+    base_formula = text::grouped(P - kept) + " linear params x " + text::fixed(weight_bpp, 4) +
+                   " bytes (" + weight_desc + ") + " + text::grouped(kept) +
+                   " embedding/norm params x 2 bytes";
+  }
+
+  const double T = plan.trainable_params;
+  const double moments = optimizer_bytes_per_param(s.optimizer, m, T);
+  // Full fine-tune: BF16 weights and gradients, FP32 master copy + moments.
+  // LoRA: FP32 adapter weights and gradients, moments; no master copy.
+  const double grad_bpp = full ? 2.0 : 4.0;
+  const double master_bpp = full ? 4.0 : 0.0;
+  double weights_gpu = full ? 2.0 * P : base_bytes;
+  double adapter_gpu = full ? 0.0 : 4.0 * T;
+  double grads = grad_bpp * T;
+  double optimizer = (master_bpp + moments) * T;
+  const double optimizer_total = optimizer;
+  // ZeRO (Rajbhandari et al. 2020): stage 1 shards optimizer state, 2 also
+  // gradients, 3 also the weights, over the data-parallel GPUs.
+  if (s.zero >= 1) optimizer /= n;
+  if (s.zero >= 2) grads /= n;
+  if (s.zero >= 3) {
+    weights_gpu /= n;
+    adapter_gpu /= n;
+  }
+  if (s.offload_optimizer) {
+    plan.host_bytes = optimizer_total;  // ZeRO-Offload: states and master copy in host RAM
+    optimizer = 0;
+  }
+  plan.weights_bytes = weights_gpu;
+  plan.adapter_bytes = adapter_gpu;
+  plan.gradients_bytes = grads;
+  plan.optimizer_bytes = optimizer;
+
+  const std::string shard = n > 1 && s.zero > 0 ? " / " + text::fixed(n, 0) + " GPUs (ZeRO-" +
+                                                      std::to_string(s.zero) + ")"
+                                                : "";
+  plan.terms.push_back(
+      make_term("weights", full ? "Weights (BF16)" : "Frozen base weights", weights_gpu, explain,
+                (full ? P_text + " x 2 bytes (BF16)" : base_formula) + (s.zero >= 3 ? shard : ""),
+                {{"params", P}, {"bytes_per_param", full ? 2.0 : weight_bpp}}));
+  if (!full) {
+    plan.terms.push_back(
+        make_term("adapter", "LoRA adapter weights (FP32)", adapter_gpu, explain,
+                  text::grouped(T) + " adapter params (rank " + std::to_string(s.lora_rank) + ", " +
+                      text::fixed(100.0 * T / P, 2) + "% of the model) x 4 bytes" +
+                      (s.zero >= 3 ? shard : ""),
+                  {{"adapter_params", T}, {"rank", s.lora_rank}, {"targets", s.lora_targets}}));
+  }
+  plan.terms.push_back(make_term("gradients", "Gradients", grads, explain,
+                                 text::grouped(T) + " trainable params x " +
+                                     text::fixed(grad_bpp, 0) + " bytes" +
+                                     (s.zero >= 2 ? shard : ""),
+                                 {{"bytes_per_param", grad_bpp}}));
+  plan.terms.push_back(
+      make_term("optimizer", "Optimizer state", optimizer, explain,
+                s.offload_optimizer
+                    ? std::string("offloaded to host RAM (") + text::gb(optimizer_total) + ")"
+                    : text::grouped(T) + " trainable params x (" + text::fixed(master_bpp, 0) +
+                          " master + " + text::fixed(moments, 2) + " " + to_string(s.optimizer) +
+                          ") bytes" + (s.zero >= 1 ? shard : ""),
+                {{"optimizer", to_string(s.optimizer)},
+                 {"master_bytes", master_bpp},
+                 {"state_bytes", moments}}));
+
+  if (guide && full) {
+    // The guide: 16 bytes per parameter, then +15% for activations and
+    // fragmentation, whatever the sequence.
+    const double states = weights_gpu + grads + optimizer;
+    const double extra = 0.15 * states;
+    plan.activations.total_bytes = extra;
+    plan.terms.push_back(make_term("activations", "Activations and fragmentation (+15%)", extra,
+                                   explain,
+                                   "15% of " + text::gb(states) + " (the guide's convention)"));
+    plan.overhead_bytes = 0;
+  } else {
+    plan.activations = activation_size(s);
+    const ActivationSize& a = plan.activations;
+    const std::string tokens =
+        text::grouped(d(s.seq)) + " tokens x batch " + std::to_string(s.micro_batch);
+    plan.terms.push_back(make_term(
+        "activations", "Activations", a.total_bytes - a.logits_bytes, explain,
+        s.checkpointing ? "checkpointed: " + std::to_string(m.num_layers()) + " layer inputs (" +
+                              text::gb(a.checkpoint_bytes) + ") + one layer recomputed (" +
+                              text::gb(a.per_layer_bytes) + " with its backward buffers), " + tokens
+                        : "every layer's saved tensors, " + tokens,
+        {{"seq", s.seq},
+         {"micro_batch", s.micro_batch},
+         {"checkpointing", s.checkpointing},
+         {"flash_attention", s.flash_attention},
+         {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}}));
+    plan.terms.push_back(make_term("logits", "Logits and loss", a.logits_bytes, explain,
+                                   tokens + " x " + text::grouped(d(m.vocab_size)) + " vocab x " +
+                                       text::fixed(kLogitBytes, 0) + " bytes"));
+    plan.overhead_bytes = s.overhead_bytes;
+    plan.terms.push_back(make_term("overhead", "Runtime overhead", s.overhead_bytes, explain,
+                                   "flat, per process (CUDA context, allocator)"));
+  }
+  for (const Term& term : plan.terms) plan.total_bytes += term.bytes;
+
+  if (explain) {
+    auto& a = plan.assumptions;
+    a.push_back(std::string("Method ") + to_string(s.method) + ", profile " + s.profile +
+                ", optimizer " + to_string(s.optimizer) + ", sequence " + std::to_string(s.seq) +
+                ", micro-batch " + std::to_string(s.micro_batch) + ", gradient checkpointing " +
+                (s.checkpointing ? "on" : "off") + ", flash attention " +
+                (s.flash_attention ? "on" : "off") + ".");
+    if (!full) {
+      std::string list;
+      for (const std::string& t : s.lora_targets) list += (list.empty() ? "" : ", ") + t;
+      a.push_back("LoRA rank " + std::to_string(s.lora_rank) + " on " + list + ": " +
+                  text::grouped(T) + " adapter parameters (" + text::fixed(100.0 * T / P, 2) +
+                  "% of the model; the guide quotes about 0.5%). Adapters, their gradients and "
+                  "AdamW moments "
+                  "are FP32: 16 bytes per adapter parameter.");
+    }
+    if (s.gpus > 1 || s.zero > 0) {
+      a.push_back("ZeRO stage " + std::to_string(s.zero) + " over " + std::to_string(s.gpus) +
+                  " GPUs; figures are per GPU; activations are not sharded.");
+    }
+    if (guide) a.push_back("The guide's convention (SPEC section 2).");
+  }
+  return plan;
+}
+
+}  // namespace vram

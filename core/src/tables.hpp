@@ -1,0 +1,20 @@
+#pragma once
+
+// The three reference tables: the guide's lookup grid (SPEC section 3), the
+// planner's device counts (section 6) and the fleet's cost ratios (section
+// 4), computed from the catalog and the sizing core. Shapes in docs/cli.md.
+
+#include <nlohmann/json.hpp>
+
+#include "vram/catalog.hpp"
+
+namespace vram {
+
+/** The request's replacement catalog ("catalog"), validated, or the built-in one. */
+GpuCatalog request_catalog(const Catalog& catalog, const nlohmann::json& request);
+
+nlohmann::json grid_json(const Catalog& catalog, const nlohmann::json& request);
+nlohmann::json devices_json(const Catalog& catalog, const nlohmann::json& request);
+nlohmann::json fleet_json(const Catalog& catalog, const nlohmann::json& request);
+
+}  // namespace vram

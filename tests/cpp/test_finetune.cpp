@@ -1,0 +1,248 @@
+// Fine-tuning memory: SPEC section 2 reproduced, each optimizer and ZeRO
+// stage on a hand-computed case, properties, and named errors.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include "helpers.hpp"
+#include "vram/error.hpp"
+#include "vram/units.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json ft(json request) { return testing::estimate(std::move(request)); }
+
+double term_gb(const json& result, const std::string& id) {
+  for (const json& term : result.at("terms")) {
+    if (term.at("id") == id) return term.at("gb").get<double>();
+  }
+  return 0;
+}
+
+// A small dense model described by hand: 1,000,000,000 parameters stated,
+// architecture for activations only.
+const json kTiny = {{"model_type", "llama"},    {"hidden_size", 2048},
+                    {"num_hidden_layers", 16},  {"num_attention_heads", 16},
+                    {"num_key_value_heads", 4}, {"intermediate_size", 8192},
+                    {"vocab_size", 32000}};
+
+}  // namespace
+
+TEST_CASE("SPEC 2: the full fine-tune columns, exactly, under the guide's convention") {
+  struct Row {
+    const char* model;
+    double adam;
+    double with_activations;
+  };
+  for (const Row& row :
+       {Row{"guide-7b", 112, 129}, Row{"guide-13b", 208, 239}, Row{"guide-34b", 544, 626},
+        Row{"guide-70b", 1120, 1288}, Row{"guide-405b", 6480, 7452}}) {
+    INFO(row.model);
+    const json r = ft({{"model", row.model}, {"mode", "full"}, {"finetune_profile", "guide"}});
+    const double states = r.at("weights_gb").get<double>() + r.at("gradients_gb").get<double>() +
+                          r.at("optimizer_gb").get<double>();
+    CHECK(vram::round_display(states, 0) == row.adam);
+    CHECK(vram::round_display(r.at("total_gb").get<double>(), 0) == row.with_activations);
+  }
+}
+
+TEST_CASE("SPEC 2: LoRA and QLoRA within 10% of the guide from the stated model") {
+  struct Row {
+    const char* model;
+    double lora;
+    double qlora;
+  };
+  for (const Row& row :
+       {Row{"guide-7b", 21, 10}, Row{"guide-13b", 33, 14}, Row{"guide-34b", 79, 28},
+        Row{"guide-70b", 156, 51}, Row{"guide-405b", 856, 249}}) {
+    const double lora = ft({{"model", row.model}, {"mode", "lora"}, {"finetune_profile", "guide"}})
+                            .at("total_gb")
+                            .get<double>();
+    const double qlora =
+        ft({{"model", row.model}, {"mode", "qlora"}, {"finetune_profile", "guide"}})
+            .at("total_gb")
+            .get<double>();
+    MESSAGE(std::string(row.model)
+            << ": LoRA " << lora << " GB vs " << row.lora << " (" << (lora / row.lora - 1) * 100
+            << "%), QLoRA " << qlora << " GB vs " << row.qlora << " ("
+            << (qlora / row.qlora - 1) * 100 << "%)");
+    CHECK(std::fabs(lora / row.lora - 1) < 0.10);
+    CHECK(std::fabs(qlora / row.qlora - 1) < 0.10);
+  }
+}
+
+TEST_CASE("each optimizer on a hand-computed full fine-tune") {
+  const double P = 1e9;
+  json base = {{"config", kTiny}, {"params_total", P}, {"mode", "full"}};
+  auto states = [&](const char* optimizer) {
+    json r = base;
+    r["optimizer"] = optimizer;
+    const json out = ft(r);
+    return std::make_tuple(out.at("weights_gb").get<double>(), out.at("gradients_gb").get<double>(),
+                           out.at("optimizer_gb").get<double>());
+  };
+  auto [w, g, o] = states("adamw");  // 2 + 2 + (4 master + 8 moments)
+  CHECK(w == doctest::Approx(2.0 * P / 1e9));
+  CHECK(g == doctest::Approx(2.0 * P / 1e9));
+  CHECK(o == doctest::Approx(12.0 * P / 1e9));
+  CHECK(std::get<2>(states("adamw-8bit")) ==
+        doctest::Approx(6.0 * P / 1e9));                                // 4 master + 2 x 1 byte
+  CHECK(std::get<2>(states("sgd")) == doctest::Approx(8.0 * P / 1e9));  // 4 master + 4 momentum
+  // Adafactor: master + one fp32 row and column vector per matrix, far under a byte per parameter.
+  const double adafactor = std::get<2>(states("adafactor"));
+  CHECK(adafactor > 4.0 * P / 1e9);
+  CHECK(adafactor < 4.1 * P / 1e9);
+}
+
+TEST_CASE("each ZeRO stage on a hand-computed case, and optimizer offload") {
+  const double P = 1e9;
+  const double N = 4;
+  json base = {{"config", kTiny}, {"params_total", P}, {"mode", "full"}, {"gpu_count", 4}};
+  auto stage = [&](int zero, bool offload = false) {
+    json r = base;
+    r["zero"] = zero;
+    r["offload_optimizer"] = offload;
+    return ft(r);
+  };
+  auto states = [](const json& r) {
+    return r.at("weights_gb").get<double>() + r.at("gradients_gb").get<double>() +
+           r.at("optimizer_gb").get<double>();
+  };
+  // Rajbhandari et al. 2020, figure 1: (2 + 2 + K)P, (2 + 2 + K/N)P, (2 + (2 + K)/N)P, (2 + 2 +
+  // K)P/N.
+  CHECK(states(stage(0)) == doctest::Approx(16 * P / 1e9));
+  CHECK(states(stage(1)) == doctest::Approx((4 + 12 / N) * P / 1e9));
+  CHECK(states(stage(2)) == doctest::Approx((2 + 14 / N) * P / 1e9));
+  CHECK(states(stage(3)) == doctest::Approx(16 / N * P / 1e9));
+  const json offload = stage(3, true);
+  CHECK(offload.at("optimizer_gb").get<double>() == 0);
+  CHECK(offload.at("host_ram_gb").get<double>() == doctest::Approx(12 * P / 1e9));
+  // Activations are per GPU, never sharded.
+  CHECK(stage(3).at("activations_gb").get<double>() == stage(0).at("activations_gb").get<double>());
+}
+
+TEST_CASE("LoRA adapters are counted for the actual architecture") {
+  // Llama 3.1 8B, rank 16 on q, k, v, o: per layer 16 x ((4096 + 4096) + (4096 + 1024) x 2 + (4096
+  // + 4096)).
+  const json r = ft({{"model", "llama-3.1-8b"}, {"mode", "lora"}});
+  CHECK(r.at("adapter_params").get<double>() == 32 * 16.0 * (8192 + 5120 + 5120 + 8192));
+  // All linear layers add gate, up (4096 + 14336) and down (14336 + 4096).
+  const json all =
+      ft({{"model", "llama-3.1-8b"},
+          {"mode", "lora"},
+          {"lora_targets",
+           {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}}});
+  CHECK(all.at("adapter_params").get<double>() ==
+        32 * 16.0 * (8192 + 5120 + 5120 + 8192 + 3 * 18432));
+  // MoE experts when targeted: every routed expert's gate, up and down.
+  const json experts =
+      ft({{"model", "mixtral-8x7b"}, {"mode", "lora"}, {"lora_targets", {"experts"}}});
+  CHECK(experts.at("adapter_params").get<double>() == 32 * 8 * 3 * 16.0 * (4096 + 14336));
+  // 16 bytes per adapter parameter with AdamW: weights, gradients (fp32) and two moments.
+  CHECK(term_gb(r, "adapter") + r.at("gradients_gb").get<double>() +
+            r.at("optimizer_gb").get<double>() ==
+        doctest::Approx(16 * r.at("adapter_params").get<double>() / 1e9));
+}
+
+TEST_CASE("QLoRA: NF4 base with its constants, embeddings and norms in 16 bits") {
+  const json r = ft({{"model", "llama-3.1-8b"}, {"mode", "qlora"}});
+  const double embeddings = 2 * 128256.0 * 4096;  // input embedding and untied lm_head
+  const double norms = 4096.0 * (2 * 32 + 1);
+  const double linear = 8030261248.0 - embeddings - norms;
+  CHECK(term_gb(r, "weights") ==
+        doctest::Approx((linear * 4.127 / 8 + (embeddings + norms) * 2) / 1e9));
+}
+
+TEST_CASE("properties: more sequence or batch never lowers memory; QLoRA < LoRA < full") {
+  std::mt19937_64 rng(7);
+  const std::vector<std::string> models = {"guide-7b",   "llama-3.1-8b",     "qwen3-30b-a3b",
+                                           "gemma-2-9b", "deepseek-v2-lite", "jamba-v0.1",
+                                           "gpt-oss-20b"};
+  const std::vector<std::string> modes = {"full", "lora", "qlora"};
+  for (int i = 0; i < 120; ++i) {
+    const std::string model = models[rng() % models.size()];
+    const std::string mode = modes[rng() % modes.size()];
+    const std::int64_t seq = 1 + static_cast<std::int64_t>(rng() % 16384);
+    const std::int64_t micro = 1 + static_cast<std::int64_t>(rng() % 8);
+    json r = {{"model", model},
+              {"mode", mode},
+              {"seq", seq},
+              {"micro_batch", micro},
+              {"checkpointing", rng() % 2 == 0},
+              {"flash_attention", rng() % 2 == 0}};
+    INFO(r.dump());
+    const double base = ft(r).at("total_gb").get<double>();
+    json longer = r;
+    longer["seq"] = seq + 1 + static_cast<std::int64_t>(rng() % 8192);
+    CHECK(ft(longer).at("total_gb").get<double>() >= base);
+    json bigger = r;
+    bigger["micro_batch"] = micro + 1;
+    CHECK(ft(bigger).at("total_gb").get<double>() >= base);
+    json q = r, l = r, f = r;
+    q["mode"] = "qlora";
+    l["mode"] = "lora";
+    f["mode"] = "full";
+    const double qlora = ft(q).at("total_gb").get<double>();
+    const double lora = ft(l).at("total_gb").get<double>();
+    CHECK(qlora < lora);
+    CHECK(lora < ft(f).at("total_gb").get<double>());
+  }
+}
+
+TEST_CASE("ZeRO-3 over N GPUs divides the sharded terms by N") {
+  for (int n : {2, 4, 8, 64}) {
+    const json one = ft({{"model", "guide-70b"}, {"mode", "full"}, {"zero", 3}, {"gpu_count", 1}});
+    const json many = ft({{"model", "guide-70b"}, {"mode", "full"}, {"zero", 3}, {"gpu_count", n}});
+    for (const char* key : {"weights_gb", "gradients_gb", "optimizer_gb"}) {
+      CHECK(many.at(key).get<double>() == doctest::Approx(one.at(key).get<double>() / n));
+    }
+  }
+}
+
+TEST_CASE("inverse answers: the largest micro-batch and the longest sequence that fit") {
+  const json r = ft({{"model", "llama-3.1-8b"}, {"mode", "qlora"}, {"gpu", "rtx-4090"}});
+  const std::int64_t seq = r.at("inverse").at("max_seq").get<std::int64_t>();
+  const std::int64_t micro = r.at("inverse").at("max_micro_batch").get<std::int64_t>();
+  CHECK(seq > 2048);
+  CHECK(micro >= 1);
+  auto total = [](std::int64_t s, std::int64_t b) {
+    return ft({{"model", "llama-3.1-8b"}, {"mode", "qlora"}, {"seq", s}, {"micro_batch", b}})
+        .at("total_gb")
+        .get<double>();
+  };
+  CHECK(total(seq, 1) <= 24.0);
+  CHECK(total(seq + 1, 1) > 24.0);
+  CHECK(total(2048, micro) <= 24.0);
+  CHECK(total(2048, micro + 1) > 24.0);
+}
+
+TEST_CASE("fine-tuning errors name the field") {
+  auto field_of = [](const json& request) {
+    try {
+      ft(request);
+    } catch (const vram::Error& e) {
+      return e.field() + " " + e.code();
+    }
+    return std::string("no error");
+  };
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "lora"}, {"lora_rank", 0}}) ==
+        "lora_rank invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"seq", 0}}) == "seq invalid_value");
+  CHECK(field_of(
+            {{"model", "guide-7b"}, {"mode", "lora"}, {"lora_targets", {"q_proj", "attn_out"}}}) ==
+        "lora_targets invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "lora"}, {"lora_targets", json::array()}}) ==
+        "lora_targets invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "dpo"}}) == "mode invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"optimizer", "lion"}}) ==
+        "optimizer invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"zero", 4}}) == "zero invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"context", 4096}}) ==
+        "context invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"seq", 4096}}) == "seq invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"micro_batch", -2}}) ==
+        "micro_batch invalid_value");
+}
