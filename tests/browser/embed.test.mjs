@@ -177,3 +177,35 @@ test('usable at 360 px wide, and printable', async () => {
     await browser.close();
   }
 });
+
+const VENDOR = {
+  currency: 'USD',
+  gpus: [
+    { id: 'h100-sxm', name: 'H100 SXM', vendor: 'NVIDIA', vram_gb: 80, bandwidth_gbps: 3350, monthly_usd: 1590, memory_type: 'HBM3', architecture: 'Hopper', fp8: true, interconnect: { kind: 'nvlink', gbps: 900, topology: 'switched' } },
+    { id: 'a40', name: 'A40', vendor: 'NVIDIA', vram_gb: 48, bandwidth_gbps: 696, hourly_usd: 0.3, memory_type: 'GDDR6 ECC', architecture: 'Ampere', fp8: false, interconnect: { kind: 'nvlink-bridge', gbps: 112, topology: 'bridged-pairs' } },
+  ],
+};
+
+test("a vendor's catalog, inline or from a URL, drives the picker and the grid", async () => {
+  const inline = JSON.stringify(VENDOR).replace(/'/g, '&#39;');
+  const url = await hostPage('vendor', '', `<vram-calculator id="v" view="grid" catalog='${inline}'></vram-calculator>
+    <vram-calculator id="w" view="fleet" catalog="https://vendor.example/fleet.json"></vram-calculator>`);
+  const browser = await launch({ offline: true });
+  try {
+    const { page, context } = browser;
+    await context.route('https://vendor.example/fleet.json', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' }, body: JSON.stringify(VENDOR) }));
+    await page.goto(url);
+    // 7B BF16: the A40 at 0.30 $/hour x 720 hours = $216.
+    const cell = '#v tr[data-model="guide-7b"] td[data-method="bf16"] .cell-main';
+    await page.locator(cell).waitFor();
+    assert.equal(await text(page, cell), '17 GB / A40 $216');
+    assert.deepEqual(await page.locator('#v #gpu option').evaluateAll((o) => o.map((x) => x.value)), ['', 'h100-sxm', 'a40']);
+    await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('table.fleet tbody tr').length === 2);
+    assert.deepEqual(browser.requests.filter((r) => r.startsWith('http')), ['https://vendor.example/fleet.json']);
+    await screenshot(page, 'embed-vendor-catalog');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

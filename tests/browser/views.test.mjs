@@ -21,8 +21,14 @@ async function openView(t, query) {
   return browser;
 }
 
-// SPEC section 3: VRAM, card, monthly price, tight. Prices within $10: the
-// guide rounds some multi-card prices (8 x 990 x 0.90 = 7,128 shows as 7,130).
+// SPEC section 3: VRAM, card, monthly price, tight. What the test holds the
+// core to, as SPEC section 3 words it:
+// - inference and full fine-tune VRAM follow the stated formulas: exact;
+// - LoRA and QLoRA come from a stated physical model: within 10%;
+// - a single card the guide names: the same card and price (within $10, the
+//   guide rounds), and the same "tight";
+// - a multi-card set: the guide admits cheaper sets exist, and the core picks
+//   the cheapest that satisfies the rules, so no dearer than the guide's.
 const GRID = {
   'guide-7b': ['17 A5000 190', '10 L4 250', '7 A5000 190', '10 A5000 190', '21 A5000 190 tight', '129 MI300X 1590'],
   'guide-13b': ['35 A40 240', '22 L4 250 tight', '15 A5000 190', '14 A5000 190', '33 A40 240', '239 4xA100 3643'],
@@ -32,21 +38,26 @@ const GRID = {
 };
 const METHODS = ['bf16', 'fp8', 'int4', 'qlora', 'lora', 'full'];
 const CELL = /^([\d,]+) GB \/ (?:(\d+)× )?(.+?) \$([\d,]+)(, tight)?$/;
+const number = (text) => Number(text.replace(/,/g, ''));
 
 function checkCell(model, method, actual, expected) {
   const [vram, card, usd, tight] = expected.split(' ');
-  const where = `${model} ${method}: '${actual}'`;
+  const where = `${model} ${method}: '${actual}' (published ${expected})`;
   if (card === 'quote') {
-    assert.match(actual, new RegExp(`^${Number(vram).toLocaleString('en')} GB / \\d+ nodes, by quote$`), where);
+    assert.match(actual, new RegExp(`^${Number(vram).toLocaleString('en')} GB / \\d+ nodes of \\d+× .+, by quote$`), where);
     return;
   }
   const m = CELL.exec(actual);
   assert.ok(m, where);
-  const [count, name] = card.includes('x') ? card.split('x') : ['1', card];
-  assert.equal(m[1].replace(/,/g, ''), vram, where);
-  assert.equal(m[2] || '1', count, where);
-  assert.ok(m[3].includes(name.replace(/_/g, ' ')), where);
-  assert.ok(Math.abs(Number(m[4].replace(/,/g, '')) - Number(usd)) <= 10, where);
+  if (method === 'lora' || method === 'qlora') assert.ok(Math.abs(number(m[1]) / Number(vram) - 1) <= 0.1, where);
+  else assert.equal(number(m[1]), Number(vram), where);
+  if (card.includes('x')) {
+    assert.ok(number(m[4]) <= Number(usd) + 10, where);
+    return;
+  }
+  assert.equal(m[2], undefined, where);
+  assert.ok(m[3].includes(card.replace(/_/g, ' ')), where);
+  assert.ok(Math.abs(number(m[4]) - Number(usd)) <= 10, where);
   assert.equal(Boolean(m[5]), tight === 'tight', where);
 }
 
@@ -135,14 +146,15 @@ test('fleet: the published prices and ratios, and decode figures that follow the
       assert.equal(rows[name].slice(0, 6).join('|'), expected, name);
     }
     await screenshot(page, 'fleet');
-    const decode = rows['H100 SXM'][6];
-    if (decode !== '–') {
-      await page.locator('vram-calculator #weights').selectOption('bf16');
-      await page.waitForFunction((before) => {
-        const row = document.querySelector('vram-calculator').shadowRoot.querySelector('[role=tabpanel]:not([hidden]) tr[data-gpu="h100-sxm"]');
-        return row && row.querySelectorAll('td.num')[6].textContent !== before;
-      }, decode);
-    }
+    // With the model: 70B FP8 fits one H100 SXM, at most 48 tokens/s (SPEC section 5: 3.35 TB/s / 70 GB).
+    assert.deepEqual(rows['H100 SXM'].slice(6, 8), ['1×', '48']);
+    const perMillion = rows['H100 SXM'][8];
+    await page.locator('vram-calculator #weights').selectOption('bf16');
+    await page.waitForFunction((before) => {
+      const row = document.querySelector('vram-calculator').shadowRoot.querySelector('[role=tabpanel]:not([hidden]) tr[data-gpu="h100-sxm"]');
+      const cells = row && row.querySelectorAll('td.num');
+      return cells && cells[6].textContent === '2×' && cells[8].textContent !== before;
+    }, perMillion);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

@@ -44,8 +44,11 @@ export function defineVramCalculator(factory) {
 
     attributeChangedCallback(name, before, after) {
       if (!this.core || before === after) return;
+      if (name === 'catalog') {
+        this.loadCatalog();
+        return;
+      }
       if (name === 'lang') this.build();
-      else if (name === 'catalog') this.loadCatalog();
       else this.applyAttributes();
       this.render();
     }
@@ -63,11 +66,13 @@ export function defineVramCalculator(factory) {
       replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));
       try {
         this.core = await loadCore(factory);
-        this.catalog = this.core.presets();
+        this.presets = this.core.presets();
+        this.catalog = this.presets;
       } catch (error) {
         replace(this.frame, h('p', { class: 'error', role: 'alert' }, this.t('app.loadFailed', { message: error.message })));
         return;
       }
+      this.loadCatalog();
       this.applyAttributes();
       if (this.urlBound) {
         this.readUrl();
@@ -78,7 +83,6 @@ export function defineVramCalculator(factory) {
           this.render();
         });
       }
-      this.loadCatalog();
       this.build();
       this.render();
     }
@@ -116,20 +120,38 @@ export function defineVramCalculator(factory) {
       const raw = (this.getAttribute('catalog') || '').trim();
       this.vendorCatalog = undefined;
       this.catalogProblem = null;
-      if (!raw) return;
       try {
         if (raw.startsWith('{') || raw.startsWith('[')) {
           this.vendorCatalog = JSON.parse(raw);
-        } else {
+        } else if (raw) {
+          this.catalogProblem = this.t('catalog.loading');
+          if (this.views) this.render();
           const response = await fetch(new URL(raw, document.baseURI), { credentials: 'omit' });
           if (!response.ok) throw new Error(`HTTP ${response.status}`);
-          this.vendorCatalog = await response.json();
-          if (this.getAttribute('catalog').trim() !== raw) return;
+          const catalog = await response.json();
+          if ((this.getAttribute('catalog') || '').trim() !== raw) return; // replaced meanwhile
+          this.vendorCatalog = catalog;
+          this.catalogProblem = null;
         }
       } catch (error) {
         this.catalogProblem = this.t('catalog.error', { message: error.message });
       }
-      if (this.views) this.render();
+      this.useCatalog();
+    }
+
+    /**
+     * A vendor catalog replaces the GPU list (the core validates the rest):
+     * the picker offers its cards, and a card it lacks is unselected.
+     */
+    useCatalog() {
+      const list = this.vendorCatalog && Array.isArray(this.vendorCatalog.gpus) ? this.vendorCatalog.gpus : [];
+      const gpus = list.filter((g) => g && typeof g.id === 'string' && typeof g.name === 'string');
+      this.catalog = gpus.length ? { ...this.presets, gpus } : this.presets;
+      if (this.state.gpu && !this.catalog.gpus.some((g) => g.id === this.state.gpu)) this.state = { ...this.state, gpu: '' };
+      if (this.views) {
+        this.build();
+        this.render();
+      }
     }
 
     change(patch, { push }) {

@@ -307,12 +307,16 @@ export function gridRequest(state, catalog) {
   return request;
 }
 
-export function devicesRequest(state) {
-  return { model: state.model, context: state.context, usable_fraction: state.usable_fraction };
+export function devicesRequest(state, catalog) {
+  const request = { model: state.model, context: state.context, usable_fraction: state.usable_fraction };
+  if (catalog !== undefined) request.catalog = catalog;
+  return request;
 }
 
 export function fleetRequest(state, catalog) {
-  const request = { model: state.model, weights: state.weights };
+  const request = { model: state.model, weights: state.weights, context: state.context, batch: state.batch };
+  // The fleet sizes a format; without one it takes BF16.
+  if (state.weights === 'native') delete request.weights;
   if (catalog !== undefined) request.catalog = catalog;
   return request;
 }

@@ -126,6 +126,15 @@ export default {
   'term.weights': 'Weights',
   'term.kv_cache': 'KV cache',
   'term.overhead': 'Runtime overhead',
+  'term.adapter': 'LoRA adapter weights',
+  'term.gradients': 'Gradients',
+  'term.optimizer': 'Optimizer state',
+  'term.activations': 'Activations',
+  'term.logits': 'Logits and loss',
+  'term.non_torch': 'CUDA context and non-torch memory',
+  'term.cuda_graph': 'CUDA graphs',
+  'term.compute_buffer': 'Compute buffer',
+  'term.cuda_context': 'CUDA context',
 
   'fit.on': '{count}× {name} ({capacity})',
   'fit.budget': 'a budget of {capacity}',
@@ -183,10 +192,10 @@ export default {
   'grid.cell': '{vram} / {pick}',
   'grid.pick': '{name} {usd}',
   'grid.multi': '{count}× {name}',
-  'grid.byQuote': '{nodes} nodes, by quote',
+  'grid.byQuote': '{nodes} nodes of {per}× {name}, by quote',
   'grid.none': 'no card in the catalog',
   'grid.tight': ', tight',
-  'grid.excluded': '{count} cheaper-looking excluded',
+  'grid.excluded': 'Why not a cheaper option? ({count})',
   'grid.excludedItem': '{gpu} {usd}: {reason}',
 
   'devices.caption': 'Devices for the weights of {model}, {fraction}% of each device usable',
@@ -194,6 +203,7 @@ export default {
   'devices.format': '{format} ({weights})',
   'devices.layout': 'deploy: TP {tp} × {servers} server(s) = {devices}',
   'devices.kvRoom': '{room} left for KV',
+  'devices.kvShort': 'no room for the {kv} KV cache',
   'devices.presetOnly': 'The device planner takes a preset model: pick one above.',
 
   'fleet.caption': 'The rental fleet: price per GB, per bandwidth, per hour',
@@ -207,6 +217,8 @@ export default {
   'fleet.perHour': 'Per GPU-hour',
   'fleet.decode': 'Decode ≤ tok/s',
   'fleet.perMillion': '$ per million tokens',
+  'fleet.cards': 'Cards for the model',
+  'fleet.captionModel': 'The rental fleet, and {model} in {weights} on each card: price per GB, per bandwidth, per hour, per token',
   'fleet.noFp8': 'no FP8',
   'fleet.minOrder': 'min {count} cards',
   'fleet.presetOnly': 'The fleet view takes a preset model: pick one above.',
@@ -217,6 +229,7 @@ export default {
   'config.none': 'Load, drop or paste a config.json first.',
 
   'catalog.error': 'The catalog could not be read: {message}',
+  'catalog.loading': 'Loading the catalog…',
   'catalog.ignored': 'This build of the calculator does not take a catalog in the {method} view; the built-in fleet is used.',
 
   'error.field': '{field}: {message}',

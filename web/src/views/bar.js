@@ -6,7 +6,7 @@ import { formatMemory } from '../format.js';
 
 const WIDTH = 1000;
 const HEIGHT = 40;
-const COLOURS = 6;
+const COLOURS = 8;
 
 /** terms: [{ id, label, gb }]; capacityGb may be 0 (no card chosen). */
 export function stackedBar(t, terms, totalGb, capacityGb, unit) {

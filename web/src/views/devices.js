@@ -10,8 +10,8 @@ export class DevicesView extends TableView {
     super(ctx, 'devices');
   }
 
-  request(state) {
-    return isPreset(state) ? devicesRequest(state) : null;
+  request(state, catalog) {
+    return isPreset(state) ? devicesRequest(state, catalog) : null;
   }
 
   render(result, state) {
@@ -27,7 +27,9 @@ export class DevicesView extends TableView {
           h('td', { dataset: { format: c.format } },
             h('span', { class: 'count' }, formatNumber(c.min_devices)),
             h('span', { class: 'muted small' }, t('devices.layout', { tp: c.layout.tensor_parallel, servers: c.layout.servers, devices: c.layout.devices })),
-            c.kv_room_gb !== undefined ? h('span', { class: 'muted small' }, t('devices.kvRoom', { room: formatMemory(c.kv_room_gb, state.unit, 1) })) : null,
+            c.kv_fits === false
+              ? h('span', { class: 'error small' }, t('devices.kvShort', { kv: formatMemory(c.kv_cache_gb, state.unit, 1) }))
+              : h('span', { class: 'muted small' }, t('devices.kvRoom', { room: formatMemory(c.kv_room_gb, state.unit, 1) })),
           ),
         ),
       ),

@@ -16,28 +16,41 @@ export class FleetView extends TableView {
     return request;
   }
 
-  /** "HBM3e, Blackwell, min 2 cards": what the catalog says about a card. */
-  describe(id) {
+  /** "HBM3e, Blackwell, min 2 cards": what the row (or the catalog) says about a card. */
+  describe(row) {
     const { t } = this.ctx;
-    const gpu = this.ctx.catalog.gpus.find((g) => g.id === id);
-    if (!gpu) return '';
-    return [gpu.memory_type, gpu.architecture, gpu.fp8 ? null : t('fleet.noFp8'), gpu.min_order > 1 ? t('fleet.minOrder', { count: gpu.min_order }) : null]
+    const gpu = { ...this.ctx.catalog.gpus.find((g) => g.id === row.id), ...row };
+    return [gpu.memory_type, gpu.architecture, gpu.fp8 === false ? t('fleet.noFp8') : null, gpu.min_order > 1 ? t('fleet.minOrder', { count: gpu.min_order }) : null]
       .filter(Boolean).join(', ');
   }
 
-  render(result, state) {
+  /** How many of this card the model needs: "1×", "2×", "5 nodes of 8× B200, by quote". */
+  cards({ fit, unfit_reason: reason }) {
     const { t } = this.ctx;
+    if (!fit) return reason || '–';
+    if (fit.by_quote) return t('grid.byQuote', { nodes: fit.nodes, per: Math.round(fit.count / fit.nodes), name: fit.name });
+    return t('grid.multi', { count: fit.count, name: '' }).trim();
+  }
+
+  render(result, state) {
+    const { t, catalog } = this.ctx;
     const n = (value, decimals) => (value === undefined || value === null ? '–' : formatNumber(value, decimals));
+    const withModel = result.some((row) => row.fit !== undefined);
     const rows = result.map((row) =>
       h('tr', { dataset: { gpu: row.id } },
         h('th', { scope: 'row' }, row.name),
-        h('td', {}, this.describe(row.id)),
-        [formatMemory(row.vram_gb, state.unit), formatBandwidth(row.bandwidth_gbps), formatUsd(row.monthly_usd),
+        h('td', {}, this.describe(row)),
+        [formatMemory(row.vram_gb, state.unit), formatBandwidth(row.bandwidth_gbps), row.monthly_usd === null ? '–' : formatUsd(row.monthly_usd),
           n(row.usd_per_gb_month, 2), n(row.gbps_per_usd_month, 2), n(row.usd_per_hour, 2),
-          n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)].map((text) => h('td', { class: 'num' }, bdi(text))),
+          ...(withModel ? [this.cards(row), n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)] : []),
+        ].map((text) => h('td', { class: 'num' }, bdi(text))),
       ),
     );
-    const head = ['gpu', 'memory', 'vram', 'bandwidth', 'monthly', 'perGb', 'perBandwidth', 'perHour', 'decode', 'perMillion'].map((k) => t(`fleet.${k}`));
-    return dataTable(t('view.fleet'), t('fleet.caption'), head, rows, { class: 'fleet' });
+    const keys = ['gpu', 'memory', 'vram', 'bandwidth', 'monthly', 'perGb', 'perBandwidth', 'perHour', ...(withModel ? ['cards', 'decode', 'perMillion'] : [])];
+    const name = (list, id) => (list.find((x) => x.id === id) || { name: id }).name;
+    const caption = withModel
+      ? t('fleet.captionModel', { model: name(catalog.models, state.model), weights: name(catalog.weight_formats, state.weights === 'native' ? 'bf16' : state.weights) })
+      : t('fleet.caption');
+    return dataTable(t('view.fleet'), caption, keys.map((k) => t(`fleet.${k}`)), rows, { class: 'fleet' });
   }
 }

@@ -23,7 +23,7 @@ export class GridView extends TableView {
   /** "8× MI300X $11,450", "H100 PCIe $1,490", or "5 nodes, by quote". */
   pickText(pick) {
     const { t } = this.ctx;
-    if (pick.by_quote) return t('grid.byQuote', { nodes: pick.nodes });
+    if (pick.by_quote) return t('grid.byQuote', { nodes: pick.nodes, per: Math.round(pick.count / pick.nodes), name: pick.name });
     const name = pick.count > 1 ? t('grid.multi', { count: pick.count, name: pick.name }) : pick.name;
     return t('grid.pick', { name, usd: formatUsd(pick.monthly_usd) });
   }
@@ -40,7 +40,7 @@ export class GridView extends TableView {
         ? h('details', { class: 'excluded' },
             h('summary', {}, t('grid.excluded', { count: excluded.length })),
             h('ul', {}, excluded.map((x) => h('li', {}, t('grid.excludedItem', {
-              gpu: x.count > 1 ? t('grid.multi', { count: x.count, name: this.gpuName(x.gpu) }) : this.gpuName(x.gpu),
+              gpu: x.count > 1 ? t('grid.multi', { count: x.count, name: x.name || this.gpuName(x.gpu) }) : x.name || this.gpuName(x.gpu),
               usd: formatUsd(x.monthly_usd),
               reason: x.reason || x.rule,
             })))))

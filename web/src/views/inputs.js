@@ -64,7 +64,7 @@ export class InputsPanel {
     select('engine', catalog.engines.map((e) => [e.id, e.name]));
     const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
     for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
-      const list = catalog.gpus.filter((g) => (g.monthly_usd !== null && g.monthly_usd !== undefined) === rentable);
+      const list = catalog.gpus.filter((g) => (g.monthly_usd != null || g.hourly_usd != null) === rentable);
       if (list.length) gpus.append(h('optgroup', { label }, list.map((g) => h('option', { value: g.id }, t('gpu.option', { name: g.name, gb: g.vram_gb })))));
     }
     this.control('gpu', gpus);
