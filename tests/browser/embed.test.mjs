@@ -3,6 +3,7 @@
 // defining no global but the element; right to left, 360 px wide, print.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -204,6 +205,28 @@ test("a vendor's catalog, inline or from a URL, drives the picker and the grid",
     await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('table.fleet tbody tr').length === 2);
     assert.deepEqual(browser.requests.filter((r) => r.startsWith('http')), ['https://vendor.example/fleet.json']);
     await screenshot(page, 'embed-vendor-catalog');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the Content Security Policy docs/embedding.md gives is enough', async () => {
+  const csp = readFileSync(join(root, 'docs/embedding.md'), 'utf8').match(/Content-Security-Policy: (.+)/)[1];
+  const browser = await launch({ offline: true });
+  try {
+    const { page, context } = browser;
+    const files = {
+      '/': ['text/html', '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><vram-calculator></vram-calculator><script src="/vram-calculator.js"></script></body></html>'],
+      '/vram-calculator.js': ['text/javascript', readFileSync(join(root, 'dist/vram-calculator.js'))],
+    };
+    await context.route('https://csp.example/**', (route) => {
+      const [type, body] = files[new URL(route.request().url()).pathname];
+      route.fulfill({ status: 200, contentType: type, headers: { 'content-security-policy': csp }, body });
+    });
+    await page.goto('https://csp.example/');
+    await page.locator('vram-calculator .total-value').waitFor();
+    assert.equal(await text(page, 'vram-calculator .total-value'), '75 GB');
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();
