@@ -72,6 +72,10 @@ test('lookup grid: the published VRAM and cheapest cards, and it follows the con
         checkCell(model, method, actual, cells[i]);
       }
     }
+    // Why not the A100 for 70B FP8: it has no FP8 (SPEC section 1).
+    const why = page.locator(`${PANEL} tr[data-model="guide-70b"] td[data-method="fp8"] details.excluded`);
+    await why.locator('summary').click();
+    assert.match(await why.locator('ul').textContent(), /A100 SXM \$990: .*FP8/);
     await screenshot(page, 'grid');
     const fp8 = `${PANEL} tr[data-model="guide-70b"] td[data-method="fp8"] .cell-main`;
     await page.locator('vram-calculator #context').fill('32768');

@@ -55,7 +55,6 @@ export default {
   'input.gpu_count': 'Number of GPUs',
   'input.usable_fraction': 'Usable fraction of each device',
   'input.unit': 'Units',
-  'input.catalog': 'Catalog',
 
   'model.custom': 'Custom shape…',
   'model.config': 'Imported config.json',
@@ -159,7 +158,7 @@ export default {
   'decode.title': 'Decode speed ceilings',
   'decode.guide': "Guide's ceiling (bandwidth / active weights)",
   'decode.stream': 'One stream (weights and its KV cache)',
-  'decode.batch': 'All {batch} sequences together',
+  'decode.batch': 'Whole batch of {batch}',
   'decode.bandwidth': 'Memory bandwidth',
   'decode.tps': '≤ {value} tokens/s',
   'decode.gbps': '{value} GB/s over {gpus} GPU(s)',
@@ -204,6 +203,7 @@ export default {
   'devices.layout': 'deploy: TP {tp} × {servers} server(s) = {devices}',
   'devices.kvRoom': '{room} left for KV',
   'devices.kvShort': 'no room for the {kv} KV cache',
+  'devices.placeholders': 'The KV room rests on placeholder values the vendor has not published: {fields}. The device counts (weights alone) do not.',
   'devices.presetOnly': 'The device planner takes a preset model: pick one above.',
 
   'fleet.caption': 'The rental fleet: price per GB, per bandwidth, per hour',
@@ -221,7 +221,6 @@ export default {
   'fleet.captionModel': 'The rental fleet, and {model} in {weights} on each card: price per GB, per bandwidth, per hour, per token',
   'fleet.noFp8': 'no FP8',
   'fleet.minOrder': 'min {count} cards',
-  'fleet.presetOnly': 'The fleet view takes a preset model: pick one above.',
 
   'config.pasted': 'The pasted config.json',
   'config.dropped': 'The dropped text',

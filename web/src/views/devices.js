@@ -34,6 +34,10 @@ export class DevicesView extends TableView {
         ),
       ),
     );
-    return dataTable(t('view.devices'), t('devices.caption', { model, fraction: formatNumber(state.usable_fraction * 100) }), head, rows, { class: 'devices' });
+    const table = dataTable(t('view.devices'), t('devices.caption', { model, fraction: formatNumber(state.usable_fraction * 100) }), head, rows, { class: 'devices' });
+    const placeholders = result.placeholders || [];
+    return placeholders.length
+      ? h('div', {}, h('p', { class: 'notice' }, t('devices.placeholders', { fields: placeholders.join(', ') })), table)
+      : table;
   }
 }

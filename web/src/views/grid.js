@@ -28,24 +28,29 @@ export class GridView extends TableView {
     return t('grid.pick', { name, usd: formatUsd(pick.monthly_usd) });
   }
 
+  /** Why each cheaper-looking card or set was ruled out. */
+  reasons(excluded) {
+    const { t } = this.ctx;
+    return h('ul', {}, excluded.map((x) => {
+      const name = x.name || this.gpuName(x.gpu);
+      const gpu = x.count > 1 ? t('grid.multi', { count: x.count, name }) : name;
+      return h('li', {}, t('grid.excludedItem', { gpu, usd: formatUsd(x.monthly_usd), reason: x.reason || x.rule }));
+    }));
+  }
+
   cell(cell, unit) {
     const { t } = this.ctx;
     const text = cell.pick
       ? t('grid.cell', { vram: formatMemory(cell.vram_gb, unit), pick: this.pickText(cell.pick) }) + (cell.pick.tight ? t('grid.tight') : '')
       : t('grid.cell', { vram: formatMemory(cell.vram_gb, unit), pick: t('grid.none') });
     const excluded = cell.excluded || [];
-    return h('td', { dataset: { method: cell.method } },
-      h('bdi', { class: 'cell-main' }, text),
-      excluded.length
-        ? h('details', { class: 'excluded' },
-            h('summary', {}, t('grid.excluded', { count: excluded.length })),
-            h('ul', {}, excluded.map((x) => h('li', {}, t('grid.excludedItem', {
-              gpu: x.count > 1 ? t('grid.multi', { count: x.count, name: x.name || this.gpuName(x.gpu) }) : x.name || this.gpuName(x.gpu),
-              usd: formatUsd(x.monthly_usd),
-              reason: x.reason || x.rule,
-            })))))
-        : null,
-    );
+    let why = null;
+    if (excluded.length) {
+      // Built when opened: thirty cells of up to fourteen reasons each.
+      why = h('details', { class: 'excluded' }, h('summary', {}, t('grid.excluded', { count: excluded.length })));
+      why.addEventListener('toggle', () => why.append(this.reasons(excluded)), { once: true });
+    }
+    return h('td', { dataset: { method: cell.method } }, h('bdi', { class: 'cell-main' }, text), why);
   }
 
   render(result, state) {
