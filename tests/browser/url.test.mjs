@@ -69,6 +69,34 @@ test('Back and Forward move through committed changes, not keystrokes', async ()
   }
 });
 
+test('going back restores the exact state of that entry, including what its link leaves out', async () => {
+  const browser = await openPage('?model=guide-7b');
+  try {
+    const { page } = browser;
+    await page.locator('vram-calculator #mode').selectOption('lora');
+    await page.waitForFunction(() => location.search.includes('mode=lora'));
+    await page.locator('vram-calculator #seq').fill('4096');
+    await page.locator('vram-calculator #seq').press('Tab');
+    await page.waitForFunction(() => location.search.includes('seq=4096'));
+    await page.goBack();
+    await page.waitForFunction(() => !location.search.includes('seq=4096'));
+    assert.equal(await value(page, 'seq'), '2048');
+    await page.goForward();
+    await page.waitForFunction(() => location.search.includes('seq=4096'));
+    // Back to the inference entry, whose link has no seq: seq is the default
+    // again, not the 4,096 of a later entry.
+    await page.goBack();
+    await page.goBack();
+    await page.waitForFunction(() => !location.search.includes('mode=lora'));
+    assert.equal(await value(page, 'mode'), 'inference');
+    await page.locator('vram-calculator #mode').selectOption('lora');
+    assert.equal(await value(page, 'seq'), '2048');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('a named preset applies, and the URL can override it', async () => {
   const browser = await openPage('?preset=70b-fp8-32k');
   try {

@@ -74,6 +74,8 @@ export function defineVramCalculator(factory) {
       }
       this.loadCatalog();
       this.applyAttributes();
+      // What a link leaves out means the default, not what was there before.
+      this.baseState = this.state;
       if (this.urlBound) {
         this.readUrl();
         window.addEventListener('popstate', () => {
@@ -106,7 +108,7 @@ export function defineVramCalculator(factory) {
     }
 
     readUrl() {
-      const { state, problems } = parseQuery(window.location.search, this.catalog, this.state);
+      const { state, problems } = parseQuery(window.location.search, this.catalog, this.baseState);
       this.state = state;
       this.problems.push(...problems);
       this.committed = window.location.search;
