@@ -18,7 +18,69 @@ std::string pad(const std::string& text, std::size_t width, bool right) {
   return right ? fill + text : text + fill;
 }
 
+namespace {
+
+void render_terms(std::ostringstream& out, const json& r) {
+  out << pad("Term", 34) << pad("GB", 10, true) << "   Formula\n";
+  for (const json& term : r.at("terms")) {
+    out << pad(term.at("label").get<std::string>(), 34)
+        << pad(fixed(term.at("gb").get<double>(), 2), 10, true) << "   "
+        << term.at("formula").get<std::string>() << "\n";
+  }
+  const double total = r.at("total_gb").get<double>();
+  out << pad("Total", 34) << pad(fixed(total, 2), 10, true) << "   = " << fixed(total, 0)
+      << " GB\n";
+}
+
+void render_notes(std::ostringstream& out, const json& r) {
+  const json& assumptions = r.at("assumptions");
+  if (!assumptions.empty()) {
+    out << "\nAssumptions\n";
+    for (const json& a : assumptions) out << "  - " << a.at("text").get<std::string>() << "\n";
+  }
+  const json& warnings = r.at("warnings");
+  if (!warnings.empty()) {
+    out << "\nWarnings\n";
+    for (const json& w : warnings) out << "  ! " << w.get<std::string>() << "\n";
+  }
+  for (const json& note : r.at("model").at("notes")) {
+    out << "\nNote: " << note.get<std::string>() << "\n";
+  }
+}
+
+std::string render_finetune(const json& r) {
+  std::ostringstream out;
+  const json& model = r.at("model");
+  out << "Model    " << model.at("name").get<std::string>() << "  ["
+      << model.at("id").get<std::string>() << "]\n";
+  out << "         " << grouped(r.at("params_total").get<double>()) << " parameters, "
+      << grouped(r.at("trainable_params").get<double>()) << " trainable\n";
+  out << "Setup    " << r.at("mode").get<std::string>() << " fine-tune ("
+      << r.at("finetune_profile").get<std::string>() << " profile) | seq "
+      << grouped(r.at("seq").get<double>()) << " | micro-batch " << r.at("micro_batch").get<int>()
+      << " | " << r.at("optimizer").get<std::string>() << " | ZeRO " << r.at("zero").get<int>()
+      << " over " << r.at("gpu_count").get<int>() << " GPU(s)\n\n";
+  render_terms(out, r);
+  if (r.at("host_ram_gb").get<double>() > 0) {
+    out << "Host RAM for the offloaded optimizer: " << fixed(r.at("host_ram_gb").get<double>(), 2)
+        << " GB\n";
+  }
+  if (r.contains("fit")) {
+    const json& f = r.at("fit");
+    out << "\nCapacity " << fixed(f.at("capacity_gb").get<double>(), 2)
+        << " GB: " << (f.at("fits").get<bool>() ? "fits" : "does not fit") << ", spare "
+        << fixed(f.at("spare_gb").get<double>(), 2) << " GB\n";
+    out << "Fits at most: sequence " << grouped(r.at("inverse").at("max_seq").get<double>())
+        << ", micro-batch " << grouped(r.at("inverse").at("max_micro_batch").get<double>()) << "\n";
+  }
+  render_notes(out, r);
+  return out.str();
+}
+
+}  // namespace
+
 std::string render_estimate(const json& r) {
+  if (r.contains("mode")) return render_finetune(r);
   std::ostringstream out;
   const json& model = r.at("model");
   out << "Model    " << model.at("name").get<std::string>() << "  ["
@@ -33,15 +95,7 @@ std::string render_estimate(const json& r) {
       << r.at("kv").get<std::string>() << " | context " << grouped(r.at("context").get<double>())
       << " | batch " << grouped(r.at("batch").get<double>()) << "\n\n";
 
-  out << pad("Term", 18) << pad("GB", 10, true) << "   Formula\n";
-  for (const json& term : r.at("terms")) {
-    out << pad(term.at("label").get<std::string>(), 18)
-        << pad(fixed(term.at("gb").get<double>(), 2), 10, true) << "   "
-        << term.at("formula").get<std::string>() << "\n";
-  }
-  const double total = r.at("total_gb").get<double>();
-  out << pad("Total", 18) << pad(fixed(total, 2), 10, true) << "   = " << fixed(total, 0)
-      << " GB\n\n";
+  render_terms(out, r);
   const double per_token = r.at("kv_bytes_per_token").get<double>();
   out << "KV cache per token: " << grouped(per_token) << " bytes (" << fixed(per_token / 1e6, 2)
       << " MB)\n";
@@ -88,17 +142,7 @@ std::string render_estimate(const json& r) {
         << "\n";
   }
 
-  const json& assumptions = r.at("assumptions");
-  if (!assumptions.empty()) {
-    out << "\nAssumptions\n";
-    for (const json& a : assumptions) out << "  - " << a.at("text").get<std::string>() << "\n";
-  }
-  const json& warnings = r.at("warnings");
-  if (!warnings.empty()) {
-    out << "\nWarnings\n";
-    for (const json& w : warnings) out << "  ! " << w.get<std::string>() << "\n";
-  }
-  for (const json& note : model.at("notes")) out << "\nNote: " << note.get<std::string>() << "\n";
+  render_notes(out, r);
   return out.str();
 }
 

@@ -9,6 +9,8 @@ set(table "")
 foreach(input IN LISTS INPUTS)
   get_filename_component(name ${input} NAME_WE)
   file(READ ${input} text)
+  # Indentation out: JSON strings hold no raw newlines, so this is safe.
+  string(REGEX REPLACE "\n[ \t]*" "" text "${text}")
   string(FIND "${text}" ")${delimiter}\"" clash)
   if(NOT clash EQUAL -1)
     message(FATAL_ERROR "${input} contains the raw-string delimiter")

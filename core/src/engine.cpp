@@ -40,6 +40,18 @@ const EngineProfile& find_engine(const std::vector<EngineProfile>& engines, cons
   throw Error("unknown_engine", field, "unknown engine '" + id + "' (known: " + known + ")");
 }
 
+json storage_json(const WeightsSize& weights) {
+  json parts = json::array();
+  for (const WeightPart& part : weights.parts) {
+    parts.push_back({{"component", part.component},
+                     {"params", part.params},
+                     {"format", part.format->id},
+                     {"bits_per_weight", part.format->bits_per_weight},
+                     {"gb", bytes_to_gb(part.bytes)}});
+  }
+  return parts;
+}
+
 WeightsSize setup_weights(const InferenceSetup& setup, const ParamTotals& params,
                           const FormatCatalog& formats) {
   return setup.weights == nullptr ? weights_native(*setup.model, params, formats)
@@ -72,8 +84,9 @@ json merge_options(const EngineProfile& engine, const json& options) {
     } else {
       const double value = jr::as_number(*it, field);
       jr::require_positive(value, field, it.key().find("gib") != std::string::npos);
-      static const char* const kWhole[] = {"block_size", "max_num_batched_tokens", "max_num_seqs",
-                                           "tensor_parallel_size", "n_ubatch"};
+      static const char* const kWhole[] = {
+          "block_size",           "max_num_batched_tokens", "max_num_seqs",
+          "tensor_parallel_size", "pipeline_parallel_size", "n_ubatch"};
       const bool whole = std::any_of(std::begin(kWhole), std::end(kWhole),
                                      [&](const char* key) { return it.key() == key; });
       if (whole && std::floor(value) != value) {
@@ -133,16 +146,8 @@ std::string kv_formula(const ModelSpec& model, const KvFormat& kv, const KvCache
 
 Term weights_term(const WeightsSize& weights, const ParamTotals& params, int shards, bool explain) {
   if (!explain) return {"weights", "Weights", weights.bytes / shards, {}, {}};
-  json storage = json::array();
-  for (const WeightPart& part : weights.parts) {
-    storage.push_back({{"component", part.component},
-                       {"params", part.params},
-                       {"format", part.format->id},
-                       {"bits_per_weight", part.format->bits_per_weight},
-                       {"gb", bytes_to_gb(part.bytes)}});
-  }
   return {"weights", "Weights", weights.bytes / shards, weights_formula(weights, shards),
-          json{{"params", params.total}, {"storage", storage}, {"gpus", shards}}};
+          json{{"params", params.total}, {"storage", storage_json(weights)}, {"gpus", shards}}};
 }
 
 Term kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cache,
@@ -172,17 +177,31 @@ ModelSpec shard(const ModelSpec& model, int tp) {
   return local;
 }
 
-/** Widest feed-forward work per token of any layer (MoE: the chosen experts). */
-double ffn_width(const ModelSpec& m) {
+/**
+ * Bytes per token alive at the widest point of vLLM's profiling forward
+ * pass, on one GPU of a tensor-parallel group: the MLP's gate/up output and
+ * activated product (3 x FFN width / TP), the residual and hidden state
+ * (2 x hidden) and the q/k/v projections; in MoE layers, the fused-MoE
+ * caches of the k chosen experts (3 x expert width / TP each) and their k
+ * hidden-wide outputs before they are summed. 2 bytes per element.
+ */
+double vllm_forward_bytes_per_token(const ModelSpec& m, int tp) {
+  const double t = tp;
+  const double h = d(m.hidden_size);
+  const double qkv = d((m.num_heads + 2 * m.num_kv_heads) * m.head_dim) / t;
   double widest = 0;
   for (const LayerSpec& layer : m.layers) {
-    const double width = layer.mlp == LayerMlp::kDense
-                             ? d(m.intermediate_size)
-                             : d(m.moe.experts_per_token * m.moe.expert_intermediate +
-                                 m.moe.shared_experts * m.moe.shared_intermediate);
-    widest = std::max(widest, width);
+    double elements = 2.0 * h + qkv;
+    if (layer.mlp == LayerMlp::kDense) {
+      elements += 3.0 * d(m.intermediate_size) / t;
+    } else {
+      const double k = d(m.moe.experts_per_token);
+      elements += k * (3.0 * d(m.moe.expert_intermediate) / t + h) +
+                  3.0 * d(m.moe.shared_experts * m.moe.shared_intermediate) / t;
+    }
+    widest = std::max(widest, elements);
   }
-  return widest;
+  return widest * 2.0;
 }
 
 /**
@@ -217,33 +236,51 @@ void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, d
 void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const GpuCatalog& gpus,
                bool explain, InferencePlan& plan) {
   const ModelSpec& m = *setup.model;
-  const int tp = plan.tensor_parallel;
-  const ModelSpec local = shard(m, tp);
+  const int pp = static_cast<int>(o.at("pipeline_parallel_size").get<double>());
+  if (pp > m.num_layers()) {
+    throw Error("invalid_value", "engine_options.pipeline_parallel_size",
+                "pipeline_parallel_size exceeds the model's layers");
+  }
+  // The first pipeline stage holds the most layers: ceil(layers / pp).
+  const int shards = plan.tensor_parallel * pp;  // GPUs that split the weights
+  ModelSpec local = shard(m, plan.tensor_parallel);
+  local.layers.resize(static_cast<std::size_t>((m.num_layers() + pp - 1) / pp));
   const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, setup.batch);
-  plan.terms.push_back(weights_term(plan.weights, plan.params, tp, explain));
+  plan.terms.push_back(weights_term(plan.weights, plan.params, shards, explain));
   plan.terms.push_back(kv_term(local, *setup.kv, cache, setup, explain));
 
-  const double non_torch =
-      tp > 1 ? o.at("non_torch_gib_multi_gpu").get<double>() : o.at("non_torch_gib").get<double>();
+  // NCCL and vLLM's custom all-reduce keep buffers per peer over NVLink;
+  // over PCIe the custom all-reduce is off and little is added.
+  const bool nvlink = gpu == nullptr || gpu->interconnect.switched();
+  double non_torch = o.at("non_torch_gib").get<double>();
+  if (shards > 1) {
+    non_torch += nvlink ? o.at("nccl_gib_per_peer").get<double>() * (shards - 1)
+                        : o.at("pcie_multi_gpu_gib").get<double>();
+  }
   plan.terms.push_back(gib_term(
       "non_torch", "CUDA context and non-torch memory", non_torch,
-      tp > 1 ? "CUDA context, NCCL and all-reduce buffers" : "CUDA context and library workspaces",
+      shards > 1 ? (nvlink ? "CUDA context, NCCL and custom all-reduce buffers per NVLink peer"
+                           : "CUDA context and NCCL over PCIe")
+                 : "CUDA context and library workspaces",
       explain));
 
   const double tokens = o.at("max_num_batched_tokens").get<double>();
   const double seqs = o.at("max_num_seqs").get<double>();
-  const double t = tp;
-  const double qkv = d((m.num_heads + 2 * m.num_kv_heads) * m.head_dim);
-  const double per_token = (3.0 * ffn_width(m) / t + 2.0 * d(m.hidden_size) + qkv / t) * 2.0;
+  const double per_token = vllm_forward_bytes_per_token(m, plan.tensor_parallel);
+  const double forward = tokens * per_token;
   const double sampler = seqs * d(m.vocab_size) * 4.0 * 2.0;
-  const double activations = tokens * per_token + sampler;
+  // The forward pass frees its activations before the sampler runs.
+  const double activations = std::max(forward, sampler);
   Term act{"activations", "Activation peak (profiling pass)", activations, {}, {}};
   if (explain) {
-    act.formula = text::grouped(tokens) + " tokens x " + text::grouped(per_token) +
-                  " bytes + sampler " + text::grouped(seqs) + " seqs x " +
-                  text::grouped(d(m.vocab_size)) + " vocab x 8 bytes = " + text::gb(activations);
-    act.inputs = {
-        {"max_num_batched_tokens", tokens}, {"bytes_per_token", per_token}, {"max_num_seqs", seqs}};
+    act.formula = "max(forward " + text::grouped(tokens) + " tokens x " + text::grouped(per_token) +
+                  " bytes, sampler " + text::grouped(seqs) + " seqs x " +
+                  text::grouped(d(m.vocab_size)) + " vocab x 8 bytes) = " + text::gb(activations);
+    act.inputs = {{"max_num_batched_tokens", tokens},
+                  {"bytes_per_token", per_token},
+                  {"max_num_seqs", seqs},
+                  {"forward_gb", bytes_to_gb(forward)},
+                  {"sampler_gb", bytes_to_gb(sampler)}};
   }
   plan.terms.push_back(std::move(act));
   const bool eager = o.at("enforce_eager").get<bool>();
@@ -256,7 +293,7 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
   b.kv_bytes_per_token = paged_bytes_per_token(local, *setup.kv);
   budget_card(b, gpu, gpus, o.at("gpu_memory_utilization").get<double>());
   if (!b.present) return;
-  b.kv_budget_bytes = b.reserved_bytes - plan.weights.bytes / t - non_torch * kBytesPerGiB -
+  b.kv_budget_bytes = b.reserved_bytes - plan.weights.bytes / shards - non_torch * kBytesPerGiB -
                       activations - graphs * kBytesPerGiB;
   const double block = o.at("block_size").get<double>();
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {

@@ -48,18 +48,6 @@ json kv_groups_json(const KvCacheSize& cache) {
   return groups;
 }
 
-json storage_json(const WeightsSize& weights) {
-  json parts = json::array();
-  for (const WeightPart& part : weights.parts) {
-    parts.push_back({{"component", part.component},
-                     {"params", part.params},
-                     {"format", part.format->id},
-                     {"bits_per_weight", part.format->bits_per_weight},
-                     {"gb", bytes_to_gb(part.bytes)}});
-  }
-  return parts;
-}
-
 /** Which engine profile and options a request selects. */
 struct EngineChoice {
   const EngineProfile* profile = nullptr;
@@ -176,6 +164,9 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
   s.model = &model;
   s.method = parse_method(jr::get_string(req, "mode", ""));
   s.profile = jr::opt_string(req, "finetune_profile", "").value_or("physical");
+  s.precision = jr::opt_string(req, "precision", "").value_or("mixed");
+  s.loss = jr::opt_string(req, "loss", "").value_or("standard");
+  s.upcast_unquantized = jr::opt_bool(req, "upcast_unquantized", "").value_or(true);
   const auto seq = jr::opt_int(req, "seq", "").value_or(2048);
   const auto micro = jr::opt_int(req, "micro_batch", "").value_or(1);
   if (seq < 1 || seq > 10'000'000)
@@ -205,6 +196,7 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
   if (auto gb = jr::opt_number(req, "overhead_gb", "")) {
     jr::require_positive(*gb, "overhead_gb", true);
     s.overhead_bytes = gb_to_bytes(*gb);
+    s.overhead_set = true;
   }
   if (jr::find(req, "overhead_pct") != nullptr || jr::find(req, "engine") != nullptr) {
     throw Error("invalid_value", jr::find(req, "engine") ? "engine" : "overhead_pct",
@@ -244,6 +236,8 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
               {"seq", s.seq},
               {"micro_batch", s.micro_batch},
               {"optimizer", to_string(s.optimizer)},
+              {"precision", s.precision},
+              {"loss", s.loss},
               {"zero", s.zero},
               {"gpu_count", s.gpus},
               {"weights_gb", bytes_to_gb(plan.weights_bytes + plan.adapter_bytes)},
@@ -325,7 +319,11 @@ json estimate_json(const Catalog& catalog, const json& req) {
                                      "checkpointing",
                                      "flash_attention",
                                      "zero",
-                                     "offload_optimizer"});
+                                     "offload_optimizer",
+                                     "precision",
+                                     "loss",
+                                     "upcast_unquantized",
+                                     "catalog"});
   const std::string mode = jr::opt_string(req, "mode", "").value_or("inference");
   if (mode != "inference") {
     for (const char* key : {"kv", "context", "batch", "engine_options"}) {
@@ -337,9 +335,9 @@ json estimate_json(const Catalog& catalog, const json& req) {
     }
     return finetune_json(catalog, req, request::model(catalog, req));
   }
-  for (const char* key :
-       {"finetune_profile", "seq", "micro_batch", "optimizer", "lora_rank", "lora_targets",
-        "checkpointing", "flash_attention", "zero", "offload_optimizer"}) {
+  for (const char* key : {"finetune_profile", "seq", "micro_batch", "optimizer", "lora_rank",
+                          "lora_targets", "checkpointing", "flash_attention", "zero",
+                          "offload_optimizer", "precision", "loss", "upcast_unquantized"}) {
     if (jr::find(req, key) != nullptr) {
       throw Error("invalid_value", key,
                   std::string(key) + " applies to fine-tuning: set mode to full, lora or qlora");

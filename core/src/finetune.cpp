@@ -218,6 +218,13 @@ double optimizer_bytes_per_param(Optimizer optimizer, const ModelSpec& model, do
   return 8.0;
 }
 
+double logit_bytes(const std::string& loss) {
+  if (loss == "chunked")
+    return 2.0 + (kLogitBytes - 2.0) / 8.0;  // bf16 logits kept, fp32 per chunk
+  if (loss == "fused") return 0.0;
+  return kLogitBytes;
+}
+
 ActivationSize activation_size(const FinetuneSetup& s) {
   const ModelSpec& m = *s.model;
   const bool frozen = s.method != FinetuneMethod::kFull;
@@ -234,7 +241,7 @@ ActivationSize activation_size(const FinetuneSetup& s) {
   // Each checkpointed layer keeps its input: the residual stream, 2 bytes wide.
   a.checkpoint_bytes = s.checkpointing ? d(m.num_layers()) * tokens * d(m.hidden_size) * 2.0 : 0.0;
   // bf16 logits, their fp32 upcast, fp32 log-probabilities and fp32 gradient.
-  a.logits_bytes = tokens * d(m.vocab_size) * kLogitBytes;
+  a.logits_bytes = tokens * d(m.vocab_size) * logit_bytes(s.loss);
   a.total_bytes =
       (s.checkpointing ? a.checkpoint_bytes + a.per_layer_bytes : all_saved + widest_transient) +
       a.logits_bytes;
@@ -255,6 +262,12 @@ void validate_setup(const FinetuneSetup& s) {
   }
   if (s.zero < 0 || s.zero > 3) throw Error("invalid_value", "zero", "zero must be 0, 1, 2 or 3");
   if (s.gpus < 1) throw Error("invalid_value", "gpu_count", "gpu_count must be at least 1");
+  if (s.loss != "standard" && s.loss != "chunked" && s.loss != "fused") {
+    throw Error("invalid_value", "loss", "loss must be 'standard', 'chunked' or 'fused'");
+  }
+  if (s.precision != "mixed" && s.precision != "bf16") {
+    throw Error("invalid_value", "precision", "precision must be 'mixed' or 'bf16'");
+  }
   if (s.profile != "physical" && s.profile != "guide") {
     throw Error("invalid_value", "finetune_profile",
                 "finetune_profile must be 'physical' or 'guide'");
@@ -305,27 +318,35 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   }
 
   // QLoRA (physical): bitsandbytes quantizes only the linear layers; the
-  // embeddings, lm_head, norms and router stay 16-bit.
+  // embeddings, lm_head, norms and router stay 16-bit, or 32-bit after
+  // PEFT's prepare_model_for_kbit_training.
   double base_bytes = P * weight_bpp;
   std::string base_formula =
       P_text + " x " + text::fixed(weight_bpp, 3) + " bytes (" + weight_desc + ")";
   if (s.method == FinetuneMethod::kQlora && !guide && !plan.params.total_declared) {
     const ParamCount& c = plan.params.computed;
     const double kept = c.embedding + c.lm_head + c.norms + c.router + c.extras;
-    base_bytes = (P - kept) * weight_bpp + kept * 2.0;
+    const double kept_bpp = s.upcast_unquantized ? 4.0 : 2.0;
+    base_bytes = (P - kept) * weight_bpp + kept * kept_bpp;
     base_formula = text::grouped(P - kept) + " linear params x " + text::fixed(weight_bpp, 4) +
                    " bytes (" + weight_desc + ") + " + text::grouped(kept) +
-                   " embedding/norm params x 2 bytes";
+                   " embedding/norm params x " + text::fixed(kept_bpp, 0) + " bytes" +
+                   (s.upcast_unquantized ? " (upcast to FP32)" : "");
   }
 
   const double T = plan.trainable_params;
-  const double moments = optimizer_bytes_per_param(s.optimizer, m, T);
+  const bool pure = s.precision == "bf16";
+  // Pure BF16 keeps moments in 16 bits: half of the FP32 figures (8-bit stays 8-bit).
+  double moments = optimizer_bytes_per_param(s.optimizer, m, T);
+  if (pure && s.optimizer != Optimizer::kAdamW8bit) moments /= 2.0;
   // Full fine-tune: BF16 weights and gradients, FP32 master copy + moments.
   // LoRA: FP32 adapter weights and gradients, moments; no master copy.
-  const double grad_bpp = full ? 2.0 : 4.0;
-  const double master_bpp = full ? 4.0 : 0.0;
+  // Pure BF16: everything 2 bytes, no master copy.
+  const double adapter_bpp = pure ? 2.0 : 4.0;
+  const double grad_bpp = full ? 2.0 : adapter_bpp;
+  const double master_bpp = full && !pure ? 4.0 : 0.0;
   double weights_gpu = full ? 2.0 * P : base_bytes;
-  double adapter_gpu = full ? 0.0 : 4.0 * T;
+  double adapter_gpu = full ? 0.0 : adapter_bpp * T;
   double grads = grad_bpp * T;
   double optimizer = (master_bpp + moments) * T;
   const double optimizer_total = optimizer;
@@ -405,18 +426,23 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
          {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}}));
     plan.terms.push_back(make_term("logits", "Logits and loss", a.logits_bytes, explain,
                                    tokens + " x " + text::grouped(d(m.vocab_size)) + " vocab x " +
-                                       text::fixed(kLogitBytes, 0) + " bytes"));
-    plan.overhead_bytes = s.overhead_bytes;
-    plan.terms.push_back(make_term("overhead", "Runtime overhead", s.overhead_bytes, explain,
-                                   "flat, per process (CUDA context, allocator)"));
+                                       text::fixed(logit_bytes(s.loss), 2) + " bytes (" + s.loss +
+                                       " loss)"));
+    plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : (guide ? 2e9 : 1e9);
+    plan.terms.push_back(
+        make_term("overhead", "Runtime overhead", plan.overhead_bytes, explain,
+                  s.overhead_set ? std::string("flat, per process (as set)")
+                  : guide        ? std::string("flat 2 GB per process (the guide's convention)")
+                                 : std::string("CUDA context and library handles, about 1 GB")));
   }
   for (const Term& term : plan.terms) plan.total_bytes += term.bytes;
 
   if (explain) {
     auto& a = plan.assumptions;
     a.push_back(std::string("Method ") + to_string(s.method) + ", profile " + s.profile +
-                ", optimizer " + to_string(s.optimizer) + ", sequence " + std::to_string(s.seq) +
-                ", micro-batch " + std::to_string(s.micro_batch) + ", gradient checkpointing " +
+                ", precision " + s.precision + ", optimizer " + to_string(s.optimizer) +
+                ", sequence " + std::to_string(s.seq) + ", micro-batch " +
+                std::to_string(s.micro_batch) + ", gradient checkpointing " +
                 (s.checkpointing ? "on" : "off") + ", flash attention " +
                 (s.flash_attention ? "on" : "off") + ".");
     if (!full) {

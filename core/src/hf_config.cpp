@@ -29,6 +29,8 @@ enum class Family {
   kFalcon,
   kCohere,
   kJamba,
+  kGptNeox,
+  kBamba,
   kCustom,
   kUnknown,
 };
@@ -66,6 +68,8 @@ constexpr FamilyInfo kFamilies[] = {
     {"cohere", Family::kCohere, true},
     {"cohere2", Family::kCohere, true},
     {"jamba", Family::kJamba, false},
+    {"gpt_neox", Family::kGptNeox, false},
+    {"bamba", Family::kBamba, false},
     {"custom", Family::kCustom, false},
 };
 
@@ -542,6 +546,49 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
             m.layers[static_cast<std::size_t>(i)].attention = LayerAttention::kSliding;
           }
         }
+      }
+      break;
+    }
+    case Family::kGptNeox: {
+      // GPT-NeoX / Pythia: fused qkv and dense with biases, a 4h GELU MLP
+      // with biases, LayerNorms with biases (Black et al. 2022).
+      m.intermediate_size = intermediate.value_or(4 * m.hidden_size);
+      m.gated_mlp = false;
+      m.qkv_bias = m.o_bias = m.mlp_bias = true;
+      m.norm_bias = true;
+      break;
+    }
+    case Family::kBamba: {
+      // Bamba (IBM): Mamba-2 mixers with attention at attn_layer_indices,
+      // a dense SwiGLU MLP in every layer.
+      m.intermediate_size = require_intermediate();
+      const std::int64_t expand = jr::opt_int(*cfg, "mamba_expand", prefix).value_or(2);
+      m.ssm.version = 2;
+      m.ssm.d_inner = expand * m.hidden_size;
+      m.ssm.n_heads = positive(jr::get_int(*cfg, "mamba_n_heads", prefix),
+                               jr::field_path(prefix, "mamba_n_heads"));
+      m.ssm.n_groups = jr::opt_int(*cfg, "mamba_n_groups", prefix).value_or(1);
+      m.ssm.d_state = jr::opt_int(*cfg, "mamba_d_state", prefix).value_or(128);
+      m.ssm.d_conv = jr::opt_int(*cfg, "mamba_d_conv", prefix).value_or(4);
+      m.ssm.conv_bias = jr::opt_bool(*cfg, "mamba_conv_bias", prefix).value_or(true);
+      m.ssm.proj_bias = jr::opt_bool(*cfg, "mamba_proj_bias", prefix).value_or(false);
+      if (auto head = jr::opt_int(*cfg, "mamba_d_head", prefix);
+          head && *head * m.ssm.n_heads != m.ssm.d_inner) {
+        const std::string field = jr::field_path(prefix, "mamba_d_head");
+        throw Error("invalid_value", field,
+                    field + " x mamba_n_heads must equal mamba_expand x hidden_size");
+      }
+      for (LayerSpec& layer : m.layers) layer.attention = LayerAttention::kState;
+      const json* indices = jr::find(*cfg, "attn_layer_indices");
+      const std::string field = jr::field_path(prefix, "attn_layer_indices");
+      if (indices == nullptr) throw Error("missing_field", field, field + " is required");
+      if (!indices->is_array())
+        throw Error("wrong_type", field, field + " must be a list of layer indices");
+      for (const json& index : *indices) {
+        const std::int64_t i = jr::as_int(index, field);
+        if (i < 0 || i >= layers)
+          throw Error("invalid_value", field, field + " has a layer index out of range");
+        m.layers[static_cast<std::size_t>(i)].attention = LayerAttention::kGlobal;
       }
       break;
     }

@@ -35,8 +35,7 @@ KvCacheSize kv_cache(const ModelSpec& m, const KvFormat& format, std::int64_t co
                         : kind == LayerAttention::kState ? 0
                                                          : context;
     if (kind == LayerAttention::kState) {
-      group.state_bytes = static_cast<double>(m.ssm.d_inner * (m.ssm.d_conv + m.ssm.d_state)) *
-                          kStateBytesPerElement;
+      group.state_bytes = static_cast<double>(m.ssm.state_elements()) * kStateBytesPerElement;
     }
     const double per_sequence =
         group.bytes_per_token * static_cast<double>(group.tokens_held) + group.state_bytes;

@@ -53,9 +53,29 @@ double ffn_params(const ModelSpec& m, std::int64_t width, bool bias) {
   return count;
 }
 
+/** Mamba-2 mixer (Dao and Gu 2024; Bamba's HF implementation). */
+double mamba2_params(const ModelSpec& m) {
+  const SsmSpec& s = m.ssm;
+  const double h = d(m.hidden_size);
+  const double inner = d(s.d_inner);
+  const double conv = d(s.conv_dim());
+  const double heads = d(s.n_heads);
+  // in_proj -> gate z, x, B, C and dt per head
+  double count = h * (2.0 * inner + 2.0 * d(s.n_groups * s.d_state) + heads);
+  if (s.proj_bias) count += 2.0 * inner + 2.0 * d(s.n_groups * s.d_state) + heads;
+  count += conv * d(s.d_conv);  // depthwise conv1d over x, B and C
+  if (s.conv_bias) count += conv;
+  count += 3.0 * heads;  // dt_bias, A_log, D
+  count += inner;        // gated RMSNorm
+  count += inner * h;    // out_proj
+  if (s.proj_bias) count += h;
+  return count;
+}
+
 /** Mamba mixer (Gu and Dao 2023; Jamba's HF implementation). */
 double ssm_params(const ModelSpec& m) {
   const SsmSpec& s = m.ssm;
+  if (s.version == 2) return mamba2_params(m);
   const double h = d(m.hidden_size);
   const double inner = d(s.d_inner);
   double count = h * 2.0 * inner;  // in_proj (x and gate)

@@ -147,13 +147,36 @@ TEST_CASE("LoRA adapters are counted for the actual architecture") {
         doctest::Approx(16 * r.at("adapter_params").get<double>() / 1e9));
 }
 
-TEST_CASE("QLoRA: NF4 base with its constants, embeddings and norms in 16 bits") {
-  const json r = ft({{"model", "llama-3.1-8b"}, {"mode", "qlora"}});
+TEST_CASE("QLoRA: NF4 base with its constants; embeddings and norms 16-bit or upcast") {
+  const json plain =
+      ft({{"model", "llama-3.1-8b"}, {"mode", "qlora"}, {"upcast_unquantized", false}});
+  const json upcast = ft({{"model", "llama-3.1-8b"}, {"mode", "qlora"}});
   const double embeddings = 2 * 128256.0 * 4096;  // input embedding and untied lm_head
   const double norms = 4096.0 * (2 * 32 + 1);
   const double linear = 8030261248.0 - embeddings - norms;
-  CHECK(term_gb(r, "weights") ==
+  CHECK(term_gb(plain, "weights") ==
         doctest::Approx((linear * 4.127 / 8 + (embeddings + norms) * 2) / 1e9));
+  // PEFT's prepare_model_for_kbit_training: what bitsandbytes leaves alone goes to FP32.
+  CHECK(term_gb(upcast, "weights") ==
+        doctest::Approx((linear * 4.127 / 8 + (embeddings + norms) * 4) / 1e9));
+}
+
+TEST_CASE("the loss: full fp32 logits, chunked, or fused") {
+  auto logits = [](const char* loss) {
+    return term_gb(ft({{"model", "llama-3.1-8b"}, {"mode", "lora"}, {"loss", loss}}), "logits");
+  };
+  const double tokens_vocab = 2048.0 * 128256;
+  CHECK(logits("standard") == doctest::Approx(tokens_vocab * 14 / 1e9));
+  CHECK(logits("chunked") == doctest::Approx(tokens_vocab * 3.5 / 1e9));
+  CHECK(logits("fused") == 0);
+}
+
+TEST_CASE("pure BF16 training keeps no master copy and 16-bit moments") {
+  const json r =
+      ft({{"config", kTiny}, {"params_total", 1e9}, {"mode", "full"}, {"precision", "bf16"}});
+  CHECK(r.at("optimizer_gb").get<double>() == doctest::Approx(4.0));  // 2 + 2 bytes of moments
+  CHECK(r.at("weights_gb").get<double>() + r.at("gradients_gb").get<double>() ==
+        doctest::Approx(4.0));
 }
 
 TEST_CASE("properties: more sequence or batch never lowers memory; QLoRA < LoRA < full") {
@@ -245,4 +268,8 @@ TEST_CASE("fine-tuning errors name the field") {
   CHECK(field_of({{"model", "guide-7b"}, {"seq", 4096}}) == "seq invalid_value");
   CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"micro_batch", -2}}) ==
         "micro_batch invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"loss", "magic"}}) ==
+        "loss invalid_value");
+  CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"precision", "fp4"}}) ==
+        "precision invalid_value");
 }

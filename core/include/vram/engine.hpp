@@ -90,6 +90,9 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
                              const nlohmann::json& options, const Gpu* gpu, const GpuCatalog& gpus,
                              const FormatCatalog& formats, bool explain = true);
 
+/** How weights are stored, part by part: [{component, params, format, bits_per_weight, gb}]. */
+nlohmann::json storage_json(const WeightsSize& weights);
+
 /** The weights of `setup`: uniform format, or the checkpoint's own. */
 WeightsSize setup_weights(const InferenceSetup& setup, const ParamTotals& params,
                           const FormatCatalog& formats);

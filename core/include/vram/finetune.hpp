@@ -31,6 +31,18 @@ struct FinetuneSetup {
   std::int64_t seq = 2048;
   std::int64_t micro_batch = 1;
   Optimizer optimizer = Optimizer::kAdamW;
+  /** "mixed": BF16 weights, FP32 master copy and moments (and FP32 LoRA
+   * adapters); "bf16": pure BF16 training, no master copy, BF16 moments
+   * (torchtune's and PEFT's pure-bf16 recipes). */
+  std::string precision = "mixed";
+  /** The loss: "standard" materialises full logits and upcasts them to fp32
+   * (Hugging Face), "chunked" computes them in 8 chunks (torchtune's
+   * CEWithChunkedOutputLoss), "fused" never materialises them (Liger, Cut
+   * Cross-Entropy). */
+  std::string loss = "standard";
+  /** QLoRA: PEFT's prepare_model_for_kbit_training casts the parameters it
+   * does not quantize (embeddings, lm_head, norms) to fp32. */
+  bool upcast_unquantized = true;
   std::int64_t lora_rank = 16;
   std::vector<std::string> lora_targets = {"q_proj", "k_proj", "v_proj", "o_proj"};
   bool checkpointing = true;
@@ -38,7 +50,11 @@ struct FinetuneSetup {
   int gpus = 1;  ///< data-parallel GPUs the ZeRO stage shards over
   int zero = 0;  ///< ZeRO stage 0..3
   bool offload_optimizer = false;
-  double overhead_bytes = 2e9;  ///< runtime: CUDA context, allocator, framework
+  /** Runtime: the CUDA context and library handles. 0 means "the profile's
+   * default": 1 GB physical (CUDA 12 lazy loading keeps the context near
+   * 0.5-1 GB), 2 GB under the guide's convention. */
+  double overhead_bytes = 0;
+  bool overhead_set = false;
   /** For LoRA: the frozen base's format (default bf16). QLoRA uses nf4. */
   const WeightFormat* base_format = nullptr;
 };
@@ -46,6 +62,9 @@ struct FinetuneSetup {
 /** Bytes per logit during the loss: bf16 output, fp32 upcast, fp32 log-probabilities, fp32
  * gradient. */
 inline constexpr double kLogitBytes = 2.0 + 4.0 + 4.0 + 4.0;
+
+/** Bytes per logit for a loss kind: standard 14, chunked 2 + 12/8, fused 0. */
+double logit_bytes(const std::string& loss);
 
 /** The activation memory of one micro-batch, by part. */
 struct ActivationSize {

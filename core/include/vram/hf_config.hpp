@@ -20,7 +20,7 @@ struct ImportedModel {
  * llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2,
  * gemma3 (text_config nested under the multimodal config), deepseek_v2,
  * deepseek_v3, kimi_k2, glm4_moe, gpt_oss, phi3, falcon, cohere, cohere2 and
- * jamba; model_type "custom" for a shape typed by hand. Any other model_type
+ * jamba, bamba, gpt_neox; model_type "custom" for a shape typed by hand. Any other model_type
  * is estimated from the standard fields, with a warning.
  *
  * Also detects storage that differs from torch_dtype (FP8 checkpoints,

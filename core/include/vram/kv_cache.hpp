@@ -43,7 +43,8 @@ double kv_bytes_per_token(const ModelSpec& model, LayerAttention attention, cons
 /**
  * The KV cache for `context` tokens per sequence and `batch` sequences.
  * Global and MLA layers hold the whole context, sliding layers at most their
- * window, state layers a fixed d_inner x (d_conv + d_state) state.
+ * window, state layers a fixed conv window and SSM state per sequence
+ * (SsmSpec::state_elements, 16 bits each).
  */
 KvCacheSize kv_cache(const ModelSpec& model, const KvFormat& format, std::int64_t context,
                      std::int64_t batch);

@@ -44,15 +44,25 @@ struct MlaSpec {
   std::int64_t v_head_dim = 0;
 };
 
-/** Mamba (selective state space) mixer layers, as in Jamba. */
+/** Mamba (selective state space) mixer layers: Mamba-1 (Jamba) or Mamba-2 (Bamba). */
 struct SsmSpec {
+  int version = 1;
   std::int64_t d_inner = 0;  ///< expand x hidden
   std::int64_t d_state = 0;
   std::int64_t d_conv = 0;
-  std::int64_t dt_rank = 0;
+  std::int64_t dt_rank = 0;   ///< Mamba-1
+  std::int64_t n_heads = 0;   ///< Mamba-2: heads of head_dim each (n_heads x head_dim = d_inner)
+  std::int64_t n_groups = 1;  ///< Mamba-2: groups sharing B and C
   bool conv_bias = true;
   bool proj_bias = false;
   bool inner_norms = false;  ///< Jamba's dt/B/C layer norms
+
+  /** Channels the causal convolution runs over (Mamba-2 adds B and C). */
+  std::int64_t conv_dim() const {
+    return version == 2 ? d_inner + 2 * n_groups * d_state : d_inner;
+  }
+  /** Elements one layer keeps per sequence: conv window and SSM state. */
+  std::int64_t state_elements() const { return conv_dim() * d_conv + d_inner * d_state; }
 };
 
 /** Parameters outside the language model proper (vision tower, MTP). */

@@ -1,0 +1,93 @@
+// The validation set (tests/validation/cases/*.json): measured GPU memory
+// from public logs and papers, each with the calculator request that
+// reproduces its setting and where the prediction lives in the answer.
+// Shared by `npm run validate` (tools/validate.mjs) and the node tests.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const GB = 1e9;
+const GiB = 2 ** 30;
+const MiB = 2 ** 20;
+
+/** The request of a case: its config file (with overrides) filled in. */
+export function caseRequest(root, c) {
+  const request = structuredClone(c.request);
+  if (c.config_file) {
+    const config = JSON.parse(readFileSync(join(root, c.config_file), 'utf8'));
+    request.config = { ...config, ...(c.config_overrides ?? {}) };
+  }
+  return request;
+}
+
+/** The value a predict expression picks from an answer, in bytes when it is memory. */
+function pick(result, predict) {
+  if (predict.startsWith('term:')) {
+    const term = result.terms.find((t) => t.id === predict.slice(5));
+    if (!term) throw new Error(`no term ${predict}`);
+    return { value: term.gb * GB, memory: true };
+  }
+  const value = predict.split('.').reduce((node, key) => (node == null ? undefined : node[key]), result);
+  if (typeof value !== 'number') throw new Error(`no number at ${predict}`);
+  if (predict.endsWith('_gb')) return { value: value * GB, memory: true };
+  if (predict.endsWith('_gib')) return { value: value * GiB, memory: true };
+  return { value, memory: false };
+}
+
+const UNITS = { GB, GiB, MiB };
+
+/** Predicted value in the measurement's unit. */
+export function predicted(result, m) {
+  const { value, memory } = pick(result, m.predict);
+  if (memory) {
+    if (!UNITS[m.unit]) throw new Error(`memory predicted for a measurement in ${m.unit}`);
+    return value / UNITS[m.unit];
+  }
+  return value;
+}
+
+export function loadCases(root) {
+  const dir = join(root, 'tests/validation/cases');
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => ({ file: join(dir, name), ...JSON.parse(readFileSync(join(dir, name), 'utf8')) }));
+}
+
+/** Every measurement of every case against the calculator: rows for the report. */
+export function evaluate(root, call) {
+  const rows = [];
+  for (const c of loadCases(root)) {
+    const result = call('estimate', caseRequest(root, c));
+    for (const m of c.measurements) {
+      const p = predicted(result, m);
+      rows.push({
+        id: c.id,
+        category: c.category,
+        features: c.features,
+        quantity: m.quantity,
+        unit: m.unit,
+        measured: m.value,
+        predicted: p,
+        error: ((p - m.value) / m.value) * 100,
+        tolerance: m.tolerance_pct,
+      });
+    }
+  }
+  return rows;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Median and worst absolute error per category. */
+export function summary(rows) {
+  const out = {};
+  for (const category of [...new Set(rows.map((r) => r.category))].sort()) {
+    const errors = rows.filter((r) => r.category === category).map((r) => Math.abs(r.error));
+    out[category] = { count: errors.length, median: median(errors), worst: Math.max(...errors) };
+  }
+  return out;
+}
