@@ -134,7 +134,7 @@ test('vLLM shows its options with their defaults and what it makes of the card',
 });
 
 test('fine-tuning modes show their options, and an answer or a clear message', async () => {
-  const browser = await openPage('?model=guide-7b&mode=qlora');
+  const browser = await openPage('?model=guide-7b&mode=qlora&finetune_profile=guide');
   try {
     const { page } = browser;
     assert.equal(await page.locator('vram-calculator #lora_rank').isVisible(), true);
@@ -144,7 +144,7 @@ test('fine-tuning modes show their options, and an answer or a clear message', a
     if (await page.locator(`${panel} .unavailable`).count()) {
       assert.match(await text(page, `${panel} .unavailable`), /QLoRA is not available in this build/);
     } else {
-      // SPEC section 2: 7B QLoRA about 10 GB (within 10%).
+      // SPEC section 2 under the guide's profile: 7B QLoRA about 10 GB (within 10%).
       const gb = Number((await text(page, `${panel} .total-value`)).replace(/[^\d.]/g, ''));
       assert.ok(gb >= 9 && gb <= 11, `7B QLoRA ${gb} GB`);
     }
