@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-export const pageFile = join(root, 'dist/vram-calculator.html');
+// VRAM_PAGE runs the page tests against another build of the page.
+export const pageFile = process.env.VRAM_PAGE || join(root, 'dist/vram-calculator.html');
 export const pageUrl = pathToFileURL(pageFile).href;
 export const shotsDir = join(root, 'test-results/screenshots');
 
@@ -79,4 +80,40 @@ export function calc(page, selector = 'vram-calculator') {
 export async function screenshot(page, name) {
   await mkdir(shotsDir, { recursive: true });
   await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+}
+
+/** Text of the first match inside the calculator's shadow root ('' when none). */
+export async function text(page, selector) {
+  const locator = page.locator(selector).first();
+  return (await locator.count()) ? (await locator.textContent()).trim() : '';
+}
+
+/** Waits until `selector` (inside the shadow root) reads `expected`. */
+export async function waitForText(page, selector, expected) {
+  const host = selector.split(' ')[0];
+  const inner = selector.slice(host.length + 1);
+  await page.waitForFunction(
+    ([h, s, e]) => {
+      const node = document.querySelector(h)?.shadowRoot?.querySelector(s);
+      return node && node.textContent.trim() === e;
+    },
+    [host, inner, expected],
+    { timeout: 5000 },
+  );
+}
+
+/**
+ * Opens the standalone page with `query` and waits for the first answer.
+ * Returns the launch() object; close it when done.
+ */
+export async function openPage(query = '', options = {}) {
+  const browser = await launch({ offline: true, ...options });
+  await browser.page.goto(`${pageUrl}${query}`);
+  await browser.page.locator('vram-calculator .main').waitFor();
+  return browser;
+}
+
+/** True when a view says this build of the core lacks its method. */
+export async function unavailable(page) {
+  return (await page.locator('vram-calculator [role=tabpanel]:not([hidden]) .unavailable').count()) > 0;
 }

@@ -8,6 +8,11 @@ export class CoreError extends Error {
     this.code = error.code;
     this.field = error.field;
   }
+
+  /** True when this build of the core lacks the method (an older core). */
+  get unavailable() {
+    return this.code === 'unknown_method';
+  }
 }
 
 /** Wraps the raw string binding as calls on plain objects. */
@@ -21,6 +26,9 @@ export function wrap(module) {
     call,
     estimate: (request) => call('estimate', request),
     presets: () => call('presets', {}),
+    grid: (request) => call('grid', request),
+    devices: (request) => call('devices', request),
+    fleet: (request) => call('fleet', request),
   };
 }
 

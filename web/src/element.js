@@ -2,25 +2,37 @@
 // shadow root, so a host page's CSS cannot reach in and ours cannot leak
 // out. The standalone page is this element with the `url-state` attribute,
 // which binds its inputs to the address bar.
+//
+// Attributes: view, model, preset (a named link), lang, catalog (a URL or
+// inline JSON: a vendor's own fleet and prices, passed to the core), and
+// url-state. Events: vram-change (detail { state, query }) on every change,
+// vram-result (detail: the estimate) on every new calculator answer.
 import css from './style.css';
 import { loadCore } from './core.js';
 import { h, replace } from './dom.js';
-import { direction, translator } from './i18n.js';
-import { DEFAULT_STATE, estimateRequest, parseQuery, toQuery } from './state.js';
+import { direction, problemText, translator } from './i18n.js';
+import { DEFAULT_STATE, VIEWS, UNITS, parseQuery, toQuery } from './state.js';
 import { CalculatorView } from './views/calculator.js';
+import { DevicesView } from './views/devices.js';
+import { FleetView } from './views/fleet.js';
+import { GridView } from './views/grid.js';
+import { InputsPanel } from './views/inputs.js';
+
+const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView };
 
 export function defineVramCalculator(factory) {
   if (customElements.get('vram-calculator')) return;
 
   class VramCalculator extends HTMLElement {
     static get observedAttributes() {
-      return ['view', 'model', 'lang'];
+      return ['view', 'model', 'preset', 'lang', 'catalog'];
     }
 
     constructor() {
       super();
       this.attachShadow({ mode: 'open' });
       this.state = { ...DEFAULT_STATE };
+      this.problems = [];
       this.started = false;
     }
 
@@ -30,8 +42,15 @@ export function defineVramCalculator(factory) {
       this.start();
     }
 
-    attributeChangedCallback() {
-      if (this.core) this.applyAttributes(true);
+    attributeChangedCallback(name, before, after) {
+      if (!this.core || before === after) return;
+      if (name === 'catalog') {
+        this.loadCatalog();
+        return;
+      }
+      if (name === 'lang') this.build();
+      else this.applyAttributes();
+      this.render();
     }
 
     get urlBound() {
@@ -39,24 +58,29 @@ export function defineVramCalculator(factory) {
     }
 
     async start() {
-      const lang = this.getAttribute('lang') || 'en';
-      this.t = translator(lang);
       const root = this.shadowRoot;
       root.append(h('style', {}, css));
-      this.frame = h('div', { class: 'frame', dir: direction(lang), lang }, h('p', { class: 'muted' }, this.t('app.loading')));
+      this.frame = h('div', { class: 'frame' });
       root.append(this.frame);
+      this.setLanguage();
+      replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));
       try {
         this.core = await loadCore(factory);
-        this.catalog = this.core.presets();
+        this.presets = this.core.presets();
+        this.catalog = this.presets;
       } catch (error) {
         replace(this.frame, h('p', { class: 'error', role: 'alert' }, this.t('app.loadFailed', { message: error.message })));
         return;
       }
-      this.problems = [];
-      this.applyAttributes(false);
+      this.loadCatalog();
+      this.applyAttributes();
+      // What a link leaves out means the default, not what was there before.
+      this.baseState = this.state;
       if (this.urlBound) {
         this.readUrl();
         window.addEventListener('popstate', () => {
+          clearTimeout(this.urlTimer);
+          this.problems = [];
           this.readUrl();
           this.render();
         });
@@ -65,63 +89,200 @@ export function defineVramCalculator(factory) {
       this.render();
     }
 
-    applyAttributes(rerender) {
-      const attrs = {};
-      for (const name of ['view', 'model']) {
-        if (this.hasAttribute(name)) attrs[name] = this.getAttribute(name);
+    setLanguage() {
+      const lang = this.getAttribute('lang') || 'en';
+      this.t = translator(lang);
+      this.frame.lang = lang;
+      this.frame.dir = this.getAttribute('dir') || direction(lang);
+    }
+
+    /** view, model and preset attributes, read through the URL schema. */
+    applyAttributes() {
+      const query = new URLSearchParams();
+      for (const name of ['preset', 'view', 'model']) {
+        if (this.hasAttribute(name)) query.set(name, this.getAttribute(name));
       }
-      const query = new URLSearchParams(attrs).toString();
       const { state, problems } = parseQuery(query, this.catalog, this.state);
       this.state = state;
       this.problems = problems.map((p) => ({ ...p, param: `${p.param} (attribute)` }));
-      if (rerender) this.render();
     }
 
     readUrl() {
-      const { state, problems } = parseQuery(window.location.search, this.catalog, this.state);
+      const { state, problems } = parseQuery(window.location.search, this.catalog, this.baseState);
       this.state = state;
-      this.problems = problems;
+      this.problems.push(...problems);
+      this.committed = window.location.search;
+    }
+
+    /**
+     * The catalog attribute: inline JSON, or a URL fetched once (only when
+     * given: the default page asks the network for nothing).
+     */
+    async loadCatalog() {
+      const raw = (this.getAttribute('catalog') || '').trim();
+      this.vendorCatalog = undefined;
+      this.catalogProblem = null;
+      try {
+        if (raw.startsWith('{') || raw.startsWith('[')) {
+          this.vendorCatalog = JSON.parse(raw);
+        } else if (raw) {
+          this.catalogProblem = this.t('catalog.loading');
+          if (this.views) this.render();
+          const response = await fetch(new URL(raw, document.baseURI), { credentials: 'omit' });
+          if (!response.ok) throw new Error(`HTTP ${response.status}`);
+          const catalog = await response.json();
+          if ((this.getAttribute('catalog') || '').trim() !== raw) return; // replaced meanwhile
+          this.vendorCatalog = catalog;
+          this.catalogProblem = null;
+        }
+      } catch (error) {
+        this.catalogProblem = this.t('catalog.error', { message: error.message });
+      }
+      this.useCatalog();
+    }
+
+    /**
+     * A vendor catalog replaces the GPU list (the core validates the rest):
+     * the picker offers its cards, and a card it lacks is unselected.
+     */
+    useCatalog() {
+      const list = this.vendorCatalog && Array.isArray(this.vendorCatalog.gpus) ? this.vendorCatalog.gpus : [];
+      const gpus = list.filter((g) => g && typeof g.id === 'string' && typeof g.name === 'string');
+      this.catalog = gpus.length ? { ...this.presets, gpus } : this.presets;
+      if (this.state.gpu && !this.catalog.gpus.some((g) => g.id === this.state.gpu)) this.state = { ...this.state, gpu: '' };
+      if (this.views) {
+        this.build();
+        this.render();
+      }
     }
 
     change(patch, { push }) {
       this.state = { ...this.state, ...patch };
-      if (this.urlBound) {
-        const url = `${window.location.pathname}${toQuery(this.state)}${window.location.hash}`;
-        if (push) window.history.pushState(null, '', url);
-        else window.history.replaceState(null, '', url);
-      }
+      const query = toQuery(this.state);
+      if (this.urlBound) this.writeUrl(query, push);
       this.render();
+      this.dispatchEvent(new CustomEvent('vram-change', { detail: { state: this.state, query } }));
+    }
+
+    /**
+     * Typing rewrites the current history entry; a committed change puts
+     * that entry back and pushes a new one, so Back returns to the last
+     * committed state, not a half-typed one. While typing the address is
+     * written at most every 150 ms: replaceState costs milliseconds, more
+     * than a whole recompute, and browsers throttle frequent calls.
+     */
+    writeUrl(query, push) {
+      const url = (search) => `${window.location.pathname}${search}${window.location.hash}`;
+      clearTimeout(this.urlTimer);
+      if (!push) {
+        this.urlTimer = setTimeout(() => window.history.replaceState(null, '', url(query)), 150);
+        return;
+      }
+      if (this.committed !== query) {
+        if (window.location.search !== this.committed) window.history.replaceState(null, '', url(this.committed));
+        window.history.pushState(null, '', url(query));
+      }
+      this.committed = query;
     }
 
     build() {
+      this.setLanguage();
       const t = this.t;
-      this.notices = h('div', { class: 'notices' });
-      this.view = new CalculatorView({
+      const ctx = {
         t,
+        core: this.core,
         catalog: this.catalog,
-        state: this.state,
         root: this.shadowRoot,
+        emit: (result) => this.dispatchEvent(new CustomEvent('vram-result', { detail: result })),
         change: (patch, options) => this.change(patch, options),
-      });
-      replace(this.frame, 
-        h('header', { class: 'bar' }, h('h2', { class: 'title' }, t('app.title')), h('p', { class: 'muted tagline' }, t('app.tagline'))),
+      };
+      ctx.state = this.state;
+      this.ctx = ctx;
+      this.notices = h('div', { class: 'notices' });
+      this.shownNotices = '';
+      this.inputs = new InputsPanel(ctx);
+      this.unit = h('select', { id: 'unit', onchange: () => this.change({ unit: this.unit.value }, { push: true }) },
+        UNITS.map((u) => h('option', { value: u }, t(`unit.${u}`))));
+      const tools = [h('label', { for: 'unit' }, t('input.unit')), this.unit];
+      if (this.urlBound) {
+        this.linkStatus = h('span', { class: 'muted', role: 'status' });
+        this.linkBox = h('input', { id: 'link', type: 'text', readonly: true, hidden: true, 'aria-label': t('link.box') });
+        tools.push(h('button', { type: 'button', class: 'copy', onclick: () => this.copyLink() }, t('link.copy')), this.linkStatus, this.linkBox);
+      }
+      this.views = {};
+      this.tabs = {};
+      this.panels = {};
+      for (const name of VIEWS) {
+        this.views[name] = new VIEW_CLASSES[name](ctx);
+        this.tabs[name] = h('button', {
+          type: 'button', role: 'tab', id: `tab-${name}`, 'aria-controls': `panel-${name}`,
+          onclick: () => this.selectView(name, false),
+        }, t(`view.${name}`));
+        this.panels[name] = h('div', { role: 'tabpanel', id: `panel-${name}`, 'aria-labelledby': `tab-${name}`, tabindex: 0 }, this.views[name].element);
+      }
+      const tablist = h('div', { role: 'tablist', class: 'tabs', 'aria-label': t('view.label') }, Object.values(this.tabs));
+      tablist.addEventListener('keydown', (event) => this.tabKey(event));
+      replace(this.frame,
+        h('header', { class: 'head' },
+          h('div', {}, h('h2', { class: 'title' }, t('app.title')), h('p', { class: 'muted tagline' }, t('app.tagline'))),
+          h('div', { class: 'tools' }, tools)),
         this.notices,
-        h('main', {}, this.view.element),
+        h('div', { class: 'layout' }, this.inputs.element, h('main', { class: 'main' }, tablist, Object.values(this.panels))),
       );
     }
 
-    render() {
-      replace(this.notices);
-      for (const problem of this.problems) {
-        this.notices.append(h('p', { class: 'notice', role: 'status' }, this.t('error.url', problem)));
-      }
+    /** Arrow keys move between tabs (mirrored right to left), Home and End jump. */
+    tabKey(event) {
+      const index = VIEWS.indexOf(this.state.view);
+      const rtl = this.frame.dir === 'rtl';
+      const step = { ArrowRight: rtl ? -1 : 1, ArrowLeft: rtl ? 1 : -1, Home: -index, End: VIEWS.length - 1 - index }[event.key];
+      if (step === undefined) return;
+      event.preventDefault();
+      this.selectView(VIEWS[(index + step + VIEWS.length) % VIEWS.length], true);
+    }
+
+    selectView(name, focus) {
+      if (name !== this.state.view) this.change({ view: name }, { push: true });
+      if (focus) this.tabs[name].focus();
+    }
+
+    async copyLink() {
+      const { t } = this;
+      const href = window.location.href;
       try {
-        const result = this.core.estimate(estimateRequest(this.state));
-        this.view.update(this.state, result);
-        this.dispatchEvent(new CustomEvent('vram-result', { detail: result }));
-      } catch (error) {
-        this.view.showError(error);
+        await navigator.clipboard.writeText(href);
+        this.linkBox.hidden = true;
+        this.linkStatus.textContent = t('link.copied');
+      } catch {
+        // No clipboard (file://, permissions): select the link for Ctrl+C.
+        this.linkBox.hidden = false;
+        this.linkBox.value = href;
+        this.linkBox.focus();
+        this.linkBox.select();
+        this.linkStatus.textContent = t('link.manual');
       }
+    }
+
+    render() {
+      const t = this.t;
+      this.ctx.state = this.state;
+      const notices = [
+        ...this.problems.map((p) => t('error.url', { param: p.param, problem: problemText(t, p.error) })),
+        this.catalogProblem,
+      ].filter(Boolean);
+      if (notices.join('\n') !== this.shownNotices) {
+        this.shownNotices = notices.join('\n');
+        replace(this.notices, notices.map((notice) => h('p', { class: 'notice', role: 'status' }, notice)));
+      }
+      this.unit.value = this.state.unit;
+      this.inputs.sync(this.state);
+      for (const name of VIEWS) {
+        const active = name === this.state.view;
+        this.tabs[name].setAttribute('aria-selected', String(active));
+        this.tabs[name].tabIndex = active ? 0 : -1;
+        this.panels[name].hidden = !active;
+      }
+      this.views[this.state.view].update(this.state, this.vendorCatalog);
     }
   }
 

@@ -27,4 +27,9 @@ export function translator(lang) {
   };
 }
 
+/** A problem { code, ...values } from state.js or config.js, in words. */
+export function problemText(t, error) {
+  return t(`problem.${error.code}`, error);
+}
+
 export const languages = Object.keys(catalogs);

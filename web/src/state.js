@@ -1,10 +1,31 @@
 // The calculator's inputs as a plain object, and their round trip through a
 // URL query. Parsing validates every parameter against a schema: unknown or
 // malformed ones are reported and ignored, and nothing read from the URL is
-// ever executed or inserted as markup.
+// ever executed or inserted as markup. Parameter names are the core's
+// request keys where one exists, so a link reads like the CLI.
+import { readConfigText } from './config.js';
 
 export const VIEWS = ['calculator', 'grid', 'devices', 'fleet'];
 export const UNITS = ['GB', 'GiB'];
+export const MODES = ['inference', 'full', 'lora', 'qlora'];
+export const OPTIMIZERS = ['adamw', 'adamw-8bit', 'sgd', 'adafactor'];
+export const PROFILES = ['physical', 'guide'];
+export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj', 'experts'];
+/** The custom shape's fields and the config.json keys they become. */
+export const SHAPE = {
+  hidden: 'hidden_size',
+  layers: 'num_hidden_layers',
+  heads: 'num_attention_heads',
+  kv_heads: 'num_key_value_heads',
+  head_dim: 'head_dim',
+  ffn: 'intermediate_size',
+  vocab: 'vocab_size',
+};
+/** The five shapes of the guide: the lookup grid's rows (SPEC section 3). */
+export const GUIDE_MODELS = ['guide-7b', 'guide-13b', 'guide-34b', 'guide-70b', 'guide-405b'];
+/** Model choices that are not presets. */
+export const CUSTOM = 'custom';
+export const IMPORTED = 'config';
 
 export const DEFAULT_STATE = Object.freeze({
   view: 'calculator',
@@ -14,23 +35,83 @@ export const DEFAULT_STATE = Object.freeze({
   context: 8192,
   batch: 1,
   unit: 'GB',
+  mode: 'inference',
+  seq: 2048,
+  micro_batch: 1,
+  optimizer: 'adamw',
+  lora_rank: 16,
+  lora_targets: Object.freeze(['q_proj', 'k_proj', 'v_proj', 'o_proj']),
+  checkpointing: true,
+  flash_attention: false,
+  zero: 0,
+  offload_optimizer: false,
+  finetune_profile: 'physical',
+  engine: 'guide',
+  opts: Object.freeze({}),
+  gpu: 'h100-pcie',
+  gpu_count: 1,
+  // The custom shape (Llama 3.1 8B's, a sensible start to edit).
+  hidden: 4096,
+  layers: 32,
+  heads: 32,
+  kv_heads: 8,
+  head_dim: 128,
+  ffn: 14336,
+  vocab: 128256,
+  params: null,
+  config: '',
+  usable_fraction: 0.92,
 });
+
+const int = (min, max) => ({ kind: 'int', min, max });
+const enumOf = (choices) => ({ kind: 'enum', choices });
+const BOOL = { kind: 'bool' };
 
 /**
  * The schema: for each parameter, how to read it. `choices(catalog)` lists
  * the valid values of an enumerated parameter.
  */
 const SCHEMA = {
-  view: { kind: 'enum', choices: () => VIEWS },
-  model: { kind: 'enum', choices: (c) => c.models.map((m) => m.id) },
-  weights: { kind: 'enum', choices: (c) => ['native', ...c.weight_formats.map((f) => f.id)] },
-  kv: { kind: 'enum', choices: (c) => c.kv_formats.map((f) => f.id) },
-  context: { kind: 'int', min: 1, max: 100000000 },
-  batch: { kind: 'int', min: 1, max: 1000000 },
-  unit: { kind: 'enum', choices: () => UNITS },
+  view: enumOf(() => VIEWS),
+  model: enumOf((c) => [...c.models.map((m) => m.id), CUSTOM, IMPORTED]),
+  weights: enumOf((c) => ['native', ...c.weight_formats.map((f) => f.id)]),
+  kv: enumOf((c) => c.kv_formats.map((f) => f.id)),
+  context: int(1, 100000000),
+  batch: int(1, 1000000),
+  unit: enumOf(() => UNITS),
+  mode: enumOf(() => MODES),
+  seq: int(1, 10000000),
+  micro_batch: int(1, 100000),
+  optimizer: enumOf(() => OPTIMIZERS),
+  lora_rank: int(1, 65536),
+  lora_targets: { kind: 'list', choices: LORA_TARGETS },
+  checkpointing: BOOL,
+  flash_attention: BOOL,
+  zero: int(0, 3),
+  offload_optimizer: BOOL,
+  finetune_profile: enumOf(() => PROFILES),
+  engine: enumOf((c) => c.engines.map((e) => e.id)),
+  gpu: enumOf((c) => ['', ...c.gpus.map((g) => g.id)]),
+  gpu_count: int(1, 1024),
+  hidden: int(1, 1000000),
+  layers: int(1, 10000),
+  heads: int(1, 100000),
+  kv_heads: int(1, 100000),
+  head_dim: int(1, 100000),
+  ffn: int(1, 10000000),
+  vocab: int(1, 100000000),
+  params: { kind: 'number', min: 0.000001, max: 1000000, optional: true },
+  config: { kind: 'config' },
+  usable_fraction: { kind: 'number', min: 0.01, max: 1 },
 };
 
+/** Parameters every link carries; the rest only when they matter. */
+const ALWAYS = ['view', 'model', 'weights', 'kv', 'context', 'batch', 'unit', 'mode', 'engine', 'gpu', 'gpu_count'];
+const FINETUNE = ['seq', 'micro_batch', 'optimizer', 'lora_rank', 'lora_targets', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
+const OPTION_PREFIX = 'opt.';
+
 const MAX_PARAM_LENGTH = 200;
+const MAX_CONFIG_LENGTH = 100000;
 
 /** Shown in problem reports: printable, short, never markup (it lands in textContent). */
 function quote(value) {
@@ -38,60 +119,209 @@ function quote(value) {
   return clean.length > 40 ? `${clean.slice(0, 40)}…` : clean;
 }
 
+const BOOLEANS = { true: true, false: false, 1: true, 0: false };
+
+function readNumber(spec, raw) {
+  if (!/^\d+(\.\d+)?$/.test(raw)) return { error: { code: 'notNumber', value: quote(raw) } };
+  const value = Number(raw);
+  if (value < spec.min || value > spec.max) return { error: { code: 'range', min: spec.min, max: spec.max } };
+  return { value };
+}
+
 function readValue(spec, raw, catalog) {
-  if (raw.length > MAX_PARAM_LENGTH) return { error: 'is too long' };
-  if (spec.kind === 'enum') {
-    const choices = spec.choices(catalog);
-    return choices.includes(raw) ? { value: raw } : { error: `'${quote(raw)}' is not one of the choices` };
+  if (spec.kind === 'config') {
+    if (raw.length > MAX_CONFIG_LENGTH) return { error: { code: 'tooLong' } };
+    const { value, error } = readConfigText(raw);
+    return error ? { error } : { value: JSON.stringify(value) };
   }
-  if (spec.kind === 'int') {
-    if (!/^\d+$/.test(raw)) return { error: `'${quote(raw)}' is not a whole number` };
-    const value = Number(raw);
-    if (value < spec.min || value > spec.max) {
-      return { error: `must be between ${spec.min} and ${spec.max}` };
+  if (raw.length > MAX_PARAM_LENGTH) return { error: { code: 'tooLong' } };
+  switch (spec.kind) {
+    case 'enum':
+      return spec.choices(catalog).includes(raw) ? { value: raw } : { error: { code: 'notChoice', value: quote(raw) } };
+    case 'int': {
+      if (!/^\d+$/.test(raw)) return { error: { code: 'notWhole', value: quote(raw) } };
+      return readNumber(spec, raw);
     }
-    return { value };
+    case 'number':
+      return spec.optional && raw === '' ? { value: null } : readNumber(spec, raw);
+    case 'bool':
+      return raw in BOOLEANS ? { value: BOOLEANS[raw] } : { error: { code: 'notBool', value: quote(raw) } };
+    case 'list': {
+      const items = raw === '' ? [] : raw.split(',');
+      const bad = items.find((item) => !spec.choices.includes(item));
+      if (bad !== undefined) return { error: { code: 'notChoice', value: quote(bad) } };
+      if (!items.length) return { error: { code: 'empty' } };
+      return { value: [...new Set(items)] };
+    }
+    default:
+      return { error: { code: 'unknown' } };
   }
-  return { error: 'is not understood' };
+}
+
+/** Validates one input's raw text as the URL would be: { value } or { error }. */
+export function readParam(name, raw, catalog) {
+  return readValue(SCHEMA[name], String(raw), catalog);
+}
+
+/** The engine profile of a catalog by id (undefined when absent). */
+export function engineById(catalog, id) {
+  return catalog.engines.find((e) => e.id === id);
+}
+
+/** Reads an engine option against the type of its default. */
+export function readOption(engine, key, raw) {
+  if (!engine || !Object.prototype.hasOwnProperty.call(engine.defaults, key)) {
+    return { error: { code: 'notOption', engine: engine ? engine.name : '' } };
+  }
+  if (typeof engine.defaults[key] === 'boolean') return readValue(BOOL, raw);
+  return readValue({ kind: 'number', min: 0, max: 1e9 }, raw);
 }
 
 /**
  * Reads a query string. Returns { state, problems } where problems is a list
- * of { param, message } for every parameter that was ignored.
+ * of { param, error: { code, ...values } } for every parameter that was
+ * ignored; the page words each code from its message catalog (problem.*). `preset=ID`
+ * applies a named preset (catalog.links) first; the other parameters then
+ * override it.
  */
 export function parseQuery(search, catalog, base = DEFAULT_STATE) {
-  const state = { ...base };
+  let state = { ...base };
   const problems = [];
   const params = new URLSearchParams(search);
+  const preset = params.get('preset');
+  if (preset !== null) {
+    const link = (catalog.links || []).find((l) => l.id === preset);
+    if (link) {
+      // A preset is held to the same schema as a URL: it is data too.
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(link.state || {})) {
+        query.set(name, Array.isArray(value) ? value.join(',') : String(value));
+      }
+      const applied = parseQuery(query, catalog, state);
+      state = applied.state;
+      problems.push(...applied.problems.map((p) => ({ ...p, param: `${p.param} (preset ${preset})` })));
+    } else {
+      problems.push({ param: 'preset', error: { code: 'unknownPreset', value: quote(preset) } });
+    }
+  }
+  const options = [];
   for (const [name, raw] of params) {
+    if (name === 'preset') continue;
+    if (name.startsWith(OPTION_PREFIX)) {
+      options.push([name, raw]);
+      continue;
+    }
     const spec = Object.prototype.hasOwnProperty.call(SCHEMA, name) ? SCHEMA[name] : null;
     if (!spec) {
-      problems.push({ param: quote(name), message: 'is not a parameter this page knows' });
+      problems.push({ param: quote(name), error: { code: 'unknownParam' } });
       continue;
     }
     const { value, error } = readValue(spec, raw, catalog);
-    if (error) problems.push({ param: name, message: error });
+    if (error) problems.push({ param: name, error });
     else state[name] = value;
+  }
+  // Options belong to the engine: a different engine starts from its defaults.
+  if (state.engine !== base.engine) state.opts = {};
+  const engine = engineById(catalog, state.engine);
+  for (const [name, raw] of options) {
+    const key = name.slice(OPTION_PREFIX.length);
+    const { value, error } = readOption(engine, key, raw);
+    if (error) problems.push({ param: quote(name), error });
+    else state.opts = { ...state.opts, [key]: value };
+  }
+  if (state.model === IMPORTED && !state.config) {
+    problems.push({ param: 'model', error: { code: 'configNeeded' } });
+    state.model = base.model === IMPORTED ? DEFAULT_STATE.model : base.model;
   }
   return { state, problems };
 }
 
-/** The query string for a state: every input, in a stable order. */
+/** Which parameters a state's link carries, in a stable order. */
+function linkParams(state) {
+  const names = [...ALWAYS];
+  if (state.mode !== 'inference') names.push(...FINETUNE);
+  if (state.model === CUSTOM) names.push(...Object.keys(SHAPE), 'params');
+  if (state.model === IMPORTED) names.push('config');
+  if (state.usable_fraction !== DEFAULT_STATE.usable_fraction) names.push('usable_fraction');
+  return names;
+}
+
+/** The query string for a state: every input that matters, in a stable order. */
 export function toQuery(state) {
   const params = new URLSearchParams();
-  for (const name of Object.keys(SCHEMA)) {
-    if (state[name] !== undefined) params.set(name, String(state[name]));
+  for (const name of linkParams(state)) {
+    const value = state[name];
+    if (value === undefined || value === null) continue;
+    params.set(name, Array.isArray(value) ? value.join(',') : String(value));
   }
+  for (const [key, value] of Object.entries(state.opts || {})) params.set(`${OPTION_PREFIX}${key}`, String(value));
   return `?${params.toString()}`;
 }
 
-/** The request the core's estimate() takes for this state. */
-export function estimateRequest(state) {
-  return {
-    model: state.model,
-    weights: state.weights,
-    kv: state.kv,
-    context: state.context,
-    batch: state.batch,
-  };
+/** The model part of a request: a preset id, or a config object. */
+export function modelRequest(state) {
+  if (state.model === CUSTOM) {
+    const config = { model_type: 'custom' };
+    for (const [field, key] of Object.entries(SHAPE)) config[key] = state[field];
+    const request = { config, name: 'Custom shape' };
+    if (state.params) request.params_total = state.params * 1e9;
+    return request;
+  }
+  if (state.model === IMPORTED) return { config: JSON.parse(state.config) };
+  return { model: state.model };
+}
+
+/**
+ * The request the core's estimate() takes for this state. Fine-tuning keys
+ * go only with a fine-tuning mode, and inference keys only with inference:
+ * the core rejects the other set.
+ */
+export function estimateRequest(state, catalog) {
+  const request = { ...modelRequest(state) };
+  if (state.gpu) {
+    request.gpu = state.gpu;
+    request.gpu_count = state.gpu_count;
+  }
+  if (state.mode === 'inference') {
+    Object.assign(request, { weights: state.weights, kv: state.kv, context: state.context, batch: state.batch, engine: state.engine });
+    if (Object.keys(state.opts).length) request.engine_options = { ...state.opts };
+  } else {
+    request.mode = state.mode;
+    for (const name of FINETUNE) request[name] = state[name];
+    if (state.mode === 'full') {
+      delete request.lora_rank;
+      delete request.lora_targets;
+    }
+  }
+  if (catalog !== undefined) request.catalog = catalog;
+  return request;
+}
+
+/** The lookup grid: the guide's five shapes, plus the chosen preset. */
+export function gridRequest(state, catalog) {
+  const request = { context: state.context, batch: state.batch };
+  if (!GUIDE_MODELS.includes(state.model) && state.model !== CUSTOM && state.model !== IMPORTED) {
+    request.models = [...GUIDE_MODELS, state.model];
+  }
+  if (catalog !== undefined) request.catalog = catalog;
+  return request;
+}
+
+export function devicesRequest(state, catalog) {
+  const request = { model: state.model, context: state.context, usable_fraction: state.usable_fraction };
+  if (catalog !== undefined) request.catalog = catalog;
+  return request;
+}
+
+export function fleetRequest(state, catalog) {
+  const request = { model: state.model, weights: state.weights, context: state.context, batch: state.batch };
+  // The fleet sizes a format; without one it takes BF16.
+  if (state.weights === 'native') delete request.weights;
+  if (catalog !== undefined) request.catalog = catalog;
+  return request;
+}
+
+/** True when a model is a preset the planner-style views can take. */
+export function isPreset(state) {
+  return state.model !== CUSTOM && state.model !== IMPORTED;
 }

@@ -1,138 +1,175 @@
-// The calculator view: inputs on one side, the answer term by term on the
-// other. Inputs are built once; results re-render on every change.
-import { h, replace } from '../dom.js';
-import { formatMemory, formatNumber } from '../format.js';
+// The calculator's answer: the total, the fit against the chosen card, a
+// stacked bar, every term with its formula and inputs ("show the math"),
+// decode ceilings, the inverse answers, warnings and assumptions. Rebuilt on
+// every change; which <details> are open survives the rebuild.
+import { h } from '../dom.js';
+import { formatMemory, formatNumber, isTight } from '../format.js';
+import { estimateRequest } from '../state.js';
+import { stackedBar } from './bar.js';
+import { bdi, compute, errorBox, facts } from './common.js';
 
-function field(id, label, control) {
-  return h('div', { class: 'field' }, h('label', { for: id }, label), control);
-}
-
-function select(id, options, value) {
-  const el = h('select', { id, name: id });
-  for (const group of options) {
-    const parent = group.label ? h('optgroup', { label: group.label }) : el;
-    for (const option of group.options) {
-      parent.append(h('option', { value: option.value, selected: option.value === value }, option.label));
-    }
-    if (group.label) el.append(parent);
-  }
-  return el;
+function inputText(value) {
+  if (typeof value === 'number') return formatNumber(value, Number.isInteger(value) ? 0 : 4);
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 export class CalculatorView {
+  /** ctx: { t, core, catalog, emit(result) } */
   constructor(ctx) {
     this.ctx = ctx;
-    const { t, catalog } = ctx;
-    const groups = {};
-    for (const model of catalog.models) {
-      (groups[model.group] ||= []).push({ value: model.id, label: model.name });
-    }
-    const modelOptions = Object.entries(groups).map(([group, options]) => ({
-      label: t(`group.${group}`),
-      options,
-    }));
-    const weightOptions = [
-      {
-        options: [
-          { value: 'native', label: t('input.weights.native') },
-          ...catalog.weight_formats.map((f) => ({ value: f.id, label: f.name })),
-        ],
-      },
-    ];
-    const kvOptions = [{ options: catalog.kv_formats.map((f) => ({ value: f.id, label: f.name })) }];
-
-    this.inputs = {
-      model: select('model', modelOptions, ctx.state.model),
-      weights: select('weights', weightOptions, ctx.state.weights),
-      kv: select('kv', kvOptions, ctx.state.kv),
-      context: h('input', { id: 'context', name: 'context', type: 'number', min: 1, step: 1, inputmode: 'numeric' }),
-      batch: h('input', { id: 'batch', name: 'batch', type: 'number', min: 1, step: 1, inputmode: 'numeric' }),
-    };
-    for (const [name, input] of Object.entries(this.inputs)) {
-      const numeric = input.type === 'number';
-      input.addEventListener('input', () => this.commit(name, numeric, false));
-      input.addEventListener('change', () => this.commit(name, numeric, true));
-    }
-    this.results = h('section', { class: 'results', 'aria-live': 'polite' });
-    this.element = h(
-      'div',
-      { class: 'calculator' },
-      h(
-        'form',
-        { class: 'inputs', onsubmit: (e) => e.preventDefault() },
-        field('model', t('input.model'), this.inputs.model),
-        field('weights', t('input.weights'), this.inputs.weights),
-        field('kv', t('input.kv'), this.inputs.kv),
-        field('context', t('input.context'), this.inputs.context),
-        field('batch', t('input.batch'), this.inputs.batch),
-      ),
-      this.results,
-    );
+    this.open = new Set();
+    this.key = null;
+    this.live = h('p', { class: 'visually-hidden', 'aria-live': 'polite' });
+    this.body = h('div', { class: 'results' });
+    this.element = h('div', { class: 'view' }, this.live, this.body);
+    this.body.addEventListener('toggle', (event) => {
+      const key = event.target.dataset && event.target.dataset.key;
+      if (key) event.target.open ? this.open.add(key) : this.open.delete(key);
+    }, true);
   }
 
-  commit(name, numeric, push) {
-    const raw = this.inputs[name].value;
-    const value = numeric ? Number(raw) : raw;
-    if (numeric && (!Number.isInteger(value) || value < 1)) {
-      this.showError({ field: name, message: this.ctx.t('error.field', { field: name, message: raw }) });
+  update(state, catalog) {
+    const request = estimateRequest(state, catalog);
+    const key = JSON.stringify([request, state.unit]);
+    if (key === this.key) return;
+    this.key = key;
+    const { result, error, catalogIgnored } = compute(this.ctx.core, 'estimate', request);
+    const { t } = this.ctx;
+    if (error) {
+      // Fine-tuning arrives in a later core: say so instead of naming a field.
+      const missing = error.code === 'unknown_field' && state.mode !== 'inference';
+      this.body.replaceChildren(missing ? h('p', { class: 'notice unavailable', role: 'alert' }, t('error.unavailable', { method: t(`mode.${state.mode}`) })) : errorBox(t, error, 'calculator'));
+      this.live.textContent = '';
       return;
     }
-    this.ctx.change({ [name]: value }, { push });
+    this.body.replaceChildren(...this.render(result, state, catalogIgnored));
+    this.ctx.emit(result);
   }
 
-  /** Sets the inputs from state without firing events. */
-  sync(state) {
-    for (const [name, input] of Object.entries(this.inputs)) {
-      const value = String(state[name]);
-      if (input.value !== value && this.ctx.root.activeElement !== input) input.value = value;
-    }
+  /**
+   * A <details> whose content is built only when it is open: most stay
+   * closed, and every keystroke rebuilds the answer.
+   */
+  details(key, summary, content) {
+    const open = this.open.has(key);
+    const el = h('details', { dataset: { key }, open }, h('summary', {}, summary), open ? content() : null);
+    if (!open) el.addEventListener('toggle', () => el.open && el.childElementCount === 1 && el.append(content()), { once: true });
+    return el;
   }
 
-  showError(error) {
-    const { t } = this.ctx;
-    replace(this.results, 
-      h('p', { class: 'error', role: 'alert' }, t('error.field', { field: error.field || '', message: error.message })),
-    );
+  termLabel(term) {
+    const key = `term.${term.id}`;
+    const text = this.ctx.t(key);
+    return text === key ? term.label : text;
   }
 
-  update(state, result) {
-    this.sync(state);
-    const { t } = this.ctx;
+  render(result, state, catalogIgnored) {
+    const { t, catalog } = this.ctx;
     const unit = state.unit;
-    const params =
-      result.params_active < result.params_total
-        ? t('result.paramsActive', { total: formatNumber(result.params_total), active: formatNumber(result.params_active) })
-        : t('result.params', { total: formatNumber(result.params_total) });
-    const rows = result.terms.map((term) =>
-      h(
-        'tr',
-        { dataset: { term: term.id } },
-        h('th', { scope: 'row' }, t(`term.${term.id}`)),
-        h('td', { class: 'num' }, formatMemory(term.gb, unit, 1)),
-        h('td', { class: 'formula' }, term.formula),
+    const mem = (gb, decimals = 1) => formatMemory(gb, unit, decimals);
+    const training = state.mode !== 'inference';
+    const total = mem(result.total_gb, 0);
+    const fit = result.fit;
+    const cards = result.gpu_count || 1;
+    const tight = fit && fit.fits && isTight(fit.spare_gb, cards);
+    const terms = result.terms.map((term) => ({ ...term, label: this.termLabel(term) }));
+    const out = [];
+
+    if (catalogIgnored) out.push(h('p', { class: 'notice' }, t('catalog.ignored', { method: t('view.calculator') })));
+    out.push(h('div', { class: 'total' },
+      h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
+      h('output', { class: 'total-value' }, bdi(total))));
+    const params = result.params_active < result.params_total
+      ? t('result.paramsActive', { total: formatNumber(result.params_total), active: formatNumber(result.params_active) })
+      : t('result.params', { total: formatNumber(result.params_total) });
+    out.push(h('p', { class: 'muted' }, result.model && result.model.name ? `${result.model.name}: ${params}` : params));
+    if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: formatNumber(result.adapter_params) })));
+
+    let fitText = '';
+    if (fit) {
+      const where = result.gpu ? t('fit.on', { count: cards, name: result.gpu.name, capacity: mem(fit.capacity_gb, 0) }) : t('fit.budget', { capacity: mem(fit.capacity_gb, 0) });
+      fitText = fit.fits
+        ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: mem(fit.spare_gb) })
+        : t('fit.short', { where, over: mem(-fit.spare_gb) });
+      out.push(h('p', { class: `fit ${fit.fits ? (tight ? 'is-tight' : 'is-fit') : 'is-over'}`, dataset: { fits: String(fit.fits), tight: String(Boolean(tight)) } },
+        h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: fit.basis }))));
+    }
+    this.live.textContent = fitText ? `${total}. ${fitText}` : total;
+    out.push(stackedBar(t, terms, result.total_gb, fit ? fit.capacity_gb : 0, unit));
+
+    const rows = terms.map((term) =>
+      h('tr', { dataset: { term: term.id } },
+        h('th', { scope: 'row' }, term.label),
+        h('td', { class: 'num' }, bdi(mem(term.gb))),
+        h('td', { class: 'formula', dir: 'ltr' }, term.formula
+          ? this.details(`term-${term.id}`, term.formula, () => facts(Object.entries(term.inputs || {}).map(([k, v]) => [k, inputText(v)])))
+          : null),
       ),
     );
-    replace(this.results, 
-      h(
-        'div',
-        { class: 'total' },
-        h('span', { class: 'total-label' }, t('result.totalLabel')),
-        h('output', { class: 'total-value', for: 'model weights kv context batch' }, formatMemory(result.total_gb, unit, 0)),
-      ),
-      h('p', { class: 'muted' }, params),
-      h(
-        'table',
-        { class: 'terms' },
+    out.push(h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': t('result.terms') },
+      h('table', { class: 'terms' },
         h('caption', {}, t('result.terms')),
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('result.term')), h('th', { scope: 'col' }, t('result.size')), h('th', { scope: 'col' }, t('result.formula')))),
+        h('thead', {}, h('tr', {}, ['result.term', 'result.size', 'result.formula'].map((k) => h('th', { scope: 'col' }, t(k))))),
         h('tbody', {}, rows),
-        h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('result.total')), h('td', { class: 'num' }, formatMemory(result.total_gb, unit, 1)), h('td'))),
-      ),
-      h('p', { class: 'muted' }, t('result.kvPerToken', { bytes: formatNumber(result.kv_bytes_per_token) })),
-      result.warnings.length
-        ? h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', {}, w))))
-        : null,
-      h('details', { class: 'assumptions' }, h('summary', {}, t('result.assumptions')), h('ul', {}, result.assumptions.map((a) => h('li', {}, a.text)))),
-    );
+        h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('result.total')), h('td', { class: 'num' }, bdi(mem(result.total_gb))), h('td'))),
+      )));
+
+    const extra = [];
+    if (result.kv_bytes_per_token) extra.push([t('result.kvPerTokenLabel'), t('result.bytes', { bytes: formatNumber(result.kv_bytes_per_token) })]);
+    if (result.host_gb) extra.push([t('result.host'), mem(result.host_gb)]);
+    if (result.host_ram_gb) extra.push([t('result.hostRam'), mem(result.host_ram_gb)]);
+    if (extra.length) out.push(facts(extra));
+
+    const b = result.budget;
+    if (b) {
+      out.push(h('section', { class: 'block' }, h('h3', {}, t('budget.title', { engine: result.engine.name })), facts([
+        [t('budget.usable'), t('budget.gib', { gib: formatNumber(b.usable_gib, 2) })],
+        [t('budget.reserved'), mem(b.reserved_gb)],
+        [t('budget.kv'), mem(b.kv_budget_gb)],
+        [t('budget.blocks'), formatNumber(b.kv_blocks)],
+        [t('budget.tokens'), formatNumber(b.kv_tokens)],
+        [t('budget.concurrency'), formatNumber(b.max_concurrency, 2)],
+      ])));
+    }
+
+    const d = result.decode;
+    if (d) {
+      const tps = (v) => t('decode.tps', { value: formatNumber(v) });
+      out.push(h('section', { class: 'block' }, h('h3', {}, t('decode.title')), facts([
+        [t('decode.guide'), tps(d.guide_tokens_per_s)],
+        [t('decode.stream'), tps(d.stream_tokens_per_s)],
+        [t('decode.batch', { batch: state.batch }), tps(d.batch_tokens_per_s)],
+        [t('decode.bandwidth'), t('decode.gbps', { value: formatNumber(d.bandwidth_gbps), gpus: d.gpus || 1 })],
+      ]), h('p', { class: 'muted small' }, t('decode.note'))));
+    }
+
+    const inv = result.inverse;
+    if (inv) {
+      const pairs = [];
+      if (inv.max_context !== undefined) {
+        pairs.push([t('inverse.context'), inv.max_context > 0
+          ? t(inv.context_limited_by_model ? 'inverse.contextModel' : 'inverse.tokens', { tokens: formatNumber(inv.max_context) })
+          : t('inverse.nothing')]);
+      }
+      if (inv.max_batch !== undefined) pairs.push([t('inverse.batch', { context: formatNumber(state.context) }), inv.max_batch > 0 ? formatNumber(inv.max_batch) : t('inverse.nothing')]);
+      if (inv.max_seq !== undefined) pairs.push([t('inverse.seq'), inv.max_seq > 0 ? t('inverse.tokens', { tokens: formatNumber(inv.max_seq) }) : t('inverse.nothing')]);
+      if (inv.max_micro_batch !== undefined) pairs.push([t('inverse.micro'), inv.max_micro_batch > 0 ? formatNumber(inv.max_micro_batch) : t('inverse.nothing')]);
+      const formatName = (id) => (catalog.weight_formats.find((f) => f.id === id) || { name: id }).name;
+      if ('best_format' in inv) pairs.push([t('inverse.format'), inv.best_format ? formatName(inv.best_format) : t('inverse.nothing')]);
+      out.push(h('section', { class: 'block' }, h('h3', {}, t('inverse.title', { capacity: mem(inv.budget_gb, 0) })), facts(pairs),
+        inv.formats ? this.details('formats', t('inverse.formats'), () => h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': t('inverse.formats') },
+          h('table', {},
+            h('thead', {}, h('tr', {}, ['inverse.formatCol', 'result.total', 'inverse.fitsCol'].map((k) => h('th', { scope: 'col' }, t(k))))),
+            h('tbody', {}, inv.formats.map((f) => h('tr', {},
+              h('th', { scope: 'row' }, formatName(f.format)),
+              h('td', { class: 'num' }, bdi(mem(f.total_gb, 0))),
+              h('td', {}, t(!f.supported ? 'inverse.unsupported' : f.fits ? 'inverse.yes' : 'inverse.no')))))))) : null));
+    }
+
+    if (result.warnings.length) {
+      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, w)))));
+    }
+    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, a.text)))));
+    return out;
   }
 }

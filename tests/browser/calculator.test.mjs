@@ -1,0 +1,158 @@
+// The calculator view: the answer updates as the user types without losing
+// focus, every term shows its math, the bar and fit follow the card, and the
+// other inputs (search, custom shape, engine, mode, units) reach the core.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, screenshot, text, waitForText } from './harness.mjs';
+
+const TOTAL = 'vram-calculator .total-value';
+
+test('typing a context updates the total on every keystroke and keeps focus', async () => {
+  const browser = await openPage('?model=guide-70b&weights=fp8&context=8192&batch=1&gpu=h100-sxm');
+  try {
+    const { page } = browser;
+    assert.equal(await text(page, TOTAL), '75 GB');
+    const context = page.locator('vram-calculator #context');
+    await context.click();
+    await context.press('Control+A');
+    await page.keyboard.type('32768');
+    await waitForText(page, TOTAL, '83 GB');
+    const focused = await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.activeElement.id);
+    assert.equal(focused, 'context');
+    assert.equal(await context.inputValue(), '32768');
+    // 83 GB no longer fits an 80 GB card (SPEC section 1, worked example).
+    assert.equal(await page.locator('vram-calculator .fit').getAttribute('data-fits'), 'false');
+    await page.keyboard.type('x');
+    assert.equal(await context.inputValue(), '32768');
+    await context.fill('');
+    assert.match(await text(page, 'vram-calculator #context-error'), /whole number/);
+    assert.equal(await text(page, TOTAL), '83 GB');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('every term shows its formula and inputs, and open details survive a recompute', async () => {
+  const browser = await openPage('?model=guide-70b&weights=fp8&gpu=h100-pcie');
+  try {
+    const { page } = browser;
+    const terms = page.locator('vram-calculator table.terms tbody tr');
+    assert.deepEqual(await terms.evaluateAll((rows) => rows.map((r) => r.dataset.term)), ['weights', 'kv_cache', 'overhead']);
+    const kv = page.locator('vram-calculator tr[data-term=kv_cache] details');
+    assert.match(await kv.locator('summary').textContent(), /2 x 80 global layers x 8 KV heads x 128 head dim/);
+    await kv.locator('summary').click();
+    assert.match(await kv.locator('dl').textContent(), /context8,192/);
+    await page.locator('vram-calculator #batch').fill('32');
+    await waitForText(page, 'vram-calculator tr[data-term=kv_cache] td.num', '85.9 GB');
+    assert.equal(await page.locator('vram-calculator tr[data-term=kv_cache] details').getAttribute('open'), '');
+    // The bar: one segment per term and the card's capacity line.
+    assert.equal(await page.locator('vram-calculator .bar-svg rect.seg').count(), 3);
+    assert.equal(await page.locator('vram-calculator .bar-svg line.capacity').count(), 1);
+    assert.match(await page.locator('vram-calculator .bar-svg').getAttribute('aria-label'), /158 GB against 80 GB/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('fit, tight, decode ceilings and inverse answers follow the card', async () => {
+  const browser = await openPage('?model=guide-13b&weights=fp8&gpu=l4');
+  try {
+    const { page } = browser;
+    // 13B FP8 on an L4: 22 GB, 2 GB spare: tight (SPEC section 3).
+    assert.equal(await text(page, TOTAL), '22 GB');
+    assert.equal(await page.locator('vram-calculator .fit').getAttribute('data-tight'), 'true');
+    const facts = await text(page, 'vram-calculator [role=tabpanel]:not([hidden])');
+    assert.match(facts, /Decode speed ceilings/);
+    assert.match(facts, /Longest context/);
+    assert.match(facts, /Best weight format that fits/);
+    await page.locator('vram-calculator #gpu').selectOption('');
+    await page.locator('vram-calculator .total-value').waitFor();
+    assert.equal(await page.locator('vram-calculator .fit').count(), 0);
+    assert.equal(await page.locator('vram-calculator #gpu_count').isHidden(), true);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('model search filters the presets, Enter picks the first match', async () => {
+  const browser = await openPage();
+  try {
+    const { page } = browser;
+    const search = page.locator('vram-calculator #search');
+    await search.fill('qwen3 8');
+    const options = await page.locator('vram-calculator #model option').evaluateAll((o) => o.map((x) => x.value));
+    assert.ok(options.includes('qwen3-8b'));
+    assert.ok(!options.includes('llama-3.1-8b'));
+    await search.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'qwen3-8b');
+    assert.match(await text(page, 'vram-calculator .results .muted'), /Qwen3 8B/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a custom shape, an engine with its options, and the GiB toggle reach the answer', async () => {
+  const browser = await openPage('?model=custom&weights=bf16&gpu=');
+  try {
+    const { page } = browser;
+    // Llama 3.1 8B's shape: 8.03 B parameters, 16.1 GB of BF16 + 1.1 GB KV + 2 GB.
+    assert.equal(await text(page, TOTAL), '19 GB');
+    await page.locator('vram-calculator #layers').fill('64');
+    await waitForText(page, TOTAL, '34 GB');
+    await page.locator('vram-calculator #params').fill('8');
+    await waitForText(page, TOTAL, '20 GB');
+    await page.locator('vram-calculator #engine').selectOption('percent');
+    const pct = page.locator('vram-calculator [id="opt.overhead_pct"]');
+    assert.equal(await pct.inputValue(), '10');
+    await pct.fill('50');
+    await waitForText(page, TOTAL, '27 GB');
+    await page.waitForFunction(() => location.search.includes('opt.overhead_pct=50'));
+    await page.locator('vram-calculator #unit').selectOption('GiB');
+    await waitForText(page, TOTAL, '25 GiB');
+    await screenshot(page, 'calculator-custom-gib');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('vLLM shows its options with their defaults and what it makes of the card', async () => {
+  const browser = await openPage('?model=llama-3.1-8b&weights=bf16&engine=vllm&gpu=l4');
+  try {
+    const { page } = browser;
+    assert.equal(await page.locator('vram-calculator [id="opt.gpu_memory_utilization"]').inputValue(), '0.9');
+    assert.match(await text(page, 'vram-calculator [role=tabpanel]:not([hidden])'), /What vLLM makes of the card/);
+    assert.ok(await page.locator('vram-calculator tr[data-term=activations]').count());
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('fine-tuning modes show their options, and an answer or a clear message', async () => {
+  const browser = await openPage('?model=guide-7b&mode=qlora&finetune_profile=guide');
+  try {
+    const { page } = browser;
+    assert.equal(await page.locator('vram-calculator #lora_rank').isVisible(), true);
+    assert.equal(await page.locator('vram-calculator #context').isVisible(), false);
+    const panel = 'vram-calculator [role=tabpanel]:not([hidden])';
+    await page.locator(`${panel} .total-value, ${panel} .unavailable`).first().waitFor();
+    if (await page.locator(`${panel} .unavailable`).count()) {
+      assert.match(await text(page, `${panel} .unavailable`), /QLoRA is not available in this build/);
+    } else {
+      // SPEC section 2 under the guide's profile: 7B QLoRA about 10 GB (within 10%).
+      const gb = Number((await text(page, `${panel} .total-value`)).replace(/[^\d.]/g, ''));
+      assert.ok(gb >= 9 && gb <= 11, `7B QLoRA ${gb} GB`);
+    }
+    await page.locator('vram-calculator #mode').selectOption('full');
+    assert.equal(await page.locator('vram-calculator #lora_rank').isVisible(), false);
+    await screenshot(page, 'calculator-finetune');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,169 @@
+// Preset links: the whole state lives in the query. A link restores the
+// exact view and inputs; Back and Forward move through committed changes;
+// named presets apply; a malformed parameter is reported and ignored; the
+// Copy link button hands over the address.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, screenshot, text, waitForText } from './harness.mjs';
+
+const TOTAL = 'vram-calculator .total-value';
+const value = (page, id) => page.locator(`vram-calculator [id="${id}"]`).inputValue();
+
+test('a link restores the exact view and inputs, and the page writes the same link back', async () => {
+  const query = '?view=calculator&model=guide-405b&weights=int4&kv=fp8&context=32768&batch=4&unit=GB&mode=inference&engine=vllm&gpu=mi300x&gpu_count=2&opt.gpu_memory_utilization=0.95';
+  const browser = await openPage(query);
+  try {
+    const { page } = browser;
+    await page.locator(TOTAL).waitFor();
+    assert.deepEqual(
+      await Promise.all(['model', 'weights', 'kv', 'context', 'batch', 'engine', 'gpu', 'gpu_count', 'opt.gpu_memory_utilization'].map((id) => value(page, id))),
+      ['guide-405b', 'int4', 'fp8', '32768', '4', 'vllm', 'mi300x', '2', '0.95'],
+    );
+    // A committed change writes the full state; reloading that link restores it.
+    await page.locator('vram-calculator #batch').fill('8');
+    await page.locator('vram-calculator #batch').press('Tab');
+    await page.waitForFunction(() => location.search.includes('batch=8'));
+    const total = await text(page, TOTAL);
+    await page.reload();
+    await page.locator(TOTAL).waitFor();
+    assert.equal(await text(page, TOTAL), total);
+    assert.equal(await value(page, 'batch'), '8');
+    assert.equal(await value(page, 'opt.gpu_memory_utilization'), '0.95');
+    assert.equal(await text(page, 'vram-calculator .notices'), '');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('Back and Forward move through committed changes, not keystrokes', async () => {
+  const browser = await openPage('?model=guide-70b&weights=fp8&context=8192');
+  try {
+    const { page } = browser;
+    const context = page.locator('vram-calculator #context');
+    await context.fill('16384');
+    await context.press('Tab');
+    await waitForText(page, TOTAL, '77 GB');
+    await context.click();
+    await context.press('Control+A');
+    await page.keyboard.type('32768');
+    await context.press('Tab');
+    await waitForText(page, TOTAL, '83 GB');
+    await page.locator('vram-calculator #tab-grid').click();
+    await page.waitForFunction(() => location.search.includes('view=grid'));
+
+    await page.goBack();
+    await page.waitForFunction(() => location.search.includes('view=calculator'));
+    await waitForText(page, TOTAL, '83 GB');
+    await page.goBack();
+    await waitForText(page, TOTAL, '77 GB');
+    assert.equal(await value(page, 'context'), '16384');
+    await page.goBack();
+    await waitForText(page, TOTAL, '75 GB');
+    assert.equal(await value(page, 'context'), '8192');
+    await page.goForward();
+    await waitForText(page, TOTAL, '77 GB');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('going back restores the exact state of that entry, including what its link leaves out', async () => {
+  const browser = await openPage('?model=guide-7b');
+  try {
+    const { page } = browser;
+    await page.locator('vram-calculator #mode').selectOption('lora');
+    await page.waitForFunction(() => location.search.includes('mode=lora'));
+    await page.locator('vram-calculator #seq').fill('4096');
+    await page.locator('vram-calculator #seq').press('Tab');
+    await page.waitForFunction(() => location.search.includes('seq=4096'));
+    await page.goBack();
+    await page.waitForFunction(() => !location.search.includes('seq=4096'));
+    assert.equal(await value(page, 'seq'), '2048');
+    await page.goForward();
+    await page.waitForFunction(() => location.search.includes('seq=4096'));
+    // Back to the inference entry, whose link has no seq: seq is the default
+    // again, not the 4,096 of a later entry.
+    await page.goBack();
+    await page.goBack();
+    await page.waitForFunction(() => !location.search.includes('mode=lora'));
+    assert.equal(await value(page, 'mode'), 'inference');
+    await page.locator('vram-calculator #mode').selectOption('lora');
+    assert.equal(await value(page, 'seq'), '2048');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a named preset applies, and the URL can override it', async () => {
+  const browser = await openPage('?preset=70b-fp8-32k');
+  try {
+    const { page } = browser;
+    await waitForText(page, TOTAL, '83 GB');
+    assert.equal(await value(page, 'context'), '32768');
+    await page.goto(page.url().replace(/\?.*/, '?preset=70b-fp8-32k&context=8192'));
+    await waitForText(page, TOTAL, '75 GB');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('malformed and unknown parameters are reported, ignored, and never run', async () => {
+  const evil = encodeURIComponent('<img src=x onerror="document.title=\'pwned\'">');
+  const browser = await openPage(`?context=lots&model=${evil}&${evil}=1&batch=2&preset=nope`);
+  try {
+    const { page } = browser;
+    await page.locator(TOTAL).waitFor();
+    const notices = await page.locator('vram-calculator .notices p').allTextContents();
+    assert.equal(notices.length, 4);
+    assert.match(notices.join('\n'), /context: 'lots' is not a whole number/);
+    assert.match(notices.join('\n'), /model: '<img src=x onerror=/);
+    assert.match(notices.join('\n'), /preset: 'nope' is not a preset/);
+    assert.equal(await page.locator('vram-calculator img').count(), 0);
+    assert.notEqual(await page.title(), 'pwned');
+    // The rest still applies: batch 2 on the default 70B FP8.
+    assert.equal(await value(page, 'batch'), '2');
+    assert.equal(await text(page, TOTAL), '77 GB');
+    await screenshot(page, 'url-malformed');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('Copy link puts the address on the clipboard', async () => {
+  const browser = await openPage('?context=4096');
+  try {
+    const { page } = browser;
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.locator('vram-calculator button.copy').click();
+    await waitForText(page, 'vram-calculator .tools [role=status]', 'Link copied.');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), page.url());
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('without a clipboard, Copy link selects the address for Ctrl+C', async () => {
+  const browser = await openPage('?context=4096');
+  try {
+    const { page } = browser;
+    await page.evaluate(() => {
+      navigator.clipboard.writeText = () => Promise.reject(new Error('denied'));
+    });
+    await page.locator('vram-calculator button.copy').click();
+    await waitForText(page, 'vram-calculator .tools [role=status]', 'Press Ctrl+C (⌘C) to copy the selected link.');
+    const selected = await page.evaluate(() => {
+      const box = document.querySelector('vram-calculator').shadowRoot.querySelector('#link');
+      return box.value.slice(box.selectionStart, box.selectionEnd);
+    });
+    assert.equal(selected, page.url());
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

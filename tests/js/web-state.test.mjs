@@ -1,0 +1,151 @@
+// The page's state and its URL (web/src/state.js): every input round-trips
+// through the query, unknown or malformed parameters are reported and
+// ignored, presets apply, and each request carries only the keys its mode
+// takes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  DEFAULT_STATE, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
+} from '../../web/src/state.js';
+
+const catalog = {
+  models: [{ id: 'guide-70b' }, { id: 'guide-7b' }, { id: 'beam' }, { id: 'llama-3.1-8b' }],
+  weight_formats: [{ id: 'fp8' }, { id: 'bf16' }, { id: 'int4' }],
+  kv_formats: [{ id: 'fp16' }, { id: 'fp8' }],
+  engines: [
+    { id: 'guide', name: 'Guide', defaults: { overhead_gb: 2 } },
+    { id: 'vllm', name: 'vLLM', defaults: { gpu_memory_utilization: 0.9, enforce_eager: false } },
+  ],
+  gpus: [{ id: 'h100-sxm' }, { id: 'h100-pcie' }, { id: 'a40' }],
+  links: [
+    { id: '70b-fp8-32k', state: { model: 'guide-70b', weights: 'fp8', context: 32768 } },
+    { id: 'broken', state: { context: 'lots', view: 'grid' } },
+  ],
+};
+
+const codes = (problems) => problems.map((p) => `${p.param}:${p.error.code}`);
+
+test('an empty query is the default state, with nothing to report', () => {
+  const { state, problems } = parseQuery('', catalog);
+  assert.deepEqual(state, { ...DEFAULT_STATE });
+  assert.deepEqual(problems, []);
+});
+
+test('every input round-trips through the URL', () => {
+  const states = [
+    { ...DEFAULT_STATE },
+    { ...DEFAULT_STATE, view: 'grid', model: 'beam', weights: 'int4', kv: 'fp8', context: 131072, batch: 32, unit: 'GiB', gpu: '', gpu_count: 4 },
+    { ...DEFAULT_STATE, mode: 'qlora', seq: 4096, micro_batch: 2, optimizer: 'adamw-8bit', lora_rank: 64, lora_targets: ['q_proj', 'v_proj', 'experts'], checkpointing: false, flash_attention: true, zero: 3, offload_optimizer: true, finetune_profile: 'guide' },
+    { ...DEFAULT_STATE, model: 'custom', hidden: 5120, layers: 40, heads: 40, kv_heads: 40, head_dim: 128, ffn: 13824, vocab: 32000, params: 13.5 },
+    { ...DEFAULT_STATE, model: 'config', config: '{"model_type":"llama","hidden_size":4096}' },
+    { ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95, enforce_eager: true } },
+    { ...DEFAULT_STATE, view: 'devices', model: 'beam', usable_fraction: 0.9 },
+  ];
+  for (const state of states) {
+    const query = toQuery(state);
+    const { state: back, problems } = parseQuery(query, catalog);
+    assert.deepEqual(problems, [], query);
+    assert.deepEqual(back, state, query);
+  }
+});
+
+test('links carry only what matters for the state', () => {
+  const query = toQuery(DEFAULT_STATE);
+  assert.equal(query, '?view=calculator&model=guide-70b&weights=fp8&kv=fp16&context=8192&batch=1&unit=GB&mode=inference&engine=guide&gpu=h100-pcie&gpu_count=1');
+  assert.match(toQuery({ ...DEFAULT_STATE, mode: 'lora' }), /lora_targets=q_proj%2Ck_proj%2Cv_proj%2Co_proj/);
+  assert.doesNotMatch(toQuery(DEFAULT_STATE), /hidden|config=|opt\./);
+});
+
+test('unknown and malformed parameters are reported and ignored', () => {
+  const { state, problems } = parseQuery(
+    '?context=abc&batch=0&model=nope&foo=1&unit=MB&checkpointing=maybe&zero=7&lora_targets=q_proj,evil&params=-1&gpu_count=1.5',
+    catalog,
+  );
+  assert.deepEqual(codes(problems), [
+    'context:notWhole', 'batch:range', 'model:notChoice', 'foo:unknownParam', 'unit:notChoice',
+    'checkpointing:notBool', 'zero:range', 'lora_targets:notChoice', 'params:notNumber', 'gpu_count:notWhole',
+  ]);
+  assert.deepEqual(state, { ...DEFAULT_STATE });
+});
+
+test('markup in a parameter stays text, shortened and without control characters', () => {
+  const { problems } = parseQuery(`?model=${encodeURIComponent('<script>alert(1)</script>\u0007' + 'x'.repeat(60))}`, catalog);
+  assert.equal(problems[0].error.code, 'notChoice');
+  assert.equal(problems[0].error.value.length, 41);
+  assert.ok(!problems[0].error.value.includes('\u0007'));
+  assert.equal(parseQuery(`?view=${'x'.repeat(300)}`, catalog).problems[0].error.code, 'tooLong');
+});
+
+test('a malformed config parameter is named and the model stays a preset', () => {
+  const { state, problems } = parseQuery('?model=config&config=%7B%22a%22%3A', catalog);
+  assert.deepEqual(codes(problems), ['config:configJson', 'model:configNeeded']);
+  assert.equal(state.model, 'guide-70b');
+  assert.deepEqual(codes(parseQuery('?config=%5B%5D', catalog).problems), ['config:configType']);
+});
+
+test('named presets apply, the URL overrides them, unknown ones are reported', () => {
+  let { state, problems } = parseQuery('?preset=70b-fp8-32k', catalog);
+  assert.deepEqual(problems, []);
+  assert.equal(state.context, 32768);
+  ({ state } = parseQuery('?preset=70b-fp8-32k&context=4096', catalog));
+  assert.equal(state.context, 4096);
+  ({ state, problems } = parseQuery('?preset=broken', catalog));
+  assert.deepEqual(codes(problems), ['context (preset broken):notWhole']);
+  assert.equal(state.view, 'grid');
+  assert.deepEqual(codes(parseQuery('?preset=zzz', catalog).problems), ['preset:unknownPreset']);
+});
+
+test("engine options are checked against the engine's defaults", () => {
+  let { state, problems } = parseQuery('?engine=vllm&opt.gpu_memory_utilization=0.8&opt.enforce_eager=true', catalog);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(state.opts, { gpu_memory_utilization: 0.8, enforce_eager: true });
+  ({ state, problems } = parseQuery('?opt.gpu_memory_utilization=0.8&opt.enforce_eager=x', catalog));
+  assert.deepEqual(codes(problems), ['opt.gpu_memory_utilization:notOption', 'opt.enforce_eager:notOption']);
+  // A different engine starts from its own defaults.
+  ({ state } = parseQuery('?engine=guide', catalog, { ...DEFAULT_STATE, engine: 'vllm', opts: { enforce_eager: true } }));
+  assert.deepEqual(state.opts, {});
+});
+
+test('inputs are validated with the URL schema', () => {
+  assert.deepEqual(readParam('context', '32768', catalog), { value: 32768 });
+  assert.equal(readParam('context', '', catalog).error.code, 'notWhole');
+  assert.deepEqual(readParam('params', '', catalog), { value: null });
+  assert.deepEqual(readParam('gpu', '', catalog), { value: '' });
+});
+
+test('an inference request carries inference keys only', () => {
+  const request = estimateRequest({ ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95 } });
+  assert.deepEqual(request, {
+    model: 'guide-70b', gpu: 'h100-pcie', gpu_count: 1, weights: 'fp8', kv: 'fp16', context: 8192, batch: 1,
+    engine: 'vllm', engine_options: { gpu_memory_utilization: 0.95 },
+  });
+  assert.equal('catalog' in request, false);
+  assert.deepEqual(estimateRequest({ ...DEFAULT_STATE, gpu: '' }, { gpus: [] }).catalog, { gpus: [] });
+  assert.equal('gpu_count' in estimateRequest({ ...DEFAULT_STATE, gpu: '' }), false);
+});
+
+test('a fine-tuning request carries fine-tuning keys only', () => {
+  const lora = estimateRequest({ ...DEFAULT_STATE, mode: 'lora' });
+  for (const key of ['kv', 'context', 'batch', 'engine', 'engine_options', 'weights']) assert.equal(key in lora, false, key);
+  assert.equal(lora.mode, 'lora');
+  assert.equal(lora.seq, 2048);
+  assert.deepEqual(lora.lora_targets, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
+  const full = estimateRequest({ ...DEFAULT_STATE, mode: 'full' });
+  assert.equal('lora_rank' in full, false);
+  assert.equal('lora_targets' in full, false);
+});
+
+test('a custom shape goes to the core as a config.json', () => {
+  const request = estimateRequest({ ...DEFAULT_STATE, model: 'custom', params: 8 });
+  assert.deepEqual(request.config, {
+    model_type: 'custom', hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32,
+    num_key_value_heads: 8, head_dim: 128, intermediate_size: 14336, vocab_size: 128256,
+  });
+  assert.equal(request.params_total, 8e9);
+  assert.equal('params_total' in estimateRequest({ ...DEFAULT_STATE, model: 'custom' }), false);
+});
+
+test('the grid adds the chosen preset to the five guide shapes', () => {
+  assert.deepEqual(gridRequest(DEFAULT_STATE), { context: 8192, batch: 1 });
+  assert.deepEqual(gridRequest({ ...DEFAULT_STATE, model: 'beam' }).models.at(-1), 'beam');
+});

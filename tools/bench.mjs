@@ -1,0 +1,117 @@
+// `npm run bench`: sizes and timings of the built page, printed, not
+// asserted. Headless Debian Chromium, the single file from file://, network
+// blocked. Targets (issue): single file < 250 KB gzip, first result < 150 ms,
+// recompute < 2 ms, full grid < 10 ms.
+import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { launch, pageFile, pageUrl, root } from '../tests/browser/harness.mjs';
+
+const RUNS = 7;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+const ms = (value) => (value === null ? 'n/a' : `${value.toFixed(value < 10 ? 2 : 1)} ms`);
+
+async function sizes() {
+  const glue = await readFile(join(root, 'build/wasm/module/vram.js'), 'utf8');
+  const base64 = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(glue);
+  const page = await readFile(pageFile);
+  return {
+    wasm: base64 ? Buffer.from(base64[1], 'base64').length : null,
+    page: page.length,
+    gzip: gzipSync(page, { level: 9 }).length,
+  };
+}
+
+/** In the page: time `count` recomputes driven by input events on `id`. */
+function timeInputs([id, values, rounds]) {
+  const host = document.querySelector('vram-calculator');
+  const input = host.shadowRoot.getElementById(id);
+  const start = performance.now();
+  for (let i = 0; i < rounds; i++) {
+    input.value = values[i % values.length];
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }
+  return (performance.now() - start) / rounds;
+}
+
+async function timings() {
+  const first = [];
+  let recompute = null;
+  let grid = null;
+  let gridRecompute = null;
+  for (let run = 0; run < RUNS; run++) {
+    const browser = await launch({ offline: true });
+    try {
+      const { page } = browser;
+      // Capture listeners on document see the element's (non-bubbling) event.
+      await page.addInitScript(() => {
+        document.addEventListener('vram-result', () => {
+          if (!window.firstResultMs) window.firstResultMs = performance.now();
+        }, true);
+      });
+      await page.goto(`${pageUrl}?gpu=h100-sxm`);
+      await page.waitForFunction(() => window.firstResultMs);
+      first.push(await page.evaluate(() => window.firstResultMs));
+      if (run > 0) continue;
+      await page.evaluate(timeInputs, ['context', ['4096', '8192', '16384', '32768'], 50]); // warm-up
+      recompute = await page.evaluate(timeInputs, ['context', ['4096', '8192', '16384', '32768'], 400]);
+      grid = await page.evaluate(() => {
+        const tab = document.querySelector('vram-calculator').shadowRoot.getElementById('tab-grid');
+        const start = performance.now();
+        tab.click();
+        return performance.now() - start;
+      });
+      const available = await page.evaluate(() => !document.querySelector('vram-calculator').shadowRoot.querySelector('#panel-grid .unavailable'));
+      if (available) gridRecompute = await page.evaluate(timeInputs, ['context', ['4096', '8192', '16384', '32768'], 40]);
+      else grid = null;
+    } finally {
+      await browser.close();
+    }
+  }
+  return { first: median(first), recompute, grid, gridRecompute };
+}
+
+/** The core alone in Chromium: one estimate through the raw binding. */
+async function coreTiming() {
+  const browser = await launch({ offline: true });
+  try {
+    const { page } = browser;
+    await page.goto('about:blank');
+    await page.addScriptTag({ path: join(root, 'build/wasm/module/vram.js') });
+    return await page.evaluate(async () => {
+      const module = await createVramModule();
+      const time = (method, request, rounds) => {
+        const json = JSON.stringify(request);
+        for (let i = 0; i < rounds / 4; i++) module.call(method, json);
+        const start = performance.now();
+        for (let i = 0; i < rounds; i++) module.call(method, json);
+        return (performance.now() - start) / rounds;
+      };
+      module.call('presets', '{}');
+      const estimate = time('estimate', { model: 'guide-70b', weights: 'fp8', context: 8192, gpu: 'h100-sxm' }, 400);
+      const grid = JSON.parse(module.call('grid', '{}')).error ? null : time('grid', { context: 8192, batch: 1 }, 40);
+      return { estimate, grid };
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+const s = await sizes();
+const t = await timings();
+const core = await coreTiming();
+const rows = [
+  ['wasm module (decoded)', s.wasm === null ? 'n/a' : kb(s.wasm), ''],
+  ['single file, raw', kb(s.page), ''],
+  ['single file, gzip -9', kb(s.gzip), '< 250 KB'],
+  ['navigation to first result (median of 7)', ms(t.first), '< 150 ms'],
+  ['recompute per input event (calculator)', ms(t.recompute), '< 2 ms'],
+  ['  of which the core estimate() with a card', ms(core.estimate), ''],
+  ['full grid, first render', t.grid === null ? 'n/a (core has no grid method)' : ms(t.grid), '< 10 ms'],
+  ['full grid, recompute per input event', t.gridRecompute === null ? 'n/a' : ms(t.gridRecompute), ''],
+  ['  of which the core grid()', ms(core.grid), ''],
+];
+const width = Math.max(...rows.map((r) => r[0].length));
+console.log(`VRAM calculator benchmark (${new Date().toISOString().slice(0, 10)}, headless Chromium)`);
+for (const [name, value, target] of rows) console.log(`  ${name.padEnd(width)}  ${value.padStart(12)}  ${target}`);

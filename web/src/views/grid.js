@@ -1,0 +1,65 @@
+// The lookup grid (SPEC section 3): the guide's shapes by method, each cell
+// the memory needed and the cheapest card or set that holds it, with the
+// rules that excluded cheaper-looking ones.
+import { h } from '../dom.js';
+import { formatMemory, formatUsd } from '../format.js';
+import { gridRequest } from '../state.js';
+import { TableView, dataTable } from './common.js';
+
+export class GridView extends TableView {
+  constructor(ctx) {
+    super(ctx, 'grid');
+  }
+
+  request(state, catalog) {
+    return gridRequest(state, catalog);
+  }
+
+  gpuName(id) {
+    const gpu = this.ctx.catalog.gpus.find((g) => g.id === id);
+    return gpu ? gpu.name : id;
+  }
+
+  /** "8× MI300X $11,450", "H100 PCIe $1,490", or "5 nodes, by quote". */
+  pickText(pick) {
+    const { t } = this.ctx;
+    if (pick.by_quote) return t('grid.byQuote', { nodes: pick.nodes, per: Math.round(pick.count / pick.nodes), name: pick.name });
+    const name = pick.count > 1 ? t('grid.multi', { count: pick.count, name: pick.name }) : pick.name;
+    return t('grid.pick', { name, usd: formatUsd(pick.monthly_usd) });
+  }
+
+  /** Why each cheaper-looking card or set was ruled out. */
+  reasons(excluded) {
+    const { t } = this.ctx;
+    return h('ul', {}, excluded.map((x) => {
+      const name = x.name || this.gpuName(x.gpu);
+      const gpu = x.count > 1 ? t('grid.multi', { count: x.count, name }) : name;
+      return h('li', {}, t('grid.excludedItem', { gpu, usd: formatUsd(x.monthly_usd), reason: x.reason || x.rule }));
+    }));
+  }
+
+  cell(cell, unit) {
+    const { t } = this.ctx;
+    const text = cell.pick
+      ? t('grid.cell', { vram: formatMemory(cell.vram_gb, unit), pick: this.pickText(cell.pick) }) + (cell.pick.tight ? t('grid.tight') : '')
+      : t('grid.cell', { vram: formatMemory(cell.vram_gb, unit), pick: t('grid.none') });
+    const excluded = cell.excluded || [];
+    let why = null;
+    if (excluded.length) {
+      // Built when opened: thirty cells of up to fourteen reasons each.
+      why = h('details', { class: 'excluded' }, h('summary', {}, t('grid.excluded', { count: excluded.length })));
+      why.addEventListener('toggle', () => why.append(this.reasons(excluded)), { once: true });
+    }
+    return h('td', { dataset: { method: cell.method } }, h('bdi', { class: 'cell-main' }, text), why);
+  }
+
+  render(result, state) {
+    const { t } = this.ctx;
+    const methods = result.rows.length ? result.rows[0].cells.map((c) => c.method) : [];
+    const rows = result.rows.map((row) =>
+      h('tr', { dataset: { model: row.model } }, h('th', { scope: 'row' }, row.name), row.cells.map((c) => this.cell(c, state.unit))),
+    );
+    return dataTable(t('view.grid'), t('grid.caption', { context: result.context.toLocaleString('en'), batch: result.batch }),
+      [t('grid.model'), ...methods.map((m) => t(`method.${m}`))], rows, { class: 'grid' });
+  }
+}

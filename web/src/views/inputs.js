@@ -1,0 +1,300 @@
+// The inputs every view shares: the model (preset, custom shape or
+// config.json), formats, load, mode and its options, engine and its options,
+// the card. Built once; `sync` writes state into them without touching the
+// one that has focus, so typing never loses the caret.
+import { readConfigText } from '../config.js';
+import { h, replace } from '../dom.js';
+import { problemText } from '../i18n.js';
+import {
+  CUSTOM, IMPORTED, LORA_TARGETS, MODES, OPTIMIZERS, PROFILES, SHAPE,
+  engineById, readOption, readParam,
+} from '../state.js';
+
+const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
+const LORA_ONLY = ['lora_rank', 'lora_targets'];
+
+export class InputsPanel {
+  /** ctx: { t, catalog, state, change(patch, { push }), root } */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.controls = {};
+    this.fields = {};
+    this.errors = {};
+    const { t, catalog } = ctx;
+
+    const groups = {};
+    for (const model of catalog.models) (groups[model.group] ||= []).push({ value: model.id, label: model.name });
+    this.modelGroups = [
+      ...Object.entries(groups).map(([group, options]) => ({ label: t(`group.${group}`), options })),
+      { label: t('group.own'), options: [{ value: CUSTOM, label: t('model.custom') }, { value: IMPORTED, label: t('model.config') }] },
+    ];
+    this.search = h('input', { id: 'search', type: 'search', autocomplete: 'off', 'aria-describedby': 'search-status' });
+    this.searchStatus = h('p', { id: 'search-status', class: 'hint', 'aria-live': 'polite' });
+    this.search.addEventListener('input', () => this.filterModels());
+    this.search.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      const first = this.matches[0];
+      if (first && first !== this.ctx.state.model) this.pick('model', first, true);
+    });
+
+    const select = (name, options) =>
+      this.control(name, h('select', {}, options.map(([value, label]) => h('option', { value }, label))));
+    const number = (name, attrs = {}) =>
+      this.control(name, h('input', { type: 'number', inputmode: 'numeric', min: 1, step: 1, ...attrs }));
+    const check = (name) => this.control(name, h('input', { type: 'checkbox' }), 'checked');
+
+    select('model', []);
+    this.filterModels();
+    const weights = [['native', t('input.weights.native')], ...catalog.weight_formats.map((f) => [f.id, f.name])];
+    select('weights', weights);
+    select('kv', catalog.kv_formats.map((f) => [f.id, f.name]));
+    number('context');
+    number('batch');
+    select('mode', MODES.map((m) => [m, t(`mode.${m}`)]));
+    number('seq');
+    number('micro_batch');
+    select('optimizer', OPTIMIZERS.map((o) => [o, t(`optimizer.${o}`)]));
+    number('lora_rank');
+    check('checkpointing');
+    check('flash_attention');
+    select('zero', [0, 1, 2, 3].map((z) => [String(z), t(`zero.${z}`)]));
+    check('offload_optimizer');
+    select('finetune_profile', PROFILES.map((p) => [p, t(`profile.${p}`)]));
+    select('engine', catalog.engines.map((e) => [e.id, e.name]));
+    const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
+    for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
+      const list = catalog.gpus.filter((g) => (g.monthly_usd != null || g.hourly_usd != null) === rentable);
+      if (list.length) gpus.append(h('optgroup', { label }, list.map((g) => h('option', { value: g.id }, t('gpu.option', { name: g.name, gb: g.vram_gb })))));
+    }
+    this.control('gpu', gpus);
+    number('gpu_count');
+    number('usable_fraction', { min: 0.01, max: 1, step: 0.01, inputmode: 'decimal' });
+    for (const name of Object.keys(SHAPE)) number(name);
+    number('params', { min: 0, step: 'any', inputmode: 'decimal' });
+
+    // LoRA targets: a group of checkboxes, one state value.
+    this.targets = LORA_TARGETS.map((target) => {
+      const box = h('input', { type: 'checkbox', id: `target-${target}`, value: target });
+      box.addEventListener('change', () => this.commitTargets());
+      return box;
+    });
+    this.controls.lora_targets = { el: this.targets[0] };
+    this.fields.lora_targets = h('fieldset', { class: 'checks' },
+      h('legend', {}, t('input.lora_targets')),
+      this.targets.map((box) => h('label', { class: 'check' }, box, box.value)),
+      this.errorNode('lora_targets'),
+    );
+
+    // config.json: choose a file, drop one anywhere on the panel, or paste.
+    this.file = h('input', { id: 'config-file', type: 'file', accept: '.json,application/json' });
+    this.file.addEventListener('change', () => {
+      if (this.file.files[0]) this.loadFile(this.file.files[0]);
+    });
+    this.paste = h('textarea', { id: 'config-text', rows: 5, spellcheck: 'false', 'aria-describedby': 'config-error' });
+    this.paste.addEventListener('input', () => this.loadText(this.paste.value, t('config.pasted'), false));
+    this.paste.addEventListener('change', () => this.loadText(this.paste.value, t('config.pasted'), true));
+    this.configError = h('p', { id: 'config-error', class: 'error', role: 'alert', hidden: true });
+
+    this.engineOptions = h('div', { class: 'options' });
+    this.shownEngine = null;
+
+    const f = (name) => this.fields[name];
+    const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
+    this.sections = {
+      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), f('batch'), f('engine'), this.engineOptions),
+      finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), LORA_ONLY.map(f), FINETUNE_ONLY.slice(3).map(f)),
+      custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
+      devices: h('div', { class: 'stack' }, f('usable_fraction')),
+    };
+    this.element = h('form', { class: 'inputs', 'aria-label': t('input.panel'), onsubmit: (e) => e.preventDefault() },
+      section('input.modelGroup',
+        h('div', { class: 'field' }, h('label', { for: this.search.id }, t('input.search')), this.search, this.searchStatus),
+        f('model'),
+        this.sections.custom,
+        h('div', { class: 'field drop' }, h('label', { for: this.file.id }, t('input.configFile')), this.file, h('p', { class: 'hint' }, t('input.configDrop'))),
+        h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste),
+        this.configError,
+      ),
+      section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
+      section('input.hardware', f('gpu'), f('gpu_count'), this.sections.devices),
+    );
+    this.element.addEventListener('dragover', (event) => {
+      event.preventDefault();
+      this.element.classList.add('dragging');
+    });
+    this.element.addEventListener('dragleave', () => this.element.classList.remove('dragging'));
+    this.element.addEventListener('drop', (event) => {
+      event.preventDefault();
+      this.element.classList.remove('dragging');
+      const file = event.dataTransfer && event.dataTransfer.files[0];
+      if (file) this.loadFile(file);
+      else if (event.dataTransfer) this.loadText(event.dataTransfer.getData('text/plain'), t('config.dropped'), true);
+    });
+  }
+
+  errorNode(name) {
+    return (this.errors[name] = h('p', { id: `${name}-error`, class: 'error field-error', hidden: true }));
+  }
+
+  /** Registers a control with its label, error line and events. */
+  control(name, el, prop = 'value') {
+    el.id = name;
+    el.name = name;
+    el.setAttribute('aria-describedby', `${name}-error`);
+    this.controls[name] = { el, prop };
+    const label = h('label', { for: el.id }, this.ctx.t(`input.${name}`));
+    this.fields[name] = prop === 'checked'
+      ? h('div', { class: 'field check' }, el, label, this.errorNode(name))
+      : h('div', { class: 'field' }, label, el, this.errorNode(name));
+    el.addEventListener('input', () => this.commit(name, false));
+    el.addEventListener('change', () => this.commit(name, true));
+    return el;
+  }
+
+  /** Reads a control, validates it like a URL parameter, and applies it. */
+  commit(name, push) {
+    const { el, prop } = this.controls[name];
+    const raw = prop === 'checked' ? String(el.checked) : el.value;
+    const { value, error } = name.startsWith('opt.')
+      ? readOption(engineById(this.ctx.catalog, this.ctx.state.engine), name.slice(4), raw)
+      : readParam(name, raw, this.ctx.catalog);
+    if (error) {
+      this.showFieldError(name, this.ctx.t('error.input', { problem: problemText(this.ctx.t, error) }));
+      return;
+    }
+    this.showFieldError(name, null);
+    if (name.startsWith('opt.')) {
+      this.ctx.change({ opts: { ...this.ctx.state.opts, [name.slice(4)]: value } }, { push });
+    } else {
+      this.pick(name, value, push);
+    }
+  }
+
+  pick(name, value, push) {
+    if (name === 'model' && value === IMPORTED && !this.ctx.state.config) {
+      this.showConfigError(this.ctx.t('config.none'));
+      this.sync(this.ctx.state);
+      return;
+    }
+    const patch = { [name]: value };
+    if (name === 'engine') patch.opts = {};
+    this.ctx.change(patch, { push });
+  }
+
+  commitTargets() {
+    const value = this.targets.filter((box) => box.checked).map((box) => box.value);
+    if (!value.length) {
+      this.showFieldError('lora_targets', this.ctx.t('error.targets'));
+      return;
+    }
+    this.showFieldError('lora_targets', null);
+    this.ctx.change({ lora_targets: value }, { push: true });
+  }
+
+  showFieldError(name, message) {
+    const node = this.errors[name];
+    if (!message && node && node.hidden) return;
+    const control = this.controls[name]?.el;
+    if (control) control.toggleAttribute('aria-invalid', Boolean(message));
+    if (node) {
+      node.hidden = !message;
+      node.textContent = message || '';
+    }
+  }
+
+  showConfigError(message) {
+    this.configError.hidden = !message;
+    this.configError.textContent = message || '';
+  }
+
+  async loadFile(file) {
+    const { t } = this.ctx;
+    try {
+      this.loadText(await file.text(), file.name, true);
+    } catch (error) {
+      this.showConfigError(t('config.error', { source: file.name, problem: error.message }));
+    }
+  }
+
+  /** Applies config.json text, or says what is wrong with it. */
+  loadText(text, source, push) {
+    const { value, error } = readConfigText(text);
+    if (error) {
+      this.showConfigError(this.ctx.t('config.error', { source, problem: problemText(this.ctx.t, error) }));
+      return;
+    }
+    this.showConfigError(null);
+    this.ctx.change({ model: IMPORTED, config: JSON.stringify(value) }, { push });
+  }
+
+  filterModels() {
+    const { t } = this.ctx;
+    const query = this.search.value.trim().toLowerCase();
+    const current = this.ctx.state.model;
+    this.matches = [];
+    const groups = this.modelGroups.map((group) => {
+      const options = group.options.filter((o) => {
+        const match = !query || o.label.toLowerCase().includes(query) || o.value.includes(query);
+        if (match) this.matches.push(o.value);
+        return match || o.value === current;
+      });
+      return options.length
+        ? h('optgroup', { label: group.label }, options.map((o) => h('option', { value: o.value, selected: o.value === current }, o.label)))
+        : null;
+    });
+    replace(this.controls.model.el, groups);
+    this.controls.model.el.value = current;
+    this.searchStatus.textContent = query ? t('input.searchStatus', { count: this.matches.length }) : '';
+  }
+
+  /** The engine's knobs as inputs, rebuilt only when the engine changes. */
+  buildEngineOptions(engine) {
+    const { t } = this.ctx;
+    for (const name of Object.keys(this.controls)) if (name.startsWith('opt.')) delete this.controls[name];
+    const fields = Object.entries(engine.defaults).map(([key, value]) => {
+      const name = `opt.${key}`;
+      const label = t(`option.${key}`) === `option.${key}` ? key : t(`option.${key}`);
+      const input = typeof value === 'boolean'
+        ? h('input', { type: 'checkbox' })
+        : h('input', { type: 'number', min: 0, step: 'any', inputmode: 'decimal' });
+      this.control(name, input, typeof value === 'boolean' ? 'checked' : 'value');
+      this.fields[name].querySelector('label').textContent = label;
+      return this.fields[name];
+    });
+    const sources = Object.entries(engine.option_sources || {});
+    // Few people change these: closed by default, except the guide's one knob.
+    replace(this.engineOptions, fields.length
+      ? h('details', { open: fields.length === 1 }, h('summary', {}, t('input.engineOptions', { engine: engine.name })),
+          h('div', { class: 'stack' }, fields),
+          sources.length ? h('details', {}, h('summary', {}, t('input.engineSources')), h('dl', { class: 'sources' }, sources.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))) : null)
+      : null);
+    this.shownEngine = engine.id;
+  }
+
+  /** Writes state into the inputs; the focused one keeps what the user typed. */
+  sync(state) {
+    const focused = this.ctx.root.activeElement;
+    const engine = engineById(this.ctx.catalog, state.engine);
+    if (engine && this.shownEngine !== engine.id) this.buildEngineOptions(engine);
+    if (focused !== this.search && this.controls.model.el.value !== state.model) this.filterModels();
+    for (const [name, { el, prop }] of Object.entries(this.controls)) {
+      if (el === focused || name === 'lora_targets') continue;
+      let value = name.startsWith('opt.') ? state.opts[name.slice(4)] ?? engine.defaults[name.slice(4)] : state[name];
+      if (prop === 'checked') el.checked = Boolean(value);
+      else if (el.value !== String(value ?? '')) el.value = value ?? '';
+      this.showFieldError(name, null);
+    }
+    for (const box of this.targets) box.checked = state.lora_targets.includes(box.value);
+    if (focused !== this.paste && state.model === IMPORTED && this.paste.value.replace(/\s/g, '') !== state.config.replace(/\s/g, '')) {
+      this.paste.value = state.config;
+    }
+    const finetune = state.mode !== 'inference';
+    this.sections.inference.hidden = finetune;
+    this.sections.finetune.hidden = !finetune;
+    for (const name of LORA_ONLY) this.fields[name].hidden = state.mode === 'full';
+    this.sections.custom.hidden = state.model !== CUSTOM;
+    this.sections.devices.hidden = state.view !== 'devices';
+    this.fields.gpu_count.hidden = !state.gpu;
+  }
+}
