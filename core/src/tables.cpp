@@ -284,12 +284,15 @@ json fleet_json(const Catalog& catalog, const json& req) {
         const int parallel = o.layout.tensor_parallel;
         const DecodeCeiling ceiling =
             decode_ceiling(imported->model, plan, gpu.bandwidth_gbps * parallel, 1);
-        // Per stream: the weights a token reads (MoE: the chosen experts)
-        // plus its KV cache; the guide's figure reads every resident weight.
-        const double tokens_per_month = ceiling.stream_tokens_per_s * 3600.0 * gpus.hours_per_month;
+        // The ceiling: bandwidth over the weights a token reads (all of a
+        // dense model's, the chosen experts' of an MoE: SPEC section 5);
+        // with the KV cache read at the given context, per stream.
+        const double ceiling_tps = ceiling.bandwidth_bytes_per_s / ceiling.active_weight_bytes;
+        const double tokens_per_month = ceiling_tps * 3600.0 * gpus.hours_per_month;
         row["fit"] = option_json(o);
-        row["decode_tokens_per_s"] = ceiling.stream_tokens_per_s;
+        row["decode_tokens_per_s"] = ceiling_tps;
         row["decode_guide_tokens_per_s"] = ceiling.guide_tokens_per_s;
+        row["decode_stream_tokens_per_s"] = ceiling.stream_tokens_per_s;
         row["usd_per_million_tokens"] =
             tokens_per_month > 0 ? json(o.monthly / tokens_per_month * 1e6) : json(nullptr);
       } else {
