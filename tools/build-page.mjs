@@ -31,13 +31,21 @@ export async function buildPage() {
     write: false,
   });
   const app = bundle.outputFiles[0].text;
+  // The wasm bytes travel as a base64 string beside the glue, not inside
+  // it: the page decodes them with Uint8Array.fromBase64 where the browser
+  // has it (the glue's own decoder walks atob's output byte by byte) and
+  // hands them over as wasmBinary.
+  const inline = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(glue);
+  if (!inline) throw new Error('the module glue carries no inline wasm (SINGLE_FILE?)');
+  const lean = glue.replace(inline[1], '');
   // The module glue exports through module/exports/define when they exist;
   // shadowing them keeps it from touching a host page's loaders, so the
   // element is the only global this script creates.
   const script = inlineSafe(
     '/* VRAM calculator: sizing core compiled to WebAssembly. */\n' +
-      '(function(){var createVramModule=(function(){var module,exports,define;\n' +
-      glue +
+      `(function(){var VRAM_WASM_BASE64="${inline[1]}";\n` +
+      'var createVramModule=(function(){var module,exports,define;\n' +
+      lean +
       '\nreturn createVramModule;})();\n' +
       app +
       '})();\n',

@@ -30,9 +30,8 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
   preset.name = jr::get_string(j, "name", at);
   preset.group = jr::opt_string(j, "group", at).value_or("popular");
   preset.source = jr::get_string(j, "source", at);
-  const json* config = jr::find(j, "config");
-  if (config == nullptr) throw Error("missing_field", at + ".config", at + ".config is required");
-  preset.config = *config;
+  preset.config = embedded::model_config(index);
+  if (preset.config.empty()) throw Error("internal", at + ".config", at + ".config is missing");
   preset.params_total = jr::opt_number(j, "params_total", at).value_or(0);
   preset.params_active = jr::opt_number(j, "params_active", at).value_or(0);
   preset.official_params_total = jr::opt_number(j, "official_params_total", at).value_or(0);
@@ -73,7 +72,10 @@ const ModelPreset& Catalog::model(std::string_view id, std::string_view field) c
 }
 
 ImportedModel resolve_preset(const ModelPreset& preset) {
-  ImportedModel imported = import_hf_config(preset.config, "models." + preset.id + ".config");
+  const std::string field = "models." + preset.id + ".config";
+  const json config = json::parse(preset.config.begin(), preset.config.end(), nullptr, false);
+  if (config.is_discarded()) throw Error("internal", field, field + " is not valid JSON");
+  ImportedModel imported = import_hf_config(config, field);
   ModelSpec& m = imported.model;
   m.id = preset.id;
   m.name = preset.name;

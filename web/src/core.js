@@ -32,6 +32,18 @@ export function wrap(module) {
   };
 }
 
+/**
+ * Base64 to bytes: the browser's own decoder where it has one
+ * (Uint8Array.fromBase64), else atob.
+ */
+export function decodeBase64(text) {
+  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(text);
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
 let pending = null;
 
 export function loadCore(factory) {

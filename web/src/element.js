@@ -20,6 +20,11 @@ import { InputsPanel } from './views/inputs.js';
 
 const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView };
 
+/** A User Timing mark (tools/bench.mjs reads them); nothing when unsupported. */
+function mark(name) {
+  if (typeof performance !== 'undefined' && performance.mark) performance.mark(name);
+}
+
 export function defineVramCalculator(factory) {
   if (customElements.get('vram-calculator')) return;
 
@@ -66,7 +71,9 @@ export function defineVramCalculator(factory) {
       replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));
       try {
         this.core = await loadCore(factory);
+        mark('vram:core-ready');
         this.presets = this.core.presets();
+        mark('vram:presets');
         this.catalog = this.presets;
       } catch (error) {
         replace(this.frame, h('p', { class: 'error', role: 'alert' }, this.t('app.loadFailed', { message: error.message })));
@@ -86,7 +93,9 @@ export function defineVramCalculator(factory) {
         });
       }
       this.build();
+      mark('vram:built');
       this.render();
+      mark('vram:first-render');
     }
 
     setLanguage() {

@@ -19,7 +19,7 @@ struct ModelPreset {
   std::string name;
   std::string group;  ///< "guide", "planner", "popular"
   std::string source;
-  nlohmann::json config;    ///< read by import_hf_config
+  std::string_view config;  ///< config.json text, read by import_hf_config on demand
   double params_total = 0;  ///< stated by the source; 0 = compute
   double params_active = 0;
   double official_params_total = 0;  ///< the vendor's figure, shown beside the computed one

@@ -156,8 +156,8 @@ export default {
   'budget.concurrency': 'Full-context sequences at once',
 
   'decode.title': 'Decode speed ceilings',
-  'decode.guide': "Guide's ceiling (bandwidth / active weights)",
-  'decode.stream': 'One stream (weights and its KV cache)',
+  'decode.guide': "Guide's ceiling (bandwidth / resident weights)",
+  'decode.stream': 'One stream (weights read per token and its KV cache)',
   'decode.batch': 'Whole batch of {batch}',
   'decode.bandwidth': 'Memory bandwidth',
   'decode.tps': '≤ {value} tokens/s',
