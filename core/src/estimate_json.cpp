@@ -9,6 +9,7 @@
 #include "vram/decode.hpp"
 #include "vram/error.hpp"
 #include "vram/finetune.hpp"
+#include "vram/fit.hpp"
 #include "vram/inverse.hpp"
 #include "vram/text.hpp"
 #include "vram/units.hpp"
@@ -254,6 +255,14 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
               {"warnings", warnings}};
 
   const GpuCatalog gpus = request_catalog(catalog, req);
+  FitRules rules;
+  rules.needs_fast_link =
+      s.method == FinetuneMethod::kFull && s.gpus == 1;  // a set must all-reduce
+  json options = json::array();
+  for (const Option& option : options_by_card(plan.total_bytes, gpus, rules)) {
+    options.push_back(option_json(option));
+  }
+  out["fits"] = std::move(options);
   const Gpu* gpu = nullptr;
   if (auto id = jr::opt_string(req, "gpu", "")) gpu = &gpus.find(*id, "gpu");
   double capacity = 0;
@@ -481,6 +490,22 @@ json estimate_json(const Catalog& catalog, const json& req) {
     out["decode"] =
         decode_json(decode_ceiling(model, plan, gpu->bandwidth_gbps * group, setup.batch));
     out["decode"]["gpus"] = group;
+  }
+  if (engine.profile->kind == "flat" || engine.profile->kind == "percent") {
+    // The cheapest way to hold it on each card of the catalog, and how fast
+    // that set decodes (tensor parallel where the link allows).
+    FitRules rules;
+    rules.needs_fp8 =
+        setup.weights != nullptr ? setup.weights->needs("fp8") : model.native_format == "fp8";
+    json fits = json::array();
+    for (const Option& option : options_by_card(plan.total_bytes, gpus, rules)) {
+      json row = option_json(option);
+      const DecodeCeiling ceiling = decode_ceiling(
+          model, plan, option.gpu->bandwidth_gbps * option.layout.tensor_parallel, setup.batch);
+      row["decode_tokens_per_s"] = ceiling.stream_tokens_per_s;
+      fits.push_back(std::move(row));
+    }
+    out["fits"] = std::move(fits);
   }
   if (capacity > 0) {
     const double need = plan.total_bytes;

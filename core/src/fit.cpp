@@ -107,6 +107,25 @@ Layout deployable_layout(int devices, int node_size) {
   return layout;
 }
 
+std::vector<Option> options_by_card(double need, const GpuCatalog& catalog, const FitRules& rules) {
+  std::vector<Option> options;
+  for (const Gpu& gpu : catalog.gpus) {
+    std::vector<int> counts = {1};
+    for (int count : rules.set_sizes) {
+      if (count > 1 && count <= catalog.node_size) counts.push_back(count);
+    }
+    for (int count : counts) {
+      const Option o = make_option(gpu, count, catalog, rules, need);
+      if (broken_rule(o, rules) == nullptr) {
+        options.push_back(o);
+        break;
+      }
+    }
+  }
+  std::sort(options.begin(), options.end(), cheaper);
+  return options;
+}
+
 FitAnswer fit(double need, const GpuCatalog& catalog, const FitRules& rules) {
   FitAnswer answer;
   std::vector<Option> valid;

@@ -51,6 +51,8 @@ json layout_json(const Layout& l) {
           {"devices", l.devices}};
 }
 
+}  // namespace
+
 json option_json(const Option& o) {
   return {{"gpu", o.gpu->id},
           {"name", o.gpu->name},
@@ -65,6 +67,8 @@ json option_json(const Option& o) {
           {"tight", o.tight},
           {"layout", layout_json(o.layout)}};
 }
+
+namespace {
 
 json fit_json(const FitAnswer& answer) {
   json excluded = json::array();

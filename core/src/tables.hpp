@@ -7,11 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include "vram/catalog.hpp"
+#include "vram/fit.hpp"
 
 namespace vram {
 
 /** The request's replacement catalog ("catalog"), validated, or the built-in one. */
 GpuCatalog request_catalog(const Catalog& catalog, const nlohmann::json& request);
+
+/** One fitted option as the grid, the fleet and the estimate's fits report it. */
+nlohmann::json option_json(const Option& option);
 
 nlohmann::json grid_json(const Catalog& catalog, const nlohmann::json& request);
 nlohmann::json devices_json(const Catalog& catalog, const nlohmann::json& request);

@@ -77,6 +77,24 @@ test('fit, tight, decode ceilings and inverse answers follow the card', async ()
   }
 });
 
+test('the cheapest cards that hold the answer, with spare, tight and decode ceilings per card', async () => {
+  const browser = await openPage('?model=guide-13b&weights=fp8&gpu=l4');
+  try {
+    const { page } = browser;
+    const rows = await page.locator('vram-calculator table.fits tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [tr.dataset.gpu, ...[...tr.querySelectorAll('th, td')].map((c) => c.textContent)]));
+    // 13B FP8 (22 GB): the L4 is the cheapest FP8 card that holds it, tight (SPEC section 3),
+    // at most 300 GB/s / 13 GB read per token.
+    assert.deepEqual(rows[0].slice(0, 4), ['l4', '1× L4 tight', '$250', '2.3 GB']);
+    assert.match(rows[0][4], /≤ 1\d tokens\/s/);
+    // No FP8, no row: an A40 would hold 22 GB but cannot run FP8 weights.
+    assert.ok(!rows.some((r) => r[0] === 'a40'));
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('model search filters the presets, Enter picks the first match', async () => {
   const browser = await openPage();
   try {

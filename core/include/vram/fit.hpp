@@ -63,6 +63,13 @@ struct FitAnswer {
  */
 FitAnswer fit(double need_bytes, const GpuCatalog& catalog, const FitRules& rules);
 
+/**
+ * Every priced card that can hold `need_bytes` in one node: its cheapest
+ * valid count (1, then 2, 4 or 8) under the rules, cheapest first.
+ */
+std::vector<Option> options_by_card(double need_bytes, const GpuCatalog& catalog,
+                                    const FitRules& rules);
+
 /** The layout of `count` cards of `gpu`: tensor parallel where the link allows. */
 Layout layout_for(const Gpu& gpu, int count, int node_size, bool tensor_parallel_needed);
 

@@ -3,10 +3,10 @@
 // decode ceilings, the inverse answers, warnings and assumptions. Rebuilt on
 // every change; which <details> are open survives the rebuild.
 import { h } from '../dom.js';
-import { formatMemory, formatNumber, isTight } from '../format.js';
+import { formatMemory, formatNumber, formatUsd, isTight } from '../format.js';
 import { estimateRequest } from '../state.js';
 import { stackedBar } from './bar.js';
-import { bdi, compute, errorBox, facts } from './common.js';
+import { bdi, compute, dataTable, errorBox, facts } from './common.js';
 
 function inputText(value) {
   if (typeof value === 'number') return formatNumber(value, Number.isInteger(value) ? 0 : 4);
@@ -57,6 +57,25 @@ export class CalculatorView {
     return el;
   }
 
+  /**
+   * The cheapest way to hold the answer on each card of the catalog (count,
+   * price, spare, tight, decode ceiling of that set): five, then the rest.
+   */
+  cheapest(fits, state, mem) {
+    const { t } = this.ctx;
+    const training = state.mode !== 'inference';
+    const head = ['fits.card', 'fits.monthly', 'fits.spare', ...(training ? [] : ['fits.decode'])].map((k) => t(k));
+    const row = (f) => h('tr', { dataset: { gpu: f.gpu } },
+      h('th', { scope: 'row' }, t('fits.cardName', { count: f.count, name: f.name }), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null),
+      h('td', { class: 'num' }, bdi(formatUsd(f.monthly_usd))),
+      h('td', { class: 'num' }, bdi(mem(f.spare_gb))),
+      training ? null : h('td', { class: 'num' }, bdi(t('decode.tps', { value: formatNumber(f.decode_tokens_per_s) }))));
+    const table = (list) => dataTable(t('fits.title'), null, head, list.map(row), { class: 'fits' });
+    return h('section', { class: 'block' }, h('h3', {}, t('fits.title')), table(fits.slice(0, 5)),
+      fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length }), () => table(fits.slice(5))) : null,
+      h('p', { class: 'muted small' }, t('fits.note')));
+  }
+
   termLabel(term) {
     const key = `term.${term.id}`;
     const text = this.ctx.t(key);
@@ -96,6 +115,9 @@ export class CalculatorView {
     }
     this.live.textContent = fitText ? `${total}. ${fitText}` : total;
     out.push(stackedBar(t, terms, result.total_gb, fit ? fit.capacity_gb : 0, unit));
+
+    if (result.fits && result.fits.length) out.push(this.cheapest(result.fits, state, mem));
+    else if (result.fits) out.push(h('p', { class: 'muted' }, t('fits.none')));
 
     const rows = terms.map((term) =>
       h('tr', { dataset: { term: term.id } },
