@@ -78,10 +78,6 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
       if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
       value = args[++i];
     }
-    if (spec->key == nullptr) {  // output options
-      if (flag == "--catalog") parsed.catalog_path = value;
-      continue;
-    }
     switch (spec->kind) {
       case FlagKind::kString:
         parsed.request[spec->key] = value;

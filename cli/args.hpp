@@ -27,7 +27,7 @@ enum class FlagKind {
 
 struct FlagSpec {
   const char* flag;  ///< "--context"
-  const char* key;   ///< request key, "context"; nullptr for output options
+  const char* key;   ///< request key, "context"
   FlagKind kind;
   const char* help;
 };
@@ -35,7 +35,6 @@ struct FlagSpec {
 struct Parsed {
   nlohmann::json request = nlohmann::json::object();
   bool json_output = false;
-  std::string catalog_path;
 };
 
 /**

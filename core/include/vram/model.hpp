@@ -101,7 +101,6 @@ struct ModelSpec {
   bool gated_mlp = true;         ///< gate, up and down (SwiGLU/GeGLU); else up, down
   bool qk_norm = false;          ///< per-head-dim norm on q and k (Qwen3, Gemma 3)
   bool attention_sinks = false;  ///< one learned logit per head (gpt-oss)
-  bool fused_qkv_bias = false;   ///< Falcon-style single qkv projection
   int norms_per_layer = 2;
   bool norm_bias = false;  ///< LayerNorm with a bias vector (Falcon)
 

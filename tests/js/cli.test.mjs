@@ -1,0 +1,75 @@
+// The CLI as people run it: readable output, JSON with the documented keys,
+// and usage errors that name the flag and exit 2 (docs/cli.md).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { root } from './module.mjs';
+
+const cli = join(root, 'build/native/vramcalc');
+const run = (...args) => spawnSync(cli, args, { encoding: 'utf8' });
+
+test('estimate prints the breakdown and the rounded total', () => {
+  const r = run('estimate', '--model', 'guide-70b', '--weights', 'fp8', '--context', '8192', '--batch', '1');
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /Weights\s+70\.00/);
+  assert.match(r.stdout, /KV cache\s+2\.68/);
+  assert.match(r.stdout, /= 75 GB/);
+});
+
+test('--json carries the documented keys, unrounded', () => {
+  const r = run('estimate', '--model', 'guide-70b', '--weights', 'fp8', '--json');
+  assert.equal(r.status, 0);
+  const out = JSON.parse(r.stdout);
+  for (const key of ['params_total', 'params_active', 'weights_gb', 'kv_cache_gb', 'kv_bytes_per_token', 'overhead_gb', 'total_gb', 'assumptions']) {
+    assert.ok(key in out, key);
+  }
+  assert.equal(out.total_gb, 74.68435456);
+  const vllm = JSON.parse(run('estimate', '--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--json').stdout);
+  for (const key of ['kv_budget_gb', 'kv_blocks', 'max_concurrency']) assert.ok(key in vllm, key);
+  const ft = JSON.parse(run('estimate', '--model', 'guide-7b', '--mode', 'qlora', '--json').stdout);
+  for (const key of ['gradients_gb', 'optimizer_gb', 'activations_gb', 'adapter_params', 'host_ram_gb']) assert.ok(key in ft, key);
+});
+
+test('bad flags and values: a message naming the flag, exit status 2', () => {
+  const cases = [
+    [['estimate', '--model', 'guide-7b', '--contxt', '5'], /unknown flag --contxt/],
+    [['estimate', '--model', 'guide-7b', '--context', 'lots'], /--context expects a whole number/],
+    [['estimate', '--model', 'guide-7b', '--context', '-5'], /--context: context must be at least 1/],
+    [['estimate', '--model', 'gpt-9'], /--model: unknown model 'gpt-9'/],
+    [['estimate', '--model', 'guide-7b', '--weights'], /--weights needs a value/],
+    [['estimate', '--model', 'guide-7b', '--mode', 'lora', '--lora-rank', '0'], /--lora-rank: lora_rank must be/],
+    [['estimate', '--model', 'guide-7b', '--config', '/nonexistent.json'], /--config: cannot read/],
+    [['teleport'], /unknown command 'teleport'/],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(...args);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, message, args.join(' '));
+  }
+});
+
+test('a config.json from disk, and a broken catalog named by entry and field', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vramcalc-'));
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ model_type: 'llama', hidden_size: 2048, num_hidden_layers: 16, num_attention_heads: 32, num_key_value_heads: 8, intermediate_size: 8192, vocab_size: 128256, tie_word_embeddings: true }));
+  const ok = run('estimate', '--config', config, '--json');
+  assert.equal(ok.status, 0);
+  assert.equal(JSON.parse(ok.stdout).params_total, 1235814400);  // Llama 3.2 1B's shape
+  const broken = join(dir, 'broken.json');
+  writeFileSync(broken, '{"model_type": "llama", "hidden_size": 2048');
+  assert.match(run('estimate', '--config', broken).stderr, /--config: .* is not valid JSON/);
+  const catalog = join(dir, 'catalog.json');
+  writeFileSync(catalog, JSON.stringify({ gpus: [{ id: 'ok', vram_gb: 24, bandwidth_gbps: 900 }, { id: 'l4', vram_gb: -24, bandwidth_gbps: 300 }] }));
+  const r = run('grid', '--catalog', catalog);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /GPU 'l4': catalog\.gpus\[1\]\.vram_gb must be positive/);
+});
+
+test('grid, devices and fleet print their tables', () => {
+  assert.match(run('grid').stdout, /70B \(guide shape\)\s+bf16\s+145 GB\s+MI300X\s+\$1,590/);
+  assert.match(run('devices').stdout, /H100 SXM 80GB\s+x 14/);
+  assert.match(run('fleet').stdout, /MI300X\s+192\s+5300\s+\$1,590\s+8\.28\s+3\.33\s+2\.21/);
+});
