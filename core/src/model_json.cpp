@@ -1,6 +1,11 @@
 #include "model_json.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "vram/text.hpp"
 
 namespace vram {
 
@@ -17,6 +22,20 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
   const auto moe_layers = std::count_if(m.layers.begin(), m.layers.end(),
                                         [](const LayerSpec& l) { return l.mlp == LayerMlp::kMoe; });
   const ParamCount& c = params.computed;
+  std::vector<std::string> notes = m.notes;
+  if (m.official_params_active > 0 && !params.active_declared) {
+    // Vendors differ on "active": DeepSeek and OpenAI leave out the input
+    // embedding (a lookup, not a matrix product). Say so when that is the gap.
+    const double without = c.active() - (m.tied_embeddings ? 0.0 : c.embedding);
+    const double official = m.official_params_active;
+    const double gap_with = std::fabs(c.active() - official) / official;
+    const double gap_without = std::fabs(without - official) / official;
+    if (gap_with > 0.03 && gap_without < gap_with) {
+      notes.push_back("The vendor's active count (" + text::grouped(official) +
+                      ") leaves out the input embedding: " + text::grouped(without) +
+                      " here without it, " + text::grouped(c.active()) + " with it.");
+    }
+  }
   json out = {
       {"id", m.id},
       {"name", m.name},
@@ -58,7 +77,7 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
        m.official_params_active > 0 ? json(m.official_params_active) : json(nullptr)},
       {"params_source", m.params_source},
       {"placeholders", m.placeholders},
-      {"notes", m.notes},
+      {"notes", notes},
   };
   if (!m.native_expert_format.empty()) out["native_expert_format"] = m.native_expert_format;
   if (m.is_moe()) {

@@ -58,3 +58,16 @@ TEST_CASE("Beam: 501B total, 23B active, placeholders marked in every output") {
   CHECK(layout.at("sliding").get<int>() > 0);
   CHECK(layout.at("global").get<int>() > 0);
 }
+
+TEST_CASE("where the vendor counts active parameters differently, the output says so") {
+  // OpenAI's 5.1B active for gpt-oss-120b leaves out the 0.58B input
+  // embedding; so does DeepSeek's 2.4B for V2-Lite.
+  for (const char* id : {"gpt-oss-120b", "deepseek-v2-lite"}) {
+    CAPTURE(id);
+    const json model = testing::estimate({{"model", id}}).at("model");
+    CHECK(model.at("notes").dump().find("leaves out the input embedding") != std::string::npos);
+  }
+  // Mixtral counts it in: no such note.
+  const json mixtral = testing::estimate({{"model", "mixtral-8x7b"}}).at("model");
+  CHECK(mixtral.at("notes").dump().find("leaves out the input embedding") == std::string::npos);
+}
