@@ -19,13 +19,23 @@ export function roundDisplay(value, decimals) {
   return value < 0 ? -result : result;
 }
 
+// Building an Intl.NumberFormat costs more than formatting with one, and every
+// keystroke formats dozens of figures: one formatter per locale and style.
+const formatters = new Map();
+function numberFormat(locale, minimum, maximum) {
+  const key = `${locale}|${minimum}|${maximum}`;
+  let formatter = formatters.get(key);
+  if (!formatter) {
+    formatter = new Intl.NumberFormat(locale, { minimumFractionDigits: minimum, maximumFractionDigits: maximum });
+    formatters.set(key, formatter);
+  }
+  return formatter;
+}
+
 /** Fixed decimals with thousands separators for the locale (default en). */
 export function formatNumber(value, decimals = 0, locale = 'en') {
   const rounded = roundDisplay(value, decimals);
-  return new Intl.NumberFormat(locale, {
-    minimumFractionDigits: decimals,
-    maximumFractionDigits: decimals,
-  }).format(rounded === 0 ? 0 : rounded);
+  return numberFormat(locale, decimals, decimals).format(rounded === 0 ? 0 : rounded);
 }
 
 /**
@@ -50,7 +60,7 @@ export function formatUsd(value, locale = 'en') {
 export function formatBandwidth(gbps, locale = 'en') {
   if (gbps < 1000) return `${formatNumber(gbps, 0, locale)} GB/s`;
   const tbps = roundDisplay(gbps / 1000, 2);
-  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 2 }).format(tbps)} TB/s`;
+  return `${numberFormat(locale, 0, 2).format(tbps)} TB/s`;
 }
 
 /** Tight: under 5 GB spare on one card, under 2 GB per card on a set (SPEC section 3). */
