@@ -174,3 +174,22 @@ test('fine-tuning modes show their options, and an answer or a clear message', a
     await browser.close();
   }
 });
+
+test("the model's notes appear under its parameter count, and only for models that have them", async () => {
+  const browser = await openPage('?model=gpt-oss-120b');
+  try {
+    const { page } = browser;
+    const notes = page.locator('vram-calculator .model-notes li');
+    assert.match((await notes.allTextContents()).join('\n'), /5,100,000,000\) leaves out the input embedding/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+  const plain = await openPage('?model=llama-3.1-8b');
+  try {
+    assert.match(await text(plain.page, TOTAL), /GB$/);
+    assert.equal(await plain.page.locator('vram-calculator .model-notes').count(), 0);
+  } finally {
+    await plain.close();
+  }
+});

@@ -126,7 +126,7 @@ test('malformed and unknown parameters are reported, ignored, and never run', as
     assert.notEqual(await page.title(), 'pwned');
     // The rest still applies: batch 2 on the default 70B FP8.
     assert.equal(await value(page, 'batch'), '2');
-    assert.equal(await text(page, TOTAL), '77 GB');
+    assert.equal(await text(page, TOTAL), '147 GB');
     await screenshot(page, 'url-malformed');
     assert.deepEqual(browser.errors, []);
   } finally {

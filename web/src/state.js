@@ -30,7 +30,7 @@ export const IMPORTED = 'config';
 export const DEFAULT_STATE = Object.freeze({
   view: 'calculator',
   model: 'guide-70b',
-  weights: 'fp8',
+  weights: 'native',
   kv: 'fp16',
   context: 8192,
   batch: 1,

@@ -228,6 +228,7 @@ export default {
   'fleet.decode': 'Decode ≤ tok/s',
   'fleet.perMillion': '$ per million tokens',
   'fleet.cards': 'Cards for the model',
+  'fleet.nativeWeights': "its checkpoint's own format",
   'fleet.captionModel': 'The rental fleet, and {model} in {weights} on each card: price per GB, per bandwidth, per hour, per token',
   'fleet.noFp8': 'no FP8',
   'fleet.minOrder': 'min {count} cards',

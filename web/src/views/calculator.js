@@ -102,6 +102,10 @@ export class CalculatorView {
       ? t('result.paramsActive', { total: formatNumber(result.params_total), active: formatNumber(result.params_active) })
       : t('result.params', { total: formatNumber(result.params_total) });
     out.push(h('p', { class: 'muted' }, result.model && result.model.name ? `${result.model.name}: ${params}` : params));
+    // What the importer noticed about this model (vendor counting conventions,
+    // layers the checkpoint holds but inference skips): core text, as text.
+    const notes = (result.model && result.model.notes) || [];
+    if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', { dir: 'auto' }, note))));
     if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: formatNumber(result.adapter_params) })));
 
     let fitText = '';

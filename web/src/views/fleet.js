@@ -49,7 +49,7 @@ export class FleetView extends TableView {
     const keys = ['gpu', 'memory', 'vram', 'bandwidth', 'monthly', 'perGb', 'perBandwidth', 'perHour', ...(withModel ? ['cards', 'decode', 'perMillion'] : [])];
     const name = (list, id) => (list.find((x) => x.id === id) || { name: id }).name;
     const caption = withModel
-      ? t('fleet.captionModel', { model: name(catalog.models, state.model), weights: name(catalog.weight_formats, state.weights === 'native' ? 'bf16' : state.weights) })
+      ? t('fleet.captionModel', { model: name(catalog.models, state.model), weights: state.weights === 'native' ? t('fleet.nativeWeights') : name(catalog.weight_formats, state.weights) })
       : t('fleet.caption');
     return dataTable(t('view.fleet'), caption, keys.map((k) => t(`fleet.${k}`)), rows, { class: 'fleet' });
   }
