@@ -239,7 +239,7 @@ json fleet_json(const Catalog& catalog, const json& req) {
   std::optional<ImportedModel> imported;
   if (auto id = jr::opt_string(req, "model", ""))
     imported = resolve_preset(catalog.model(*id, "model"));
-  const std::string weights_id = jr::opt_string(req, "weights", "").value_or("bf16");
+  const std::string weights_id = jr::opt_string(req, "weights", "").value_or("native");
   const WeightFormat* format =
       weights_id == "native" ? nullptr : &catalog.formats.weight(weights_id, "weights");
   const std::int64_t context = request::positive_int(req, "context", 8192, 100'000'000);

@@ -159,6 +159,15 @@ test('fleet: the published prices and ratios, and decode figures that follow the
       const cells = row && row.querySelectorAll('td.num');
       return cells && cells[6].textContent === '2×' && cells[8].textContent !== before;
     }, perMillion);
+    // As the checkpoint stores it: gpt-oss-120b in MXFP4 (67 GB) fits one
+    // H100, where BF16 (about 236 GB) would take four.
+    await page.locator('vram-calculator #weights').selectOption('native');
+    await page.evaluate(() => document.querySelector('vram-calculator').setAttribute('model', 'gpt-oss-120b'));
+    await page.waitForFunction(() => {
+      const row = document.querySelector('vram-calculator').shadowRoot.querySelector('[role=tabpanel]:not([hidden]) tr[data-gpu="h100-sxm"]');
+      return row && row.querySelectorAll('td.num')[6].textContent === '1×';
+    });
+    assert.match(await page.locator(`${PANEL} caption`).textContent(), /gpt-oss-120b \(MoE, MXFP4\) in its checkpoint's own format/);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

@@ -244,6 +244,7 @@ TEST_CASE("the fleet with a model: cards needed, decode ceilings, and why a card
   // its speed follows the 37B active parameters, not the 671B resident.
   const json native =
       testing::calculator().fleet({{"model", "deepseek-v3"}, {"weights", "native"}});
+  CHECK(testing::calculator().fleet({{"model", "deepseek-v3"}}) == native);  // the default
   for (const json& row : native) {
     if (row.at("id") == "a40") CHECK(row.at("fit").is_null());
     if (row.at("id") == "mi300x") {

@@ -315,8 +315,6 @@ export function devicesRequest(state, catalog) {
 
 export function fleetRequest(state, catalog) {
   const request = { model: state.model, weights: state.weights, context: state.context, batch: state.batch };
-  // The fleet sizes a format; without one it takes BF16.
-  if (state.weights === 'native') delete request.weights;
   if (catalog !== undefined) request.catalog = catalog;
   return request;
 }
