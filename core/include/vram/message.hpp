@@ -1,0 +1,27 @@
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace vram {
+
+/**
+ * Words at the edge: every piece of text in an answer is a message id with
+ * its parameters, rendered by the page or the CLI from the catalogs in
+ * data/messages/ (en.json, ar.json, fa.json). Parameters are the very
+ * numbers (unrounded) and ids the value was computed from; the template
+ * says how each is shown. docs/i18n.md documents the template syntax.
+ *
+ * JSON form: {"id": "formula.weights", "params": {"params": 7e10, ...}}.
+ */
+struct Message {
+  std::string id;
+  nlohmann::json params = nlohmann::json::object();
+};
+
+inline void to_json(nlohmann::json& j, const Message& m) {
+  j = nlohmann::json{{"id", m.id}, {"params", m.params}};
+}
+
+}  // namespace vram
