@@ -4,6 +4,7 @@
 #include "json_read.hpp"
 #include "tables.hpp"
 #include "vram/error.hpp"
+#include "vram/schema.hpp"
 
 namespace vram {
 
@@ -30,7 +31,7 @@ json Calculator::presets() const {
   for (const EngineProfile& engine : catalog_.engines) {
     engines.push_back({{"id", engine.id},
                        {"name", engine.name},
-                       {"kind", engine.kind},
+                       {"kind", to_string(engine.kind)},
                        {"source", engine.source},
                        {"defaults", engine.defaults},
                        {"option_sources", engine.option_sources}});
@@ -43,6 +44,8 @@ json Calculator::presets() const {
               {"links", catalog_.presets}};
 }
 
+json Calculator::schema() const { return schema_json(catalog_); }
+
 std::string call(const Calculator& calculator, std::string_view method,
                  std::string_view request_json) {
   auto error = [](const std::string& code, const std::string& field, const std::string& message) {
@@ -53,6 +56,7 @@ std::string call(const Calculator& calculator, std::string_view method,
                                         : json::parse(request_json.begin(), request_json.end());
     if (method == "estimate") return calculator.estimate(request).dump();
     if (method == "presets") return calculator.presets().dump();
+    if (method == "schema") return calculator.schema().dump();
     if (method == "grid") return calculator.grid(request).dump();
     if (method == "devices") return calculator.devices(request).dump();
     if (method == "fleet") return calculator.fleet(request).dump();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "json_read.hpp"
 #include "vram/error.hpp"
@@ -13,6 +14,51 @@ namespace vram {
 using nlohmann::json;
 namespace jr = json_read;
 
+const char* to_string(EngineKind kind) { return kEngineKindNames[static_cast<int>(kind)]; }
+
+namespace {
+
+EngineKind parse_kind(const std::string& kind, const std::string& field) {
+  for (std::size_t i = 0; i < std::size(kEngineKindNames); ++i) {
+    if (kind == kEngineKindNames[i]) return static_cast<EngineKind>(i);
+  }
+  throw Error("internal", field, field + ": unknown engine kind '" + kind + "'");
+}
+
+/** A knob's type and range from the file's "limits" entry. */
+FieldSpec knob_from_json(const std::string& key, const json& limits, const json& fallback,
+                         const std::string& at) {
+  const std::string where = jr::field_path(at, key);
+  jr::expect_object(limits, where);
+  FieldSpec knob;
+  knob.name = key;
+  knob.default_value = fallback;
+  const std::string type = jr::get_string(limits, "type", where);
+  if (type == "bool") {
+    knob.type = FieldType::kBool;
+  } else if (type == "int") {
+    knob.type = FieldType::kInt;
+  } else if (type == "number") {
+    knob.type = FieldType::kNumber;
+  } else {
+    throw Error("internal", where + ".type", where + ".type must be bool, int or number");
+  }
+  knob.min = jr::opt_number(limits, "min", where);
+  knob.max = jr::opt_number(limits, "max", where);
+  knob.min_exclusive = jr::opt_bool(limits, "min_exclusive", where).value_or(false);
+  knob.max_exclusive = jr::opt_bool(limits, "max_exclusive", where).value_or(false);
+  knob.unit = jr::opt_string(limits, "unit", where).value_or("");
+  knob.modes = kInferenceMode;
+  knob.help = "help.engine_options." + key;
+  if (knob.type != FieldType::kBool && (!knob.min || !knob.max)) {
+    throw Error("internal", where, where + " needs min and max: every number has a range");
+  }
+  check_value(knob, fallback, "defaults." + key);  // the defaults obey their own limits
+  return knob;
+}
+
+}  // namespace
+
 std::vector<EngineProfile> engine_profiles_from_json(const json& engines) {
   std::vector<EngineProfile> out;
   for (std::size_t i = 0; i < engines.size(); ++i) {
@@ -21,10 +67,21 @@ std::vector<EngineProfile> engine_profiles_from_json(const json& engines) {
     EngineProfile profile;
     profile.id = jr::get_string(e, "id", at);
     profile.name = jr::get_string(e, "name", at);
-    profile.kind = jr::get_string(e, "kind", at);
+    profile.kind = parse_kind(jr::get_string(e, "kind", at), at + ".kind");
     profile.source = jr::get_string(e, "source", at);
     if (const json* d = jr::find(e, "defaults")) profile.defaults = *d;
     if (const json* s = jr::find(e, "option_sources")) profile.option_sources = *s;
+    const json* limits = jr::find(e, "limits");
+    const std::string limits_at = at + ".limits";
+    for (auto it = profile.defaults.begin(); it != profile.defaults.end(); ++it) {
+      if (limits == nullptr || !limits->contains(it.key())) {
+        throw Error("internal", limits_at, limits_at + " has no entry for knob '" + it.key() + "'");
+      }
+      profile.knobs.push_back(knob_from_json(it.key(), limits->at(it.key()), *it, limits_at));
+    }
+    if (limits != nullptr && limits->size() != profile.knobs.size()) {
+      throw Error("internal", limits_at, limits_at + " lists a knob without a default");
+    }
     out.push_back(std::move(profile));
   }
   return out;
@@ -64,41 +121,23 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 
 }  // namespace
 
-json engine_options(const EngineProfile& engine, const json& options) {
+json engine_options(const EngineProfile& engine, const json& options, const std::string& prefix) {
   json merged = engine.defaults;
-  if (options.is_null()) return merged;
-  jr::expect_object(options, "engine_options");
+  jr::expect_object(options, prefix.empty() ? "request" : prefix);
   for (auto it = options.begin(); it != options.end(); ++it) {
-    const std::string field = "engine_options." + it.key();
-    if (!engine.defaults.contains(it.key())) {
+    const std::string field = jr::field_path(prefix, it.key());
+    const FieldSpec* knob = find_field(engine.knobs, it.key());
+    if (knob == nullptr) {
       std::string known;
-      for (auto k = engine.defaults.begin(); k != engine.defaults.end(); ++k) {
-        known += (known.empty() ? "" : ", ") + k.key();
-      }
+      for (const FieldSpec& k : engine.knobs) known += (known.empty() ? "" : ", ") + k.name;
       throw Error(
           "unknown_field", field,
           "engine '" + engine.id + "' has no option '" + it.key() + "' (options: " + known + ")");
     }
-    const json& fallback = engine.defaults.at(it.key());
-    if (fallback.is_boolean()) {
-      if (!it->is_boolean()) throw Error("wrong_type", field, field + " must be true or false");
-    } else {
-      const double value = jr::as_number(*it, field);
-      jr::require_positive(value, field, it.key().find("gib") != std::string::npos);
-      static const char* const kWhole[] = {
-          "block_size",           "max_num_batched_tokens", "max_num_seqs",
-          "tensor_parallel_size", "pipeline_parallel_size", "n_ubatch"};
-      const bool whole = std::any_of(std::begin(kWhole), std::end(kWhole),
-                                     [&](const char* key) { return it.key() == key; });
-      if (whole && std::floor(value) != value) {
-        throw Error("invalid_value", field, field + " must be a whole number");
-      }
-      const bool fraction =
-          it.key() == "gpu_memory_utilization" || it.key() == "mem_fraction_static";
-      if (fraction && value > 1) throw Error("invalid_value", field, field + " must be at most 1");
-      if (value > 1e9) throw Error("invalid_value", field, field + " is too large");
-    }
-    merged[it.key()] = *it;
+    check_value(*knob, *it, field);
+    // Whole numbers stay whole (4.0 arrives as 4), so answers print them so.
+    merged[it.key()] =
+        knob->type == FieldType::kInt ? json(static_cast<std::int64_t>(it->get<double>())) : *it;
   }
   return merged;
 }
@@ -419,18 +458,15 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
   plan.weights = setup_weights(setup, plan.params, formats);
   plan.kv = kv_cache(*setup.model, *setup.kv, setup.context, setup.batch);
   if (o.contains("tensor_parallel_size")) {
-    const double tp = o.at("tensor_parallel_size").get<double>();
-    if (tp > 64)
-      throw Error("invalid_value", "engine_options.tensor_parallel_size",
-                  "tensor_parallel_size must be at most 64");
-    plan.tensor_parallel = static_cast<int>(tp);
+    // Its range (at most 64) is the knob's, checked by engine_options.
+    plan.tensor_parallel = static_cast<int>(o.at("tensor_parallel_size").get<double>());
   }
 
-  if (engine.kind == "flat" || engine.kind == "percent") {
+  if (engine.convention()) {
     plan.terms.push_back(weights_term(plan.weights, plan.params, 1, explain));
     plan.terms.push_back(kv_term(*setup.model, *setup.kv, plan.kv, setup, explain));
     Overhead overhead;
-    if (engine.kind == "flat") {
+    if (engine.kind == EngineKind::kFlat) {
       overhead.kind = Overhead::Kind::kFlat;
       overhead.flat_bytes = gb_to_bytes(o.at("overhead_gb").get<double>());
     } else {
@@ -444,18 +480,15 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
           overhead.kind == Overhead::Kind::kFlat
               ? "flat " + text::gb(bytes) + " per process (" + engine.name + ")"
               : text::fixed(overhead.percent, 1) + "% of weights + KV cache = " + text::gb(bytes);
-      term.inputs = {{"kind", engine.kind}, {"overhead_gb", bytes_to_gb(bytes)}};
+      term.inputs = {{"kind", to_string(engine.kind)}, {"overhead_gb", bytes_to_gb(bytes)}};
     }
     plan.terms.push_back(std::move(term));
-  } else if (engine.kind == "vllm") {
+  } else if (engine.kind == EngineKind::kVllm) {
     plan_vllm(setup, o, gpu, gpus, explain, plan);
-  } else if (engine.kind == "sglang") {
+  } else if (engine.kind == EngineKind::kSglang) {
     plan_sglang(setup, o, gpu, gpus, explain, plan);
-  } else if (engine.kind == "llamacpp") {
-    plan_llamacpp(setup, o, explain, plan);
   } else {
-    throw Error("internal", "engine",
-                "engine '" + engine.id + "' has unknown kind '" + engine.kind + "'");
+    plan_llamacpp(setup, o, explain, plan);
   }
   for (const Term& term : plan.terms) plan.total_bytes += term.bytes;
 

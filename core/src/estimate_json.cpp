@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "json_read.hpp"
 #include "model_json.hpp"
 #include "request.hpp"
 #include "tables.hpp"
@@ -11,18 +10,15 @@
 #include "vram/finetune.hpp"
 #include "vram/fit.hpp"
 #include "vram/inverse.hpp"
+#include "vram/requests.hpp"
 #include "vram/text.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
 
 using nlohmann::json;
-namespace jr = json_read;
 
 namespace {
-
-constexpr std::int64_t kMaxContext = 100'000'000;
-constexpr std::int64_t kMaxBatch = 1'000'000;
 
 json terms_json(const std::vector<Term>& terms) {
   json out = json::array();
@@ -55,36 +51,32 @@ struct EngineChoice {
   json options = json::object();
 };
 
-EngineChoice choose_engine(const Catalog& catalog, const json& req) {
+EngineChoice choose_engine(const Catalog& catalog, const EstimateRequest& req) {
   EngineChoice choice;
-  const auto gb = jr::opt_number(req, "overhead_gb", "");
-  const auto pct = jr::opt_number(req, "overhead_pct", "");
-  const auto id = jr::opt_string(req, "engine", "");
-  if (gb && pct)
+  if (req.overhead_gb && req.overhead_pct)
     throw Error("invalid_value", "overhead_gb", "give overhead_gb or overhead_pct, not both");
-  if ((gb || pct) && id && *id != "guide" && *id != "percent") {
-    throw Error("invalid_value", gb ? "overhead_gb" : "overhead_pct",
+  const bool convention = req.engine == "guide" || req.engine == "percent";
+  if ((req.overhead_gb || req.overhead_pct) && req.engine_given && !convention) {
+    throw Error("invalid_value", req.overhead_gb ? "overhead_gb" : "overhead_pct",
                 "overhead_gb and overhead_pct replace the engine's own overhead model; drop them "
                 "or the engine");
   }
-  std::string engine = id.value_or("guide");
-  if (gb) {
-    jr::require_positive(*gb, "overhead_gb", true);
+  // overhead_gb and overhead_pct are the conventions' knobs, given at the
+  // top level: checked by the same limits, under their own names.
+  std::string engine = req.engine;
+  json top = json::object();
+  if (req.overhead_gb) {
     engine = "guide";
-    choice.options["overhead_gb"] = *gb;
-  } else if (pct) {
-    if (*pct < 0 || *pct > 1000) {
-      throw Error("invalid_value", "overhead_pct", "overhead_pct must be between 0 and 1000");
-    }
+    top["overhead_gb"] = *req.overhead_gb;
+  } else if (req.overhead_pct) {
     engine = "percent";
-    choice.options["overhead_pct"] = *pct;
+    top["overhead_pct"] = *req.overhead_pct;
   }
   choice.profile = &find_engine(catalog.engines, engine, "engine");
-  if (const json* options = jr::find(req, "engine_options")) {
-    jr::expect_object(*options, "engine_options");
-    for (auto it = options->begin(); it != options->end(); ++it) choice.options[it.key()] = *it;
-  }
-  choice.options = engine_options(*choice.profile, choice.options);
+  choice.options = engine_options(*choice.profile, top, "");
+  json given = engine_options(*choice.profile, req.engine_options);
+  for (auto it = req.engine_options.begin(); it != req.engine_options.end(); ++it)
+    choice.options[it.key()] = given.at(it.key());
   return choice;
 }
 
@@ -142,71 +134,48 @@ std::int64_t largest_fitting(std::int64_t hi, Fits fits) {
   return lo;
 }
 
-FinetuneMethod parse_method(const std::string& mode) {
-  if (mode == "full") return FinetuneMethod::kFull;
-  if (mode == "lora") return FinetuneMethod::kLora;
-  if (mode == "qlora") return FinetuneMethod::kQlora;
-  throw Error("invalid_value", "mode",
-              "mode must be inference, full, lora or qlora, not '" + mode + "'");
-}
-
-Optimizer parse_optimizer(const std::string& name) {
-  if (name == "adamw") return Optimizer::kAdamW;
-  if (name == "adamw-8bit") return Optimizer::kAdamW8bit;
-  if (name == "sgd") return Optimizer::kSgd;
-  if (name == "adafactor") return Optimizer::kAdafactor;
-  throw Error("invalid_value", "optimizer",
-              "optimizer must be adamw, adamw-8bit, sgd or adafactor, not '" + name + "'");
+FinetuneMethod method_of(Mode mode) {
+  switch (mode) {
+    case Mode::kLora:
+      return FinetuneMethod::kLora;
+    case Mode::kQlora:
+      return FinetuneMethod::kQlora;
+    case Mode::kFull:
+    case Mode::kInference:
+      break;
+  }
+  return FinetuneMethod::kFull;
 }
 
 /** A fine-tuning estimate: the same request shape with training keys. */
-json finetune_json(const Catalog& catalog, const json& req, const ImportedModel& imported) {
+json finetune_json(const Catalog& catalog, const EstimateRequest& req,
+                   const ImportedModel& imported) {
   const ModelSpec& model = imported.model;
   FinetuneSetup s;
   s.model = &model;
-  s.method = parse_method(jr::get_string(req, "mode", ""));
-  s.profile = jr::opt_string(req, "finetune_profile", "").value_or("physical");
-  s.precision = jr::opt_string(req, "precision", "").value_or("mixed");
-  s.loss = jr::opt_string(req, "loss", "").value_or("standard");
-  s.upcast_unquantized = jr::opt_bool(req, "upcast_unquantized", "").value_or(true);
-  const auto seq = jr::opt_int(req, "seq", "").value_or(2048);
-  const auto micro = jr::opt_int(req, "micro_batch", "").value_or(1);
-  if (seq < 1 || seq > 10'000'000)
-    throw Error("invalid_value", "seq", "seq must be between 1 and 10,000,000");
-  if (micro < 1 || micro > 100'000) {
-    throw Error("invalid_value", "micro_batch", "micro_batch must be between 1 and 100,000");
-  }
-  s.seq = seq;
-  s.micro_batch = micro;
-  s.optimizer = parse_optimizer(jr::opt_string(req, "optimizer", "").value_or("adamw"));
-  const auto rank = jr::opt_int(req, "lora_rank", "").value_or(16);
-  if (rank < 1 || rank > 65536)
-    throw Error("invalid_value", "lora_rank", "lora_rank must be between 1 and 65536");
-  s.lora_rank = rank;
-  if (jr::find(req, "lora_targets") != nullptr) {
-    s.lora_targets = jr::opt_strings(req, "lora_targets", "");
-    if (s.lora_targets.empty())
-      throw Error("invalid_value", "lora_targets", "lora_targets must name at least one module");
-  }
-  s.checkpointing = jr::opt_bool(req, "checkpointing", "").value_or(true);
-  s.flash_attention = jr::opt_bool(req, "flash_attention", "").value_or(false);
-  s.gpus = static_cast<int>(request::positive_int(req, "gpu_count", 1, 1024));
-  const auto zero = jr::opt_int(req, "zero", "").value_or(0);
-  if (zero < 0 || zero > 3) throw Error("invalid_value", "zero", "zero must be 0, 1, 2 or 3");
-  s.zero = static_cast<int>(zero);
-  s.offload_optimizer = jr::opt_bool(req, "offload_optimizer", "").value_or(false);
-  if (auto gb = jr::opt_number(req, "overhead_gb", "")) {
-    jr::require_positive(*gb, "overhead_gb", true);
-    s.overhead_bytes = gb_to_bytes(*gb);
+  s.method = method_of(req.mode);
+  s.profile = req.finetune_profile;
+  s.precision = req.precision;
+  s.loss = req.loss;
+  s.upcast_unquantized = req.upcast_unquantized;
+  s.seq = req.seq;
+  s.micro_batch = req.micro_batch;
+  s.optimizer = req.optimizer;
+  s.lora_rank = req.lora_rank;
+  s.lora_targets = req.lora_targets;
+  s.checkpointing = req.checkpointing;
+  s.flash_attention = req.flash_attention;
+  s.gpus = static_cast<int>(req.gpu_count);
+  s.zero = static_cast<int>(req.zero);
+  s.offload_optimizer = req.offload_optimizer;
+  if (req.overhead_gb) {
+    // The flat convention's knob, with its range.
+    const EngineProfile& guide = find_engine(catalog.engines, "guide", "engine");
+    engine_options(guide, json{{"overhead_gb", *req.overhead_gb}}, "");
+    s.overhead_bytes = gb_to_bytes(*req.overhead_gb);
     s.overhead_set = true;
   }
-  if (jr::find(req, "overhead_pct") != nullptr || jr::find(req, "engine") != nullptr) {
-    throw Error("invalid_value", jr::find(req, "engine") ? "engine" : "overhead_pct",
-                "fine-tuning uses overhead_gb; engines and percentages apply to inference");
-  }
-  if (auto w = jr::opt_string(req, "weights", "")) {
-    if (*w != "native") s.base_format = &catalog.formats.weight(*w, "weights");
-  }
+  if (req.weights != "native") s.base_format = &catalog.formats.weight(req.weights, "weights");
 
   const FinetunePlan plan = plan_finetune(s, catalog.formats);
   json assumptions = json::array();
@@ -229,7 +198,7 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
   }
 
   json out = {{"mode", to_string(s.method)},
-              {"finetune_profile", s.profile},
+              {"finetune_profile", to_string(s.profile)},
               {"model", model_summary(model, plan.params)},
               {"params_total", plan.params.total},
               {"params_active", plan.params.active},
@@ -238,8 +207,8 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
               {"seq", s.seq},
               {"micro_batch", s.micro_batch},
               {"optimizer", to_string(s.optimizer)},
-              {"precision", s.precision},
-              {"loss", s.loss},
+              {"precision", to_string(s.precision)},
+              {"loss", to_string(s.loss)},
               {"zero", s.zero},
               {"gpu_count", s.gpus},
               {"weights_gb", bytes_to_gb(plan.weights_bytes + plan.adapter_bytes)},
@@ -254,7 +223,7 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
               {"assumptions", assumptions},
               {"warnings", warnings}};
 
-  const GpuCatalog gpus = request_catalog(catalog, req);
+  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
   FitRules rules;
   rules.needs_fast_link =
       s.method == FinetuneMethod::kFull && s.gpus == 1;  // a set must all-reduce
@@ -263,12 +232,10 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
     options.push_back(option_json(option));
   }
   out["fits"] = std::move(options);
-  const Gpu* gpu = nullptr;
-  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &gpus.find(*id, "gpu");
+  const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
   double capacity = 0;
-  if (auto budget = jr::opt_number(req, "budget_gb", "")) {
-    jr::require_positive(*budget, "budget_gb");
-    capacity = gb_to_bytes(*budget);
+  if (req.budget_gb) {
+    capacity = gb_to_bytes(*req.budget_gb);
   } else if (gpu != nullptr) {
     capacity = gpu->vram_bytes();
   }
@@ -301,74 +268,24 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
 
 }  // namespace
 
-json estimate_json(const Catalog& catalog, const json& req) {
-  jr::expect_object(req, "request");
-  request::reject_unknown_keys(req, {"model",
-                                     "config",
-                                     "name",
-                                     "params_total",
-                                     "params_active",
-                                     "weights",
-                                     "kv",
-                                     "context",
-                                     "batch",
-                                     "overhead_gb",
-                                     "overhead_pct",
-                                     "engine",
-                                     "engine_options",
-                                     "gpu",
-                                     "gpu_count",
-                                     "budget_gb",
-                                     "mode",
-                                     "finetune_profile",
-                                     "seq",
-                                     "micro_batch",
-                                     "optimizer",
-                                     "lora_rank",
-                                     "lora_targets",
-                                     "checkpointing",
-                                     "flash_attention",
-                                     "zero",
-                                     "offload_optimizer",
-                                     "precision",
-                                     "loss",
-                                     "upcast_unquantized",
-                                     "catalog"});
-  const std::string mode = jr::opt_string(req, "mode", "").value_or("inference");
-  if (mode != "inference") {
-    for (const char* key : {"kv", "context", "batch", "engine_options"}) {
-      if (jr::find(req, key) != nullptr) {
-        throw Error(
-            "invalid_value", key,
-            std::string(key) + " applies to inference; fine-tuning takes seq and micro_batch");
-      }
-    }
+json estimate_json(const Catalog& catalog, const json& request) {
+  const EstimateRequest req = request.get<EstimateRequest>();
+  if (req.mode != Mode::kInference)
     return finetune_json(catalog, req, request::model(catalog, req));
-  }
-  for (const char* key : {"finetune_profile", "seq", "micro_batch", "optimizer", "lora_rank",
-                          "lora_targets", "checkpointing", "flash_attention", "zero",
-                          "offload_optimizer", "precision", "loss", "upcast_unquantized"}) {
-    if (jr::find(req, key) != nullptr) {
-      throw Error("invalid_value", key,
-                  std::string(key) + " applies to fine-tuning: set mode to full, lora or qlora");
-    }
-  }
   const ImportedModel imported = request::model(catalog, req);
   const ModelSpec& model = imported.model;
   InferenceSetup setup;
   setup.model = &model;
-  setup.context = request::positive_int(req, "context", 8192, kMaxContext);
-  setup.batch = request::positive_int(req, "batch", 1, kMaxBatch);
-  const std::string weights_id = jr::opt_string(req, "weights", "").value_or("native");
+  setup.context = req.context;
+  setup.batch = req.batch;
+  const std::string& weights_id = req.weights;
   if (weights_id != "native") setup.weights = &catalog.formats.weight(weights_id, "weights");
-  setup.kv = &catalog.formats.kv(jr::opt_string(req, "kv", "").value_or("fp16"), "kv");
+  setup.kv = &catalog.formats.kv(req.kv, "kv");
   const EngineChoice engine = choose_engine(catalog, req);
-  const GpuCatalog gpus = request_catalog(catalog, req);
-  const Gpu* gpu = nullptr;
-  if (auto id = jr::opt_string(req, "gpu", "")) gpu = &gpus.find(*id, "gpu");
-  const std::int64_t gpu_count = request::positive_int(req, "gpu_count", 1, 1024);
-  const auto budget_gb = jr::opt_number(req, "budget_gb", "");
-  if (budget_gb) jr::require_positive(*budget_gb, "budget_gb");
+  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
+  const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
+  const std::int64_t gpu_count = req.gpu_count;
+  const std::optional<double>& budget_gb = req.budget_gb;
 
   const InferencePlan plan =
       plan_inference(setup, *engine.profile, engine.options, gpu, gpus, catalog.formats);
@@ -440,7 +357,7 @@ json estimate_json(const Catalog& catalog, const json& req) {
       {"engine",
        {{"id", engine.profile->id},
         {"name", engine.profile->name},
-        {"kind", engine.profile->kind},
+        {"kind", to_string(engine.profile->kind)},
         {"options", plan.options}}},
       {"tensor_parallel", plan.tensor_parallel},
       {"weights_gb", bytes_to_gb(plan.weights.bytes)},
@@ -472,8 +389,7 @@ json estimate_json(const Catalog& catalog, const json& req) {
   if (gpu != nullptr) {
     bool estimated = false;
     const double usable = gpus.usable_bytes(*gpu, &estimated);
-    const bool paged_or_runtime =
-        engine.profile->kind != "flat" && engine.profile->kind != "percent";
+    const bool paged_or_runtime = !engine.profile->convention();
     // Conventions compare with the marketed decimal capacity (the guide's
     // tables); engines with what the runtime can allocate.
     if (!budget_gb) {
@@ -491,7 +407,7 @@ json estimate_json(const Catalog& catalog, const json& req) {
         decode_json(decode_ceiling(model, plan, gpu->bandwidth_gbps * group, setup.batch));
     out["decode"]["gpus"] = group;
   }
-  if (engine.profile->kind == "flat" || engine.profile->kind == "percent") {
+  if (engine.profile->convention()) {
     // The cheapest way to hold it on each card of the catalog, and how fast
     // that set decodes (tensor parallel where the link allows).
     FitRules rules;

@@ -136,30 +136,14 @@ LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer,
 }  // namespace
 
 const char* to_string(FinetuneMethod method) {
-  switch (method) {
-    case FinetuneMethod::kFull:
-      return "full";
-    case FinetuneMethod::kLora:
-      return "lora";
-    case FinetuneMethod::kQlora:
-      return "qlora";
-  }
-  return "full";
+  return kFinetuneMethodNames[static_cast<int>(method)];
 }
-
-const char* to_string(Optimizer optimizer) {
-  switch (optimizer) {
-    case Optimizer::kAdamW:
-      return "adamw";
-    case Optimizer::kAdamW8bit:
-      return "adamw-8bit";
-    case Optimizer::kSgd:
-      return "sgd";
-    case Optimizer::kAdafactor:
-      return "adafactor";
-  }
-  return "adamw";
+const char* to_string(Optimizer optimizer) { return kOptimizerNames[static_cast<int>(optimizer)]; }
+const char* to_string(FinetuneProfile profile) {
+  return kFinetuneProfileNames[static_cast<int>(profile)];
 }
+const char* to_string(Precision precision) { return kPrecisionNames[static_cast<int>(precision)]; }
+const char* to_string(Loss loss) { return kLossNames[static_cast<int>(loss)]; }
 
 double lora_params(const ModelSpec& m, std::int64_t rank, const std::vector<std::string>& t) {
   for (const std::string& target : t) {
@@ -218,10 +202,15 @@ double optimizer_bytes_per_param(Optimizer optimizer, const ModelSpec& model, do
   return 8.0;
 }
 
-double logit_bytes(const std::string& loss) {
-  if (loss == "chunked")
-    return 2.0 + (kLogitBytes - 2.0) / 8.0;  // bf16 logits kept, fp32 per chunk
-  if (loss == "fused") return 0.0;
+double logit_bytes(Loss loss) {
+  switch (loss) {
+    case Loss::kChunked:
+      return 2.0 + (kLogitBytes - 2.0) / 8.0;  // bf16 logits kept, fp32 per chunk
+    case Loss::kFused:
+      return 0.0;
+    case Loss::kStandard:
+      break;
+  }
   return kLogitBytes;
 }
 
@@ -262,16 +251,6 @@ void validate_setup(const FinetuneSetup& s) {
   }
   if (s.zero < 0 || s.zero > 3) throw Error("invalid_value", "zero", "zero must be 0, 1, 2 or 3");
   if (s.gpus < 1) throw Error("invalid_value", "gpu_count", "gpu_count must be at least 1");
-  if (s.loss != "standard" && s.loss != "chunked" && s.loss != "fused") {
-    throw Error("invalid_value", "loss", "loss must be 'standard', 'chunked' or 'fused'");
-  }
-  if (s.precision != "mixed" && s.precision != "bf16") {
-    throw Error("invalid_value", "precision", "precision must be 'mixed' or 'bf16'");
-  }
-  if (s.profile != "physical" && s.profile != "guide") {
-    throw Error("invalid_value", "finetune_profile",
-                "finetune_profile must be 'physical' or 'guide'");
-  }
 }
 
 Term make_term(const char* id, const char* label, double bytes, bool explain, std::string formula,
@@ -289,7 +268,7 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   plan.params = param_totals(m);
   const double P = plan.params.total;
   const double n = s.gpus;
-  const bool guide = s.profile == "guide";
+  const bool guide = s.profile == FinetuneProfile::kGuide;
   const bool full = s.method == FinetuneMethod::kFull;
   const std::string P_text = text::grouped(P) + " params";
 
@@ -335,7 +314,7 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   }
 
   const double T = plan.trainable_params;
-  const bool pure = s.precision == "bf16";
+  const bool pure = s.precision == Precision::kBf16;
   // Pure BF16 keeps moments in 16 bits: half of the FP32 figures (8-bit stays 8-bit).
   double moments = optimizer_bytes_per_param(s.optimizer, m, T);
   if (pure && s.optimizer != Optimizer::kAdamW8bit) moments /= 2.0;
@@ -426,8 +405,8 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
          {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}}));
     plan.terms.push_back(make_term("logits", "Logits and loss", a.logits_bytes, explain,
                                    tokens + " x " + text::grouped(d(m.vocab_size)) + " vocab x " +
-                                       text::fixed(logit_bytes(s.loss), 2) + " bytes (" + s.loss +
-                                       " loss)"));
+                                       text::fixed(logit_bytes(s.loss), 2) + " bytes (" +
+                                       to_string(s.loss) + " loss)"));
     plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : (guide ? 2e9 : 1e9);
     plan.terms.push_back(
         make_term("overhead", "Runtime overhead", plan.overhead_bytes, explain,
@@ -439,8 +418,8 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
 
   if (explain) {
     auto& a = plan.assumptions;
-    a.push_back(std::string("Method ") + to_string(s.method) + ", profile " + s.profile +
-                ", precision " + s.precision + ", optimizer " + to_string(s.optimizer) +
+    a.push_back(std::string("Method ") + to_string(s.method) + ", profile " + to_string(s.profile) +
+                ", precision " + to_string(s.precision) + ", optimizer " + to_string(s.optimizer) +
                 ", sequence " + std::to_string(s.seq) + ", micro-batch " +
                 std::to_string(s.micro_batch) + ", gradient checkpointing " +
                 (s.checkpointing ? "on" : "off") + ", flash attention " +

@@ -24,8 +24,8 @@ std::int64_t largest(std::int64_t hi, Fits fits) {
 }  // namespace
 
 bool engine_runs(const EngineProfile& engine, const WeightFormat& format) {
-  if (engine.kind == "vllm" || engine.kind == "sglang") return !format.gguf;
-  if (engine.kind == "llamacpp") {
+  if (engine.kind == EngineKind::kVllm || engine.kind == EngineKind::kSglang) return !format.gguf;
+  if (engine.kind == EngineKind::kLlamacpp) {
     return format.gguf || format.id == "fp32" || format.id == "bf16" || format.id == "fp16" ||
            format.id == "mxfp4";
   }

@@ -1,11 +1,11 @@
 #include "json_read.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "vram/error.hpp"
 
 namespace vram::json_read {
-namespace {
 
 const char* type_name(const json& value) {
   switch (value.type()) {
@@ -27,6 +27,14 @@ const char* type_name(const json& value) {
       return "an unsupported value";
   }
 }
+
+std::string number_text(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.15g", value);
+  return buffer;
+}
+
+namespace {
 
 [[noreturn]] void wrong_type(const json& value, std::string_view field, std::string_view wanted) {
   std::string name(field);

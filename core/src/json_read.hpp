@@ -16,6 +16,12 @@ namespace vram::json_read {
 
 using nlohmann::json;
 
+/** "a number", "a string", "null"...: what a value is, for error messages. */
+const char* type_name(const json& value);
+
+/** A number as an error message quotes it: 8192, 0.9, 1e+20. */
+std::string number_text(double value);
+
 /** "prefix.key", or "key" when prefix is empty. */
 std::string field_path(std::string_view prefix, std::string_view key);
 

@@ -1,72 +1,28 @@
 #include "request.hpp"
 
-#include <algorithm>
-
-#include "json_read.hpp"
 #include "vram/error.hpp"
 
 namespace vram::request {
 
-namespace jr = json_read;
-
-void reject_unknown_keys(const json& request, std::initializer_list<const char*> allowed,
-                         const std::string& prefix) {
-  for (auto it = request.begin(); it != request.end(); ++it) {
-    const bool known = std::any_of(allowed.begin(), allowed.end(),
-                                   [&](const char* key) { return it.key() == key; });
-    if (!known) {
-      std::string list;
-      for (const char* key : allowed) list += (list.empty() ? "" : ", ") + std::string(key);
-      const std::string field = jr::field_path(prefix, it.key());
-      throw Error("unknown_field", field,
-                  "unknown field '" + field + "' (expected one of: " + list + ")");
-    }
-  }
-}
-
-ImportedModel model(const Catalog& catalog, const json& request) {
-  const json* id = jr::find(request, "model");
-  const json* config = jr::find(request, "config");
-  if (id != nullptr && config != nullptr) {
+ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
+  if (request.model && request.config) {
     throw Error("invalid_value", "model", "give either model (a preset id) or config, not both");
   }
   ImportedModel imported;
-  if (config != nullptr) {
-    imported = import_hf_config(*config, "config");
-    const std::string name = jr::opt_string(request, "name", "").value_or("");
+  if (request.config) {
+    imported = import_hf_config(*request.config, "config");
     imported.model.id = "config";
-    imported.model.name = name.empty() ? "config.json (" + imported.model.model_type + ")" : name;
+    imported.model.name =
+        request.name.empty() ? "config.json (" + imported.model.model_type + ")" : request.name;
     imported.model.source = "config.json supplied by the user";
   } else {
-    if (id == nullptr)
+    if (!request.model)
       throw Error("missing_field", "model", "model (a preset id) or config is required");
-    if (!id->is_string()) throw Error("wrong_type", "model", "model must be a preset id string");
-    imported = resolve_preset(catalog.model(id->get<std::string>(), "model"));
+    imported = resolve_preset(catalog.model(*request.model, "model"));
   }
-  if (auto total = jr::opt_number(request, "params_total", "")) {
-    jr::require_positive(*total, "params_total");
-    imported.model.declared_params_total = *total;
-  }
-  if (auto active = jr::opt_number(request, "params_active", "")) {
-    jr::require_positive(*active, "params_active");
-    imported.model.declared_params_active = *active;
-  }
+  if (request.params_total) imported.model.declared_params_total = *request.params_total;
+  if (request.params_active) imported.model.declared_params_active = *request.params_active;
   return imported;
-}
-
-std::int64_t positive_int(const json& request, const char* key, std::int64_t fallback,
-                          std::int64_t max) {
-  const auto value = jr::opt_int(request, key, "").value_or(fallback);
-  if (value < 1) {
-    throw Error("invalid_value", key,
-                std::string(key) + " must be at least 1, not " + std::to_string(value));
-  }
-  if (value > max) {
-    throw Error("invalid_value", key,
-                std::string(key) + " must be at most " + std::to_string(max) + ", not " +
-                    std::to_string(value));
-  }
-  return value;
 }
 
 }  // namespace vram::request

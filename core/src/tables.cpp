@@ -3,46 +3,19 @@
 #include <algorithm>
 #include <cmath>
 
-#include "json_read.hpp"
-#include "request.hpp"
 #include "vram/decode.hpp"
 #include "vram/engine.hpp"
 #include "vram/error.hpp"
 #include "vram/finetune.hpp"
 #include "vram/fit.hpp"
+#include "vram/requests.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
 
 using nlohmann::json;
-namespace jr = json_read;
 
 namespace {
-
-const char* const kGuideModels[] = {"guide-7b", "guide-13b", "guide-34b", "guide-70b",
-                                    "guide-405b"};
-const char* const kGridMethods[] = {"bf16", "fp8", "int4", "qlora", "lora", "full"};
-// The MoE planner's accelerators, in its table's order (SPEC section 6).
-const char* const kPlannerAccelerators[] = {
-    "h100-sxm", "h200-sxm", "b200",   "b300",   "a100-sxm", "rtx-pro-6000",  "l40s",
-    "rtx-5090", "rtx-4090", "mi300x", "mi325x", "mi355x",   "apple-m3-ultra"};
-const char* const kPlannerFormats[] = {"bf16", "fp8", "q4_k_m", "int4"};
-
-std::vector<std::string> string_list(const json& req, const char* key,
-                                     std::vector<std::string> fallback) {
-  if (jr::find(req, key) == nullptr) return fallback;
-  std::vector<std::string> list = jr::opt_strings(req, key, "");
-  if (list.empty()) throw Error("invalid_value", key, std::string(key) + " must not be empty");
-  return list;
-}
-
-double fraction(const json& req, double fallback) {
-  const double value = jr::opt_number(req, "usable_fraction", "").value_or(fallback);
-  if (!(value > 0 && value <= 1)) {
-    throw Error("invalid_value", "usable_fraction", "usable_fraction must be in (0, 1]");
-  }
-  return value;
-}
 
 json layout_json(const Layout& l) {
   return {{"tensor_parallel", l.tensor_parallel},
@@ -100,7 +73,7 @@ double grid_need(const Catalog& catalog, const ModelSpec& model, const std::stri
     s.method = method == "full"   ? FinetuneMethod::kFull
                : method == "lora" ? FinetuneMethod::kLora
                                   : FinetuneMethod::kQlora;
-    s.profile = "guide";
+    s.profile = FinetuneProfile::kGuide;
     return plan_finetune(s, catalog.formats, false).total_bytes;
   }
   InferenceSetup s;
@@ -116,31 +89,20 @@ double grid_need(const Catalog& catalog, const ModelSpec& model, const std::stri
 
 }  // namespace
 
-GpuCatalog request_catalog(const Catalog& catalog, const json& req) {
-  if (const json* replacement = jr::find(req, "catalog"))
-    return gpu_catalog_from_json(*replacement, "catalog");
+GpuCatalog request_catalog(const Catalog& catalog, const std::optional<json>& replacement) {
+  if (replacement) return gpu_catalog_from_json(*replacement, "catalog");
   return catalog.gpus;
 }
 
-json grid_json(const Catalog& catalog, const json& req) {
-  jr::expect_object(req, "request");
-  request::reject_unknown_keys(
-      req, {"models", "methods", "context", "batch", "catalog", "usable_fraction"});
-  const std::vector<std::string> models =
-      string_list(req, "models", {std::begin(kGuideModels), std::end(kGuideModels)});
-  const std::vector<std::string> methods =
-      string_list(req, "methods", {std::begin(kGridMethods), std::end(kGridMethods)});
-  for (const std::string& m : methods) {
-    if (std::find(std::begin(kGridMethods), std::end(kGridMethods), m) == std::end(kGridMethods)) {
-      throw Error("invalid_value", "methods",
-                  "unknown method '" + m + "' (methods: bf16, fp8, int4, qlora, lora, full)");
-    }
-  }
-  const std::int64_t context = request::positive_int(req, "context", 8192, 100'000'000);
-  const std::int64_t batch = request::positive_int(req, "batch", 1, 1'000'000);
-  const GpuCatalog gpus = request_catalog(catalog, req);
+json grid_json(const Catalog& catalog, const json& request) {
+  const GridRequest req = request.get<GridRequest>();
+  const std::vector<std::string>& models = req.models;
+  const std::vector<std::string>& methods = req.methods;
+  const std::int64_t context = req.context;
+  const std::int64_t batch = req.batch;
+  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
   FitRules base;
-  base.usable_fraction = fraction(req, 1.0);
+  base.usable_fraction = req.usable_fraction;
 
   json rows = json::array();
   for (const std::string& id : models) {
@@ -172,21 +134,17 @@ json grid_json(const Catalog& catalog, const json& req) {
       {"rows", rows}};
 }
 
-json devices_json(const Catalog& catalog, const json& req) {
-  jr::expect_object(req, "request");
-  request::reject_unknown_keys(req, {"model", "accelerators", "formats", "usable_fraction",
-                                     "context", "kv", "batch", "catalog"});
-  const std::string id = jr::opt_string(req, "model", "").value_or("beam");
+json devices_json(const Catalog& catalog, const json& request) {
+  const DevicesRequest req = request.get<DevicesRequest>();
+  const std::string& id = req.model;
   const ImportedModel imported = resolve_preset(catalog.model(id, "model"));
-  const GpuCatalog gpus = request_catalog(catalog, req);
-  const std::vector<std::string> accelerators = string_list(
-      req, "accelerators", {std::begin(kPlannerAccelerators), std::end(kPlannerAccelerators)});
-  const std::vector<std::string> formats =
-      string_list(req, "formats", {std::begin(kPlannerFormats), std::end(kPlannerFormats)});
-  const double usable = fraction(req, 0.92);
-  const std::int64_t context = request::positive_int(req, "context", 8192, 100'000'000);
-  const std::int64_t batch = request::positive_int(req, "batch", 1, 1'000'000);
-  const KvFormat& kv = catalog.formats.kv(jr::opt_string(req, "kv", "").value_or("fp16"), "kv");
+  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
+  const std::vector<std::string>& accelerators = req.accelerators;
+  const std::vector<std::string>& formats = req.formats;
+  const double usable = req.usable_fraction;
+  const std::int64_t context = req.context;
+  const std::int64_t batch = req.batch;
+  const KvFormat& kv = catalog.formats.kv(req.kv, "kv");
   const ParamTotals params = param_totals(imported.model);
   const KvCacheSize cache = kv_cache(imported.model, kv, context, batch);
 
@@ -232,18 +190,15 @@ json devices_json(const Catalog& catalog, const json& req) {
   return out;
 }
 
-json fleet_json(const Catalog& catalog, const json& req) {
-  jr::expect_object(req, "request");
-  request::reject_unknown_keys(req, {"model", "weights", "context", "batch", "catalog"});
-  const GpuCatalog gpus = request_catalog(catalog, req);
+json fleet_json(const Catalog& catalog, const json& request) {
+  const FleetRequest req = request.get<FleetRequest>();
+  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
   std::optional<ImportedModel> imported;
-  if (auto id = jr::opt_string(req, "model", ""))
-    imported = resolve_preset(catalog.model(*id, "model"));
-  const std::string weights_id = jr::opt_string(req, "weights", "").value_or("native");
+  if (req.model) imported = resolve_preset(catalog.model(*req.model, "model"));
   const WeightFormat* format =
-      weights_id == "native" ? nullptr : &catalog.formats.weight(weights_id, "weights");
-  const std::int64_t context = request::positive_int(req, "context", 8192, 100'000'000);
-  const std::int64_t batch = request::positive_int(req, "batch", 1, 1'000'000);
+      req.weights == "native" ? nullptr : &catalog.formats.weight(req.weights, "weights");
+  const std::int64_t context = req.context;
+  const std::int64_t batch = req.batch;
 
   json out = json::array();
   for (const Gpu& gpu : gpus.gpus) {

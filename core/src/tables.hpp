@@ -4,6 +4,8 @@
 // planner's device counts (section 6) and the fleet's cost ratios (section
 // 4), computed from the catalog and the sizing core. Shapes in docs/cli.md.
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "vram/catalog.hpp"
@@ -12,7 +14,8 @@
 namespace vram {
 
 /** The request's replacement catalog ("catalog"), validated, or the built-in one. */
-GpuCatalog request_catalog(const Catalog& catalog, const nlohmann::json& request);
+GpuCatalog request_catalog(const Catalog& catalog,
+                           const std::optional<nlohmann::json>& replacement);
 
 /** One fitted option as the grid, the fleet and the estimate's fits report it. */
 nlohmann::json option_json(const Option& option);

@@ -7,8 +7,12 @@ import assert from 'node:assert/strict';
 import {
   DEFAULT_STATE, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
 } from '../../web/src/state.js';
+import { core } from './module.mjs';
 
+// The core's own request schema, as the page gets it (call('schema')).
+const schema = (await core()).schema();
 const catalog = {
+  schema,
   models: [{ id: 'guide-70b' }, { id: 'guide-7b' }, { id: 'beam' }, { id: 'llama-3.1-8b' }],
   weight_formats: [{ id: 'fp8' }, { id: 'bf16' }, { id: 'int4' }],
   kv_formats: [{ id: 'fp16' }, { id: 'fp8' }],
@@ -95,12 +99,16 @@ test('named presets apply, the URL overrides them, unknown ones are reported', (
   assert.deepEqual(codes(parseQuery('?preset=zzz', catalog).problems), ['preset:unknownPreset']);
 });
 
-test("engine options are checked against the engine's defaults", () => {
+test("engine options are checked against the engine's knobs", () => {
   let { state, problems } = parseQuery('?engine=vllm&opt.gpu_memory_utilization=0.8&opt.enforce_eager=true', catalog);
   assert.deepEqual(problems, []);
   assert.deepEqual(state.opts, { gpu_memory_utilization: 0.8, enforce_eager: true });
   ({ state, problems } = parseQuery('?opt.gpu_memory_utilization=0.8&opt.enforce_eager=x', catalog));
   assert.deepEqual(codes(problems), ['opt.gpu_memory_utilization:notOption', 'opt.enforce_eager:notOption']);
+  // The knob's range is the core's: out of it, the value is named and ignored.
+  ({ state, problems } = parseQuery('?engine=vllm&opt.gpu_memory_utilization=2&opt.gpu_memory_utilization=0&opt.enforce_eager=x', catalog));
+  assert.deepEqual(codes(problems), ['opt.gpu_memory_utilization:range', 'opt.gpu_memory_utilization:range', 'opt.enforce_eager:notBool']);
+  assert.deepEqual(state.opts, {});
   // A different engine starts from its own defaults.
   ({ state } = parseQuery('?engine=guide', catalog, { ...DEFAULT_STATE, engine: 'vllm', opts: { enforce_eager: true } }));
   assert.deepEqual(state.opts, {});

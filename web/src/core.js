@@ -26,6 +26,7 @@ export function wrap(module) {
     call,
     estimate: (request) => call('estimate', request),
     presets: () => call('presets', {}),
+    schema: () => call('schema', {}),
     grid: (request) => call('grid', request),
     devices: (request) => call('devices', request),
     fleet: (request) => call('fleet', request),

@@ -72,7 +72,8 @@ export function defineVramCalculator(factory) {
       try {
         this.core = await loadCore(factory);
         mark('vram:core-ready');
-        this.presets = this.core.presets();
+        // The pickers' lists, and the core's request schema the inputs and the URL are read by.
+        this.presets = { ...this.core.presets(), schema: this.core.schema() };
         mark('vram:presets');
         this.catalog = this.presets;
       } catch (error) {

@@ -7,10 +7,6 @@ import { readConfigText } from './config.js';
 
 export const VIEWS = ['calculator', 'grid', 'devices', 'fleet'];
 export const UNITS = ['GB', 'GiB'];
-export const MODES = ['inference', 'full', 'lora', 'qlora'];
-export const OPTIMIZERS = ['adamw', 'adamw-8bit', 'sgd', 'adafactor'];
-export const PROFILES = ['physical', 'guide'];
-export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj', 'experts'];
 /** The custom shape's fields and the config.json keys they become. */
 export const SHAPE = {
   hidden: 'hidden_size',
@@ -68,31 +64,16 @@ const enumOf = (choices) => ({ kind: 'enum', choices });
 const BOOL = { kind: 'bool' };
 
 /**
- * The schema: for each parameter, how to read it. `choices(catalog)` lists
- * the valid values of an enumerated parameter.
+ * Parameters of the page itself: how to read each. `choices(catalog)` lists
+ * the valid values of an enumerated parameter. The custom shape's limits
+ * are the page's (they become a config.json, which the importer checks).
  */
-const SCHEMA = {
+const PAGE_SCHEMA = {
   view: enumOf(() => VIEWS),
   model: enumOf((c) => [...c.models.map((m) => m.id), CUSTOM, IMPORTED]),
-  weights: enumOf((c) => ['native', ...c.weight_formats.map((f) => f.id)]),
-  kv: enumOf((c) => c.kv_formats.map((f) => f.id)),
-  context: int(1, 100000000),
-  batch: int(1, 1000000),
   unit: enumOf(() => UNITS),
-  mode: enumOf(() => MODES),
-  seq: int(1, 10000000),
-  micro_batch: int(1, 100000),
-  optimizer: enumOf(() => OPTIMIZERS),
-  lora_rank: int(1, 65536),
-  lora_targets: { kind: 'list', choices: LORA_TARGETS },
-  checkpointing: BOOL,
-  flash_attention: BOOL,
-  zero: int(0, 3),
-  offload_optimizer: BOOL,
-  finetune_profile: enumOf(() => PROFILES),
-  engine: enumOf((c) => c.engines.map((e) => e.id)),
+  // No card is a choice of the page; the cards are the catalog's (a vendor's may replace them).
   gpu: enumOf((c) => ['', ...c.gpus.map((g) => g.id)]),
-  gpu_count: int(1, 1024),
   hidden: int(1, 1000000),
   layers: int(1, 10000),
   heads: int(1, 100000),
@@ -100,10 +81,97 @@ const SCHEMA = {
   head_dim: int(1, 100000),
   ffn: int(1, 10000000),
   vocab: int(1, 100000000),
-  params: { kind: 'number', min: 0.000001, max: 1000000, optional: true },
   config: { kind: 'config' },
-  usable_fraction: { kind: 'number', min: 0.01, max: 1 },
 };
+
+/**
+ * Parameters that are the core's request keys, read by the core's own
+ * schema (call('schema'), kept in catalog.schema): [request, key].
+ */
+const CORE_PARAMS = {
+  weights: ['estimate', 'weights'],
+  kv: ['estimate', 'kv'],
+  context: ['estimate', 'context'],
+  batch: ['estimate', 'batch'],
+  mode: ['estimate', 'mode'],
+  seq: ['estimate', 'seq'],
+  micro_batch: ['estimate', 'micro_batch'],
+  optimizer: ['estimate', 'optimizer'],
+  lora_rank: ['estimate', 'lora_rank'],
+  lora_targets: ['estimate', 'lora_targets'],
+  checkpointing: ['estimate', 'checkpointing'],
+  flash_attention: ['estimate', 'flash_attention'],
+  zero: ['estimate', 'zero'],
+  offload_optimizer: ['estimate', 'offload_optimizer'],
+  finetune_profile: ['estimate', 'finetune_profile'],
+  engine: ['estimate', 'engine'],
+  gpu_count: ['estimate', 'gpu_count'],
+  usable_fraction: ['devices', 'usable_fraction'],
+};
+
+/** For tests that hold the page to the core: which parameters are the core's fields. */
+export const CORE_PARAMS_FOR_TESTS = CORE_PARAMS;
+
+/** A field of the core's schema by request and key. */
+export function coreField(catalog, request, key) {
+  const field = catalog.schema.requests[request].find((f) => f.name === key);
+  if (!field) throw new Error(`the core's ${request} request has no field ${key}`);
+  return field;
+}
+
+/** How the page reads a value of a core field: its type, range and choices. */
+function specOf(field, scale = 1) {
+  const range = {
+    min: field.min === undefined ? undefined : field.min * scale,
+    max: field.max === undefined ? undefined : field.max * scale,
+    minOpen: Boolean(field.min_exclusive),
+    maxOpen: Boolean(field.max_exclusive),
+  };
+  switch (field.type) {
+    case 'int':
+      return { kind: 'int', ...range };
+    case 'number':
+      return { kind: 'number', ...range };
+    case 'bool':
+      return BOOL;
+    case 'enum':
+      return enumOf(() => field.choices);
+    case 'list':
+      return { kind: 'list', choices: field.choices };
+    default:
+      return { kind: 'unknown' };
+  }
+}
+
+const specCache = new WeakMap();
+/** The reading rules of every URL parameter for a catalog (and its schema). */
+function schemaFor(catalog) {
+  let specs = specCache.get(catalog);
+  if (!specs) {
+    specs = { ...PAGE_SCHEMA };
+    for (const [name, [request, key]] of Object.entries(CORE_PARAMS)) specs[name] = specOf(coreField(catalog, request, key));
+    // Parameters in billions: params_total's range, scaled, empty for "from the shape".
+    specs.params = { ...specOf(coreField(catalog, 'estimate', 'params_total'), 1e-9), optional: true };
+    specCache.set(catalog, specs);
+  }
+  return specs;
+}
+
+/** The choices of an enumerated or list parameter (modes, optimizers, LoRA targets...). */
+export function choicesOf(catalog, name) {
+  const spec = schemaFor(catalog)[name];
+  return spec.kind === 'list' ? spec.choices : spec.choices(catalog);
+}
+
+/** min, max and step attributes for a number input of a parameter or an engine knob. */
+export function inputLimits(catalog, name, engineId) {
+  const spec = engineId ? knobSpec(catalog, engineId, name) : schemaFor(catalog)[name];
+  if (!spec) return {};
+  const limits = { step: spec.kind === 'int' ? 1 : 'any' };
+  if (spec.min !== undefined) limits.min = spec.min;
+  if (spec.max !== undefined) limits.max = spec.max;
+  return limits;
+}
 
 /** Parameters every link carries; the rest only when they matter. */
 const ALWAYS = ['view', 'model', 'weights', 'kv', 'context', 'batch', 'unit', 'mode', 'engine', 'gpu', 'gpu_count'];
@@ -124,7 +192,9 @@ const BOOLEANS = { true: true, false: false, 1: true, 0: false };
 function readNumber(spec, raw) {
   if (!/^\d+(\.\d+)?$/.test(raw)) return { error: { code: 'notNumber', value: quote(raw) } };
   const value = Number(raw);
-  if (value < spec.min || value > spec.max) return { error: { code: 'range', min: spec.min, max: spec.max } };
+  const low = spec.min !== undefined && (spec.minOpen ? value <= spec.min : value < spec.min);
+  const high = spec.max !== undefined && (spec.maxOpen ? value >= spec.max : value > spec.max);
+  if (low || high) return { error: { code: 'range', min: spec.min, max: spec.max } };
   return { value };
 }
 
@@ -160,7 +230,7 @@ function readValue(spec, raw, catalog) {
 
 /** Validates one input's raw text as the URL would be: { value } or { error }. */
 export function readParam(name, raw, catalog) {
-  return readValue(SCHEMA[name], String(raw), catalog);
+  return readValue(schemaFor(catalog)[name], String(raw), catalog);
 }
 
 /** The engine profile of a catalog by id (undefined when absent). */
@@ -168,13 +238,18 @@ export function engineById(catalog, id) {
   return catalog.engines.find((e) => e.id === id);
 }
 
-/** Reads an engine option against the type of its default. */
-export function readOption(engine, key, raw) {
-  if (!engine || !Object.prototype.hasOwnProperty.call(engine.defaults, key)) {
-    return { error: { code: 'notOption', engine: engine ? engine.name : '' } };
-  }
-  if (typeof engine.defaults[key] === 'boolean') return readValue(BOOL, raw);
-  return readValue({ kind: 'number', min: 0, max: 1e9 }, raw);
+/** An engine knob's reading rule, from the core's schema (data/engines.json's limits). */
+function knobSpec(catalog, engineId, key) {
+  const knobs = (catalog.schema.engines || {})[engineId] || [];
+  const knob = knobs.find((k) => k.name === key);
+  return knob ? specOf(knob) : null;
+}
+
+/** Reads an engine option against its knob's type and range. */
+export function readOption(engine, key, raw, catalog) {
+  const spec = engine ? knobSpec(catalog, engine.id, key) : null;
+  if (!spec) return { error: { code: 'notOption', engine: engine ? engine.name : '' } };
+  return readValue(spec, String(raw), catalog);
 }
 
 /**
@@ -211,7 +286,8 @@ export function parseQuery(search, catalog, base = DEFAULT_STATE) {
       options.push([name, raw]);
       continue;
     }
-    const spec = Object.prototype.hasOwnProperty.call(SCHEMA, name) ? SCHEMA[name] : null;
+    const schema = schemaFor(catalog);
+    const spec = Object.prototype.hasOwnProperty.call(schema, name) ? schema[name] : null;
     if (!spec) {
       problems.push({ param: quote(name), error: { code: 'unknownParam' } });
       continue;
@@ -225,7 +301,7 @@ export function parseQuery(search, catalog, base = DEFAULT_STATE) {
   const engine = engineById(catalog, state.engine);
   for (const [name, raw] of options) {
     const key = name.slice(OPTION_PREFIX.length);
-    const { value, error } = readOption(engine, key, raw);
+    const { value, error } = readOption(engine, key, raw, catalog);
     if (error) problems.push({ param: quote(name), error });
     else state.opts = { ...state.opts, [key]: value };
   }

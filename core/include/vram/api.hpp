@@ -31,6 +31,8 @@ class Calculator {
   nlohmann::json fleet(const nlohmann::json& request) const;
   /** Presets, formats, GPUs and engines, for pickers. */
   nlohmann::json presets() const;
+  /** Every request's fields and every engine's knobs (vram/schema.hpp: schema_json). */
+  nlohmann::json schema() const;
 
   const Catalog& catalog() const { return catalog_; }
 

@@ -11,6 +11,7 @@
 #include "vram/inference.hpp"
 #include "vram/kv_cache.hpp"
 #include "vram/model.hpp"
+#include "vram/schema.hpp"
 
 namespace vram {
 
@@ -23,18 +24,27 @@ struct Term {
   nlohmann::json inputs = nlohmann::json::object();
 };
 
+/** Which memory model an engine profile follows. */
+enum class EngineKind { kFlat, kPercent, kVllm, kSglang, kLlamacpp };
+inline constexpr const char* kEngineKindNames[] = {"flat", "percent", "vllm", "sglang", "llamacpp"};
+const char* to_string(EngineKind kind);
+
 /**
  * A runtime-overhead convention or an inference engine's memory model
- * (data/engines.json). `kind` is "flat", "percent", "vllm", "sglang" or
- * "llamacpp"; `defaults` are its knobs, each with a source.
+ * (data/engines.json). `defaults` are its knobs, each with a source and,
+ * in `knobs`, its type and range (the file's "limits").
  */
 struct EngineProfile {
   std::string id;
   std::string name;
-  std::string kind;
+  EngineKind kind = EngineKind::kFlat;
   std::string source;
   nlohmann::json defaults = nlohmann::json::object();
   nlohmann::json option_sources = nlohmann::json::object();
+  std::vector<FieldSpec> knobs;  ///< one per default, in the file's order
+
+  /** The overhead conventions (flat, percent) rather than an engine's own model. */
+  bool convention() const { return kind == EngineKind::kFlat || kind == EngineKind::kPercent; }
 };
 
 std::vector<EngineProfile> engine_profiles_from_json(const nlohmann::json& engines);
@@ -82,11 +92,14 @@ struct InferencePlan {
 };
 
 /**
- * The profile's defaults overlaid with a request's options, each checked:
- * an unknown key or an out-of-range value is a named error
- * ("engine_options.block_size").
+ * The profile's defaults overlaid with a request's options, each checked
+ * against its knob (check_value): an unknown key or an out-of-range value
+ * is a named error ("engine_options.block_size"). `prefix` names where the
+ * options came from; a key given at the request's top level
+ * (overhead_gb) passes an empty prefix.
  */
-nlohmann::json engine_options(const EngineProfile& engine, const nlohmann::json& options);
+nlohmann::json engine_options(const EngineProfile& engine, const nlohmann::json& options,
+                              const std::string& prefix = "engine_options");
 
 /**
  * Sizes `setup` under `engine` with `options` (as engine_options returns

@@ -11,8 +11,26 @@
 
 namespace vram {
 
+// Each enum's names, in the enum's order: the request schema's choices and
+// the answers' words, from one list.
 enum class FinetuneMethod { kFull, kLora, kQlora };
+inline constexpr const char* kFinetuneMethodNames[] = {"full", "lora", "qlora"};
 enum class Optimizer { kAdamW, kAdamW8bit, kSgd, kAdafactor };
+inline constexpr const char* kOptimizerNames[] = {"adamw", "adamw-8bit", "sgd", "adafactor"};
+/** "physical" models every term from the architecture; "guide" applies the guide's conventions. */
+enum class FinetuneProfile { kPhysical, kGuide };
+inline constexpr const char* kFinetuneProfileNames[] = {"physical", "guide"};
+/** "mixed": BF16 weights, FP32 master copy and moments (and FP32 LoRA
+ * adapters); "bf16": pure BF16 training, no master copy, BF16 moments
+ * (torchtune's and PEFT's pure-bf16 recipes). */
+enum class Precision { kMixed, kBf16 };
+inline constexpr const char* kPrecisionNames[] = {"mixed", "bf16"};
+/** "standard" materialises full logits and upcasts them to fp32 (Hugging
+ * Face), "chunked" computes them in 8 chunks (torchtune's
+ * CEWithChunkedOutputLoss), "fused" never materialises them (Liger, Cut
+ * Cross-Entropy). */
+enum class Loss { kStandard, kChunked, kFused };
+inline constexpr const char* kLossNames[] = {"standard", "chunked", "fused"};
 
 /** The LoRA module names a request may target. */
 inline constexpr const char* kLoraModules[] = {"q_proj",    "k_proj",  "v_proj",    "o_proj",
@@ -27,19 +45,12 @@ inline constexpr const char* kLoraModules[] = {"q_proj",    "k_proj",  "v_proj",
 struct FinetuneSetup {
   const ModelSpec* model = nullptr;
   FinetuneMethod method = FinetuneMethod::kFull;
-  std::string profile = "physical";
+  FinetuneProfile profile = FinetuneProfile::kPhysical;
   std::int64_t seq = 2048;
   std::int64_t micro_batch = 1;
   Optimizer optimizer = Optimizer::kAdamW;
-  /** "mixed": BF16 weights, FP32 master copy and moments (and FP32 LoRA
-   * adapters); "bf16": pure BF16 training, no master copy, BF16 moments
-   * (torchtune's and PEFT's pure-bf16 recipes). */
-  std::string precision = "mixed";
-  /** The loss: "standard" materialises full logits and upcasts them to fp32
-   * (Hugging Face), "chunked" computes them in 8 chunks (torchtune's
-   * CEWithChunkedOutputLoss), "fused" never materialises them (Liger, Cut
-   * Cross-Entropy). */
-  std::string loss = "standard";
+  Precision precision = Precision::kMixed;
+  Loss loss = Loss::kStandard;
   /** QLoRA: PEFT's prepare_model_for_kbit_training casts the parameters it
    * does not quantize (embeddings, lm_head, norms) to fp32. */
   bool upcast_unquantized = true;
@@ -64,7 +75,7 @@ struct FinetuneSetup {
 inline constexpr double kLogitBytes = 2.0 + 4.0 + 4.0 + 4.0;
 
 /** Bytes per logit for a loss kind: standard 14, chunked 2 + 12/8, fused 0. */
-double logit_bytes(const std::string& loss);
+double logit_bytes(Loss loss);
 
 /** The activation memory of one micro-batch, by part. */
 struct ActivationSize {
@@ -122,5 +133,8 @@ FinetunePlan plan_finetune(const FinetuneSetup& setup, const FormatCatalog& form
 
 const char* to_string(FinetuneMethod method);
 const char* to_string(Optimizer optimizer);
+const char* to_string(FinetuneProfile profile);
+const char* to_string(Precision precision);
+const char* to_string(Loss loss);
 
 }  // namespace vram

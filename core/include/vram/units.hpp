@@ -11,7 +11,6 @@ inline constexpr double kBytesPerMiB = 1048576.0;
 
 inline constexpr double bytes_to_gb(double bytes) { return bytes / kBytesPerGB; }
 inline constexpr double gb_to_bytes(double gb) { return gb * kBytesPerGB; }
-inline constexpr double gib_to_bytes(double gib) { return gib * kBytesPerGiB; }
 
 /**
  * Rounds for display only, half away from zero (SPEC §0: 21.125 -> 21.13).

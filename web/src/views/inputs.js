@@ -6,8 +6,8 @@ import { readConfigText } from '../config.js';
 import { h, replace } from '../dom.js';
 import { problemText } from '../i18n.js';
 import {
-  CUSTOM, IMPORTED, LORA_TARGETS, MODES, OPTIMIZERS, PROFILES, SHAPE,
-  engineById, readOption, readParam,
+  CUSTOM, IMPORTED, SHAPE,
+  choicesOf, engineById, inputLimits, readOption, readParam,
 } from '../state.js';
 
 const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
@@ -40,8 +40,9 @@ export class InputsPanel {
 
     const select = (name, options) =>
       this.control(name, h('select', {}, options.map(([value, label]) => h('option', { value }, label))));
+    // Limits from the core's schema: the same range the core checks.
     const number = (name, attrs = {}) =>
-      this.control(name, h('input', { type: 'number', inputmode: 'numeric', min: 1, step: 1, ...attrs }));
+      this.control(name, h('input', { type: 'number', inputmode: 'numeric', min: 1, step: 1, ...inputLimits(catalog, name), ...attrs }));
     const check = (name) => this.control(name, h('input', { type: 'checkbox' }), 'checked');
 
     select('model', []);
@@ -51,16 +52,17 @@ export class InputsPanel {
     select('kv', catalog.kv_formats.map((f) => [f.id, f.name]));
     number('context');
     number('batch');
-    select('mode', MODES.map((m) => [m, t(`mode.${m}`)]));
+    select('mode', choicesOf(catalog, 'mode').map((m) => [m, t(`mode.${m}`)]));
     number('seq');
     number('micro_batch');
-    select('optimizer', OPTIMIZERS.map((o) => [o, t(`optimizer.${o}`)]));
+    select('optimizer', choicesOf(catalog, 'optimizer').map((o) => [o, t(`optimizer.${o}`)]));
     number('lora_rank');
     check('checkpointing');
     check('flash_attention');
-    select('zero', [0, 1, 2, 3].map((z) => [String(z), t(`zero.${z}`)]));
+    const { min: zeroMin, max: zeroMax } = inputLimits(catalog, 'zero');
+    select('zero', Array.from({ length: zeroMax - zeroMin + 1 }, (_, i) => zeroMin + i).map((z) => [String(z), t(`zero.${z}`)]));
     check('offload_optimizer');
-    select('finetune_profile', PROFILES.map((p) => [p, t(`profile.${p}`)]));
+    select('finetune_profile', choicesOf(catalog, 'finetune_profile').map((p) => [p, t(`profile.${p}`)]));
     select('engine', catalog.engines.map((e) => [e.id, e.name]));
     const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
     for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
@@ -69,12 +71,12 @@ export class InputsPanel {
     }
     this.control('gpu', gpus);
     number('gpu_count');
-    number('usable_fraction', { min: 0.01, max: 1, step: 0.01, inputmode: 'decimal' });
+    number('usable_fraction', { inputmode: 'decimal' });
     for (const name of Object.keys(SHAPE)) number(name);
-    number('params', { min: 0, step: 'any', inputmode: 'decimal' });
+    number('params', { inputmode: 'decimal' });
 
     // LoRA targets: a group of checkboxes, one state value.
-    this.targets = LORA_TARGETS.map((target) => {
+    this.targets = choicesOf(catalog, 'lora_targets').map((target) => {
       const box = h('input', { type: 'checkbox', id: `target-${target}`, value: target });
       box.addEventListener('change', () => this.commitTargets());
       return box;
@@ -157,7 +159,7 @@ export class InputsPanel {
     const { el, prop } = this.controls[name];
     const raw = prop === 'checked' ? String(el.checked) : el.value;
     const { value, error } = name.startsWith('opt.')
-      ? readOption(engineById(this.ctx.catalog, this.ctx.state.engine), name.slice(4), raw)
+      ? readOption(engineById(this.ctx.catalog, this.ctx.state.engine), name.slice(4), raw, this.ctx.catalog)
       : readParam(name, raw, this.ctx.catalog);
     if (error) {
       this.showFieldError(name, this.ctx.t('error.input', { problem: problemText(this.ctx.t, error) }));
@@ -257,7 +259,7 @@ export class InputsPanel {
       const label = t(`option.${key}`) === `option.${key}` ? key : t(`option.${key}`);
       const input = typeof value === 'boolean'
         ? h('input', { type: 'checkbox' })
-        : h('input', { type: 'number', min: 0, step: 'any', inputmode: 'decimal' });
+        : h('input', { type: 'number', inputmode: 'decimal', ...inputLimits(this.ctx.catalog, key, engine.id) });
       this.control(name, input, typeof value === 'boolean' ? 'checked' : 'value');
       this.fields[name].querySelector('label').textContent = label;
       return this.fields[name];

@@ -1,0 +1,96 @@
+#pragma once
+
+// The typed requests of the API calls, read with nlohmann's from_json by
+// walking their field tables (vram/schema.hpp): unknown keys, JSON null,
+// wrong types and out-of-range values are named errors, and every default
+// comes from the table.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vram/finetune.hpp"
+
+namespace vram {
+
+/** What an estimate sizes: inference, or one of the fine-tuning methods. */
+enum class Mode { kInference, kFull, kLora, kQlora };
+inline constexpr const char* kModeNames[] = {"inference", "full", "lora", "qlora"};
+const char* to_string(Mode mode);
+
+/** The estimate call's request (estimate_fields()). */
+struct EstimateRequest {
+  std::optional<std::string> model;  ///< a preset id, or
+  std::optional<nlohmann::json> config;  ///< a Hugging Face config.json
+  std::string name;                  ///< the config's display name
+  std::optional<double> params_total;
+  std::optional<double> params_active;
+  Mode mode = Mode::kInference;
+  std::string weights;  ///< "native" or a weight format id
+  std::string kv;
+  std::int64_t context = 0;
+  std::int64_t batch = 0;
+  std::optional<double> overhead_gb;
+  std::optional<double> overhead_pct;
+  std::string engine;
+  bool engine_given = false;  ///< "engine" was in the request, not its default
+  nlohmann::json engine_options = nlohmann::json::object();
+  std::optional<std::string> gpu;
+  std::int64_t gpu_count = 0;
+  std::optional<double> budget_gb;
+  std::optional<nlohmann::json> catalog;  ///< a replacement GPU catalog
+  FinetuneProfile finetune_profile = FinetuneProfile::kPhysical;
+  std::int64_t seq = 0;
+  std::int64_t micro_batch = 0;
+  Optimizer optimizer = Optimizer::kAdamW;
+  Precision precision = Precision::kMixed;
+  Loss loss = Loss::kStandard;
+  std::int64_t lora_rank = 0;
+  std::vector<std::string> lora_targets;
+  bool checkpointing = true;
+  bool flash_attention = false;
+  std::int64_t zero = 0;
+  bool offload_optimizer = false;
+  bool upcast_unquantized = true;
+};
+
+/** The lookup grid's request (grid_fields()). */
+struct GridRequest {
+  std::vector<std::string> models;
+  std::vector<std::string> methods;
+  std::int64_t context = 0;
+  std::int64_t batch = 0;
+  std::optional<nlohmann::json> catalog;
+  double usable_fraction = 1;
+};
+
+/** The device planner's request (devices_fields()). */
+struct DevicesRequest {
+  std::string model;
+  std::vector<std::string> accelerators;
+  std::vector<std::string> formats;
+  double usable_fraction = 1;
+  std::int64_t context = 0;
+  std::int64_t batch = 0;
+  std::string kv;
+  std::optional<nlohmann::json> catalog;
+};
+
+/** The fleet's request (fleet_fields()). */
+struct FleetRequest {
+  std::optional<std::string> model;
+  std::string weights;
+  std::int64_t context = 0;
+  std::int64_t batch = 0;
+  std::optional<nlohmann::json> catalog;
+};
+
+void from_json(const nlohmann::json& j, EstimateRequest& request);
+void from_json(const nlohmann::json& j, GridRequest& request);
+void from_json(const nlohmann::json& j, DevicesRequest& request);
+void from_json(const nlohmann::json& j, FleetRequest& request);
+
+}  // namespace vram

@@ -1,0 +1,101 @@
+#include "vram/requests.hpp"
+
+#include <iterator>
+
+#include "vram/error.hpp"
+#include "vram/schema.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+
+namespace {
+
+/** The enum whose name is `name`; read_fields has already checked the choice. */
+template <typename Enum, std::size_t N>
+Enum enum_of(const char* const (&list)[N], const json& name, const char* field) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (name == list[i]) return static_cast<Enum>(i);
+  }
+  throw Error("internal", field, std::string(field) + ": no such choice");
+}
+
+template <typename T>
+std::optional<T> optional(const json& v, const char* key) {
+  if (!v.contains(key)) return std::nullopt;
+  return v.at(key).get<T>();
+}
+
+}  // namespace
+
+const char* to_string(Mode mode) { return kModeNames[static_cast<int>(mode)]; }
+
+void from_json(const json& j, EstimateRequest& r) {
+  const json v = read_fields(j, estimate_fields());
+  r.model = optional<std::string>(v, "model");
+  r.config = optional<json>(v, "config");
+  r.name = v.value("name", "");
+  r.params_total = optional<double>(v, "params_total");
+  r.params_active = optional<double>(v, "params_active");
+  r.mode = enum_of<Mode>(kModeNames, v.at("mode"), "mode");
+  r.weights = v.at("weights").get<std::string>();
+  r.kv = v.at("kv").get<std::string>();
+  r.context = v.at("context").get<std::int64_t>();
+  r.batch = v.at("batch").get<std::int64_t>();
+  r.overhead_gb = optional<double>(v, "overhead_gb");
+  r.overhead_pct = optional<double>(v, "overhead_pct");
+  r.engine = v.at("engine").get<std::string>();
+  r.engine_given = j.contains("engine");
+  r.engine_options = v.value("engine_options", json::object());
+  r.gpu = optional<std::string>(v, "gpu");
+  r.gpu_count = v.at("gpu_count").get<std::int64_t>();
+  r.budget_gb = optional<double>(v, "budget_gb");
+  r.catalog = optional<json>(v, "catalog");
+  r.finetune_profile =
+      enum_of<FinetuneProfile>(kFinetuneProfileNames, v.at("finetune_profile"), "finetune_profile");
+  r.seq = v.at("seq").get<std::int64_t>();
+  r.micro_batch = v.at("micro_batch").get<std::int64_t>();
+  r.optimizer = enum_of<Optimizer>(kOptimizerNames, v.at("optimizer"), "optimizer");
+  r.precision = enum_of<Precision>(kPrecisionNames, v.at("precision"), "precision");
+  r.loss = enum_of<Loss>(kLossNames, v.at("loss"), "loss");
+  r.lora_rank = v.at("lora_rank").get<std::int64_t>();
+  r.lora_targets = v.at("lora_targets").get<std::vector<std::string>>();
+  r.checkpointing = v.at("checkpointing").get<bool>();
+  r.flash_attention = v.at("flash_attention").get<bool>();
+  r.zero = v.at("zero").get<std::int64_t>();
+  r.offload_optimizer = v.at("offload_optimizer").get<bool>();
+  r.upcast_unquantized = v.at("upcast_unquantized").get<bool>();
+}
+
+void from_json(const json& j, GridRequest& r) {
+  const json v = read_fields(j, grid_fields());
+  r.models = v.at("models").get<std::vector<std::string>>();
+  r.methods = v.at("methods").get<std::vector<std::string>>();
+  r.context = v.at("context").get<std::int64_t>();
+  r.batch = v.at("batch").get<std::int64_t>();
+  r.catalog = optional<json>(v, "catalog");
+  r.usable_fraction = v.at("usable_fraction").get<double>();
+}
+
+void from_json(const json& j, DevicesRequest& r) {
+  const json v = read_fields(j, devices_fields());
+  r.model = v.at("model").get<std::string>();
+  r.accelerators = v.at("accelerators").get<std::vector<std::string>>();
+  r.formats = v.at("formats").get<std::vector<std::string>>();
+  r.usable_fraction = v.at("usable_fraction").get<double>();
+  r.context = v.at("context").get<std::int64_t>();
+  r.batch = v.at("batch").get<std::int64_t>();
+  r.kv = v.at("kv").get<std::string>();
+  r.catalog = optional<json>(v, "catalog");
+}
+
+void from_json(const json& j, FleetRequest& r) {
+  const json v = read_fields(j, fleet_fields());
+  r.model = optional<std::string>(v, "model");
+  r.weights = v.at("weights").get<std::string>();
+  r.context = v.at("context").get<std::int64_t>();
+  r.batch = v.at("batch").get<std::int64_t>();
+  r.catalog = optional<json>(v, "catalog");
+}
+
+}  // namespace vram

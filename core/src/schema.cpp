@@ -1,0 +1,411 @@
+#include "vram/schema.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include "json_read.hpp"
+#include "vram/catalog.hpp"
+#include "vram/error.hpp"
+#include "vram/finetune.hpp"
+#include "vram/requests.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+namespace jr = json_read;
+
+namespace {
+
+// --- building the tables ------------------------------------------------------
+
+FieldSpec field(std::string name, FieldType type, json fallback, unsigned modes = kAnyMode) {
+  FieldSpec f;
+  f.help = "help." + name;
+  f.name = std::move(name);
+  f.type = type;
+  f.default_value = std::move(fallback);
+  f.modes = modes;
+  return f;
+}
+
+FieldSpec ranged(std::string name, FieldType type, json fallback, double min, double max,
+                 std::string unit, unsigned modes = kAnyMode) {
+  FieldSpec f = field(std::move(name), type, std::move(fallback), modes);
+  f.min = min;
+  f.max = max;
+  f.unit = std::move(unit);
+  return f;
+}
+
+template <std::size_t N>
+std::vector<std::string> names(const char* const (&list)[N]) {
+  return {std::begin(list), std::end(list)};
+}
+
+FieldSpec choice(std::string name, json fallback, std::vector<std::string> choices,
+                 ChoiceSource source, unsigned modes = kAnyMode) {
+  FieldSpec f = field(std::move(name), FieldType::kEnum, std::move(fallback), modes);
+  f.choices = std::move(choices);
+  f.source = source;
+  return f;
+}
+
+FieldSpec list(std::string name, json fallback, std::vector<std::string> choices,
+               ChoiceSource source, unsigned modes = kAnyMode) {
+  FieldSpec f = field(std::move(name), FieldType::kList, std::move(fallback), modes);
+  f.choices = std::move(choices);
+  f.source = source;
+  return f;
+}
+
+// Shared by several requests: one definition each.
+constexpr double kMaxContext = 100'000'000;
+constexpr double kMaxBatch = 1'000'000;
+FieldSpec context_field(unsigned modes = kAnyMode) {
+  return ranged("context", FieldType::kInt, 8192, 1, kMaxContext, "tokens", modes);
+}
+FieldSpec batch_field(unsigned modes = kAnyMode) {
+  return ranged("batch", FieldType::kInt, 1, 1, kMaxBatch, "sequences", modes);
+}
+FieldSpec catalog_field() { return field("catalog", FieldType::kObject, nullptr); }
+FieldSpec usable_fraction_field(double fallback) {
+  FieldSpec f = ranged("usable_fraction", FieldType::kNumber, fallback, 0, 1, "");
+  f.min_exclusive = true;
+  return f;
+}
+
+const char* const kGuideModels[] = {"guide-7b", "guide-13b", "guide-34b", "guide-70b",
+                                    "guide-405b"};
+const char* const kGridMethods[] = {"bf16", "fp8", "int4", "qlora", "lora", "full"};
+// The MoE planner's accelerators, in its table's order (SPEC section 6).
+const char* const kPlannerAccelerators[] = {
+    "h100-sxm", "h200-sxm", "b200",   "b300",   "a100-sxm", "rtx-pro-6000",  "l40s",
+    "rtx-5090", "rtx-4090", "mi300x", "mi325x", "mi355x",   "apple-m3-ultra"};
+const char* const kPlannerFormats[] = {"bf16", "fp8", "q4_k_m", "int4"};
+
+std::vector<FieldSpec> make_estimate_fields() {
+  constexpr unsigned kInf = kInferenceMode;
+  constexpr unsigned kFt = kFinetuneMode;
+  FieldSpec model = choice("model", nullptr, {}, ChoiceSource::kModels);
+  FieldSpec params_total = ranged("params_total", FieldType::kNumber, nullptr, 0, 1e15, "params");
+  params_total.min_exclusive = true;
+  FieldSpec params_active = params_total;
+  params_active.name = "params_active";
+  params_active.help = "help.params_active";
+  FieldSpec overhead_gb = field("overhead_gb", FieldType::kNumber, nullptr);
+  overhead_gb.unit = "GB";
+  overhead_gb.range_from = "guide.overhead_gb";
+  FieldSpec overhead_pct = field("overhead_pct", FieldType::kNumber, nullptr, kInf);
+  overhead_pct.unit = "%";
+  overhead_pct.range_from = "percent.overhead_pct";
+  FieldSpec budget = ranged("budget_gb", FieldType::kNumber, nullptr, 0, 1e9, "GB");
+  budget.min_exclusive = true;
+  std::vector<std::string> targets = names(kLoraModules);
+  return {
+      model,
+      field("config", FieldType::kObject, nullptr),
+      field("name", FieldType::kString, nullptr),
+      params_total,
+      params_active,
+      choice("mode", "inference", names(kModeNames), ChoiceSource::kNone),
+      choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats),
+      choice("kv", "fp16", {}, ChoiceSource::kKvFormats, kInf),
+      context_field(kInf),
+      batch_field(kInf),
+      overhead_gb,
+      overhead_pct,
+      choice("engine", "guide", {}, ChoiceSource::kEngines, kInf),
+      field("engine_options", FieldType::kObject, nullptr, kInf),
+      choice("gpu", nullptr, {}, ChoiceSource::kGpus),
+      ranged("gpu_count", FieldType::kInt, 1, 1, 1024, "GPUs"),
+      budget,
+      catalog_field(),
+      choice("finetune_profile", "physical", names(kFinetuneProfileNames), ChoiceSource::kNone,
+             kFt),
+      ranged("seq", FieldType::kInt, 2048, 1, 10'000'000, "tokens", kFt),
+      ranged("micro_batch", FieldType::kInt, 1, 1, 100'000, "sequences", kFt),
+      choice("optimizer", "adamw", names(kOptimizerNames), ChoiceSource::kNone, kFt),
+      choice("precision", "mixed", names(kPrecisionNames), ChoiceSource::kNone, kFt),
+      choice("loss", "standard", names(kLossNames), ChoiceSource::kNone, kFt),
+      ranged("lora_rank", FieldType::kInt, 16, 1, 65536, "", kFt),
+      list("lora_targets", json{"q_proj", "k_proj", "v_proj", "o_proj"}, targets,
+           ChoiceSource::kNone, kFt),
+      field("checkpointing", FieldType::kBool, true, kFt),
+      field("flash_attention", FieldType::kBool, false, kFt),
+      ranged("zero", FieldType::kInt, 0, 0, 3, "", kFt),
+      field("offload_optimizer", FieldType::kBool, false, kFt),
+      field("upcast_unquantized", FieldType::kBool, true, kFt),
+  };
+}
+
+[[noreturn]] void invalid(const std::string& path, const std::string& message) {
+  throw Error("invalid_value", path, path + " " + message);
+}
+
+/** "between 1 and 100000000", "greater than 0 and at most 1". */
+std::string range_text(const FieldSpec& f) {
+  std::string out;
+  if (f.min && f.max && !f.min_exclusive && !f.max_exclusive) {
+    return "between " + jr::number_text(*f.min) + " and " + jr::number_text(*f.max);
+  }
+  if (f.min) out += (f.min_exclusive ? "greater than " : "at least ") + jr::number_text(*f.min);
+  if (f.max) {
+    out += out.empty() ? "" : " and ";
+    out += (f.max_exclusive ? "less than " : "at most ") + jr::number_text(*f.max);
+  }
+  return out;
+}
+
+const char* wanted(FieldType type) {
+  switch (type) {
+    case FieldType::kInt:
+      return "a whole number";
+    case FieldType::kNumber:
+      return "a number";
+    case FieldType::kBool:
+      return "true or false";
+    case FieldType::kString:
+    case FieldType::kEnum:
+      return "a string";
+    case FieldType::kList:
+      return "a list of strings";
+    case FieldType::kObject:
+      return "an object";
+  }
+  return "a value";
+}
+
+[[noreturn]] void wrong_type(const std::string& path, FieldType type, const json& value) {
+  throw Error("wrong_type", path,
+              path + " must be " + wanted(type) + ", not " + jr::type_name(value));
+}
+
+void check_choice(const FieldSpec& f, const std::string& item, const std::string& path) {
+  // Catalog choices are checked where the id is resolved (unknown_model...).
+  if (f.source != ChoiceSource::kNone || f.choices.empty()) return;
+  if (std::find(f.choices.begin(), f.choices.end(), item) != f.choices.end()) return;
+  std::string known;
+  for (const std::string& c : f.choices) known += (known.empty() ? "" : ", ") + c;
+  invalid(path, "must be one of " + known + ", not '" + item + "'");
+}
+
+}  // namespace
+
+const char* to_string(FieldType type) {
+  switch (type) {
+    case FieldType::kInt:
+      return "int";
+    case FieldType::kNumber:
+      return "number";
+    case FieldType::kBool:
+      return "bool";
+    case FieldType::kString:
+      return "string";
+    case FieldType::kEnum:
+      return "enum";
+    case FieldType::kList:
+      return "list";
+    case FieldType::kObject:
+      return "object";
+  }
+  return "string";
+}
+
+const std::vector<FieldSpec>& estimate_fields() {
+  static const std::vector<FieldSpec> fields = make_estimate_fields();
+  return fields;
+}
+
+const std::vector<FieldSpec>& grid_fields() {
+  static const std::vector<FieldSpec> fields = {
+      list("models", names(kGuideModels), {}, ChoiceSource::kModels),
+      list("methods", names(kGridMethods), names(kGridMethods), ChoiceSource::kNone),
+      context_field(),
+      batch_field(),
+      catalog_field(),
+      usable_fraction_field(1.0),
+  };
+  return fields;
+}
+
+const std::vector<FieldSpec>& devices_fields() {
+  static const std::vector<FieldSpec> fields = {
+      choice("model", "beam", {}, ChoiceSource::kModels),
+      list("accelerators", names(kPlannerAccelerators), {}, ChoiceSource::kGpus),
+      list("formats", names(kPlannerFormats), {}, ChoiceSource::kWeightFormats),
+      usable_fraction_field(0.92),
+      context_field(),
+      batch_field(),
+      choice("kv", "fp16", {}, ChoiceSource::kKvFormats),
+      catalog_field(),
+  };
+  return fields;
+}
+
+const std::vector<FieldSpec>& fleet_fields() {
+  static const std::vector<FieldSpec> fields = {
+      choice("model", nullptr, {}, ChoiceSource::kModels),
+      choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats),
+      context_field(),
+      batch_field(),
+      catalog_field(),
+  };
+  return fields;
+}
+
+const FieldSpec* find_field(const std::vector<FieldSpec>& fields, std::string_view name) {
+  for (const FieldSpec& f : fields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+bool is_finetune_mode(std::string_view mode) { return mode != "inference"; }
+
+void check_value(const FieldSpec& f, const json& value, const std::string& path) {
+  if (value.is_null()) wrong_type(path, f.type, value);
+  double number = 0;
+  switch (f.type) {
+    case FieldType::kInt:
+      if (!value.is_number()) wrong_type(path, f.type, value);
+      number = static_cast<double>(jr::as_int(value, path));
+      break;
+    case FieldType::kNumber:
+      if (!value.is_number()) wrong_type(path, f.type, value);
+      number = jr::as_number(value, path);
+      break;
+    case FieldType::kBool:
+      if (!value.is_boolean()) wrong_type(path, f.type, value);
+      return;
+    case FieldType::kString:
+      if (!value.is_string()) wrong_type(path, f.type, value);
+      return;
+    case FieldType::kEnum:
+      if (!value.is_string()) wrong_type(path, f.type, value);
+      check_choice(f, value.get<std::string>(), path);
+      return;
+    case FieldType::kList:
+      if (!value.is_array()) wrong_type(path, f.type, value);
+      if (value.empty()) invalid(path, "must not be empty");
+      for (const json& item : value) {
+        if (!item.is_string()) wrong_type(path, f.type, value);
+        check_choice(f, item.get<std::string>(), path);
+      }
+      return;
+    case FieldType::kObject:
+      if (!value.is_object()) wrong_type(path, f.type, value);
+      return;
+  }
+  const bool low = f.min && (f.min_exclusive ? number <= *f.min : number < *f.min);
+  const bool high = f.max && (f.max_exclusive ? number >= *f.max : number > *f.max);
+  if (low || high) invalid(path, "must be " + range_text(f) + ", not " + jr::number_text(number));
+}
+
+json read_fields(const json& request, const std::vector<FieldSpec>& fields,
+                 const std::string& prefix) {
+  jr::expect_object(request, prefix.empty() ? "request" : prefix);
+  for (auto it = request.begin(); it != request.end(); ++it) {
+    if (find_field(fields, it.key()) != nullptr) continue;
+    std::string known;
+    for (const FieldSpec& f : fields) known += (known.empty() ? "" : ", ") + f.name;
+    const std::string path = jr::field_path(prefix, it.key());
+    throw Error("unknown_field", path,
+                "unknown field '" + path + "' (expected one of: " + known + ")");
+  }
+  json out = json::object();
+  for (const FieldSpec& f : fields) {
+    const std::string path = jr::field_path(prefix, f.name);
+    auto it = request.find(f.name);
+    if (it == request.end()) {
+      if (!f.default_value.is_null()) out[f.name] = f.default_value;
+      continue;
+    }
+    check_value(f, *it, path);
+    out[f.name] = f.type == FieldType::kInt ? json(jr::as_int(*it, path)) : *it;
+  }
+  // Keys of the other mode are errors, not silently ignored.
+  if (const FieldSpec* mode = find_field(fields, "mode")) {
+    const bool finetune = is_finetune_mode(out.value(mode->name, ""));
+    const unsigned current = finetune ? kFinetuneMode : kInferenceMode;
+    for (const FieldSpec& f : fields) {
+      if ((f.modes & current) != 0 || !request.contains(f.name)) continue;
+      const std::string path = jr::field_path(prefix, f.name);
+      invalid(path, finetune ? "applies to inference; fine-tuning (mode " +
+                                   out.at("mode").get<std::string>() + ") does not take it"
+                             : "applies to fine-tuning: set mode to full, lora or qlora");
+    }
+  }
+  return out;
+}
+
+json field_json(const FieldSpec& f, const Catalog& catalog) {
+  json out = {{"name", f.name}, {"type", to_string(f.type)}, {"help", f.help}};
+  if (!f.default_value.is_null()) out["default"] = f.default_value;
+  FieldSpec range = f;
+  if (!f.range_from.empty()) {
+    // A top-level key that sets an engine's knob shares the knob's range.
+    const std::size_t dot = f.range_from.find('.');
+    const EngineProfile& engine =
+        find_engine(catalog.engines, f.range_from.substr(0, dot), "schema");
+    if (const FieldSpec* knob = find_field(engine.knobs, f.range_from.substr(dot + 1))) {
+      range.min = knob->min;
+      range.max = knob->max;
+      range.min_exclusive = knob->min_exclusive;
+      range.max_exclusive = knob->max_exclusive;
+    }
+  }
+  if (range.min) out["min"] = *range.min;
+  if (range.max) out["max"] = *range.max;
+  if (range.min_exclusive) out["min_exclusive"] = true;
+  if (range.max_exclusive) out["max_exclusive"] = true;
+  if (!f.unit.empty()) out["unit"] = f.unit;
+  if (f.type == FieldType::kEnum || f.type == FieldType::kList) {
+    json choices = f.choices;
+    switch (f.source) {
+      case ChoiceSource::kNone:
+        break;
+      case ChoiceSource::kModels:
+        for (const ModelPreset& m : catalog.models) choices.push_back(m.id);
+        break;
+      case ChoiceSource::kWeightFormats:
+        for (const WeightFormat& w : catalog.formats.weights()) choices.push_back(w.id);
+        break;
+      case ChoiceSource::kKvFormats:
+        for (const KvFormat& k : catalog.formats.kv_formats()) choices.push_back(k.id);
+        break;
+      case ChoiceSource::kGpus:
+        for (const Gpu& g : catalog.gpus.gpus) choices.push_back(g.id);
+        break;
+      case ChoiceSource::kEngines:
+        for (const EngineProfile& e : catalog.engines) choices.push_back(e.id);
+        break;
+    }
+    out["choices"] = choices;
+    // The request's own "catalog" may replace the GPUs: say where choices come from.
+    if (f.source == ChoiceSource::kGpus) out["choices_from"] = "catalog";
+  }
+  json modes = json::array();
+  if ((f.modes & kInferenceMode) != 0) modes.push_back("inference");
+  if ((f.modes & kFinetuneMode) != 0) modes.push_back("finetune");
+  out["modes"] = modes;
+  return out;
+}
+
+json schema_json(const Catalog& catalog) {
+  auto table = [&](const std::vector<FieldSpec>& fields) {
+    json out = json::array();
+    for (const FieldSpec& f : fields) out.push_back(field_json(f, catalog));
+    return out;
+  };
+  json engines = json::object();
+  for (const EngineProfile& e : catalog.engines) engines[e.id] = table(e.knobs);
+  return {{"requests",
+           {{"estimate", table(estimate_fields())},
+            {"grid", table(grid_fields())},
+            {"devices", table(devices_fields())},
+            {"fleet", table(fleet_fields())}}},
+          {"engines", engines}};
+}
+
+}  // namespace vram

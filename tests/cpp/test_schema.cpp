@@ -1,0 +1,184 @@
+// The request schema: one table per request, read by from_json, reported by
+// `schema`. Every bound is tried at and just beyond its edge, every field
+// with JSON null, and every default against its own field.
+
+#include <cmath>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "helpers.hpp"
+#include "vram/error.hpp"
+#include "vram/requests.hpp"
+#include "vram/schema.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+/** "code" of the error `method` throws on `request`, or "ok". */
+std::string outcome(const std::string& method, const json& request) {
+  const vram::Calculator& c = testing::calculator();
+  try {
+    if (method == "estimate") c.estimate(request);
+    if (method == "grid") c.grid(request);
+    if (method == "devices") c.devices(request);
+    if (method == "fleet") c.fleet(request);
+  } catch (const vram::Error& e) {
+    return e.field() + " " + e.code();
+  }
+  return "ok";
+}
+
+/** A request that is valid apart from `key`, for each method. */
+json base(const std::string& method, const std::string& key) {
+  if (method != "estimate") return json::object();
+  json r = {{"model", "guide-7b"}};
+  const vram::FieldSpec* f = vram::find_field(vram::estimate_fields(), key);
+  if (f != nullptr && f->modes == vram::kFinetuneMode) r["mode"] = "lora";
+  return r;
+}
+
+/** A value just beyond a bound: the next representable whole number or double. */
+double beyond(double bound, bool up, bool whole) {
+  if (whole) return up ? bound + 1 : bound - 1;
+  return std::nextafter(bound, up ? INFINITY : -INFINITY);
+}
+
+}  // namespace
+
+TEST_CASE("every default obeys its own field, every field refuses null") {
+  const std::pair<const char*, const std::vector<vram::FieldSpec>*> tables[] = {
+      {"estimate", &vram::estimate_fields()},
+      {"grid", &vram::grid_fields()},
+      {"devices", &vram::devices_fields()},
+      {"fleet", &vram::fleet_fields()}};
+  for (const auto& [method, fields] : tables) {
+    for (const vram::FieldSpec& f : *fields) {
+      CAPTURE(method);
+      CAPTURE(f.name);
+      if (!f.default_value.is_null()) CHECK_NOTHROW(vram::check_value(f, f.default_value, f.name));
+      CHECK(f.help == "help." + f.name);
+      json r = base(method, f.name);
+      r[f.name] = nullptr;
+      CHECK(outcome(method, r) == f.name + " wrong_type");
+    }
+    CHECK(outcome(method, json{{"colour", "blue"}}) == "colour unknown_field");
+  }
+}
+
+TEST_CASE("numeric fields: accepted at each bound, refused just beyond") {
+  const std::pair<const char*, const std::vector<vram::FieldSpec>*> tables[] = {
+      {"estimate", &vram::estimate_fields()},
+      {"grid", &vram::grid_fields()},
+      {"devices", &vram::devices_fields()},
+      {"fleet", &vram::fleet_fields()}};
+  for (const auto& [method, fields] : tables) {
+    for (const vram::FieldSpec& f : *fields) {
+      if (!f.min || !f.max) continue;
+      CAPTURE(method);
+      CAPTURE(f.name);
+      const bool whole = f.type == vram::FieldType::kInt;
+      auto check = [&](double value, bool ok) {
+        json r = base(method, f.name);
+        r[f.name] = value;
+        CAPTURE(value);
+        // A bound itself may be refused by the model (a 1-token seq fits;
+        // 1e15 params do not overflow): only the field's own error counts.
+        const std::string got = outcome(method, r);
+        if (ok) {
+          CHECK(got != f.name + " invalid_value");
+        } else {
+          CHECK(got == f.name + " invalid_value");
+        }
+      };
+      check(*f.min, !f.min_exclusive);
+      check(beyond(*f.min, false, whole), false);
+      check(*f.max, !f.max_exclusive);
+      check(beyond(*f.max, true, whole), false);
+      if (whole) check(*f.min + 0.5, false);
+    }
+  }
+}
+
+TEST_CASE("choices: each static choice passes, anything else is refused") {
+  for (const vram::FieldSpec& f : vram::estimate_fields()) {
+    if (f.choices.empty() || f.source != vram::ChoiceSource::kNone) continue;
+    CAPTURE(f.name);
+    for (const std::string& c : f.choices) {
+      json r = base("estimate", f.name);
+      if (f.name == "mode") r.erase("mode");
+      r[f.name] = f.type == vram::FieldType::kList ? json::array({c}) : json(c);
+      CHECK(outcome("estimate", r) == "ok");
+    }
+    json r = base("estimate", f.name);
+    r[f.name] = f.type == vram::FieldType::kList ? json::array({"nonesuch"}) : json("nonesuch");
+    CHECK(outcome("estimate", r) == f.name + " invalid_value");
+  }
+}
+
+TEST_CASE("keys of the other mode are named, not ignored") {
+  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"seq", 512}}) == "seq invalid_value");
+  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"mode", "full"}, {"engine", "vllm"}}) ==
+        "engine invalid_value");
+  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"mode", "full"}, {"overhead_gb", 1}}) ==
+        "ok");
+}
+
+TEST_CASE("engine knobs: typed and ranged in data/engines.json, one rule at both levels") {
+  auto with = [](const char* engine, json options) {
+    return json{{"model", "guide-7b"}, {"engine", engine}, {"engine_options", std::move(options)}};
+  };
+  // overhead_gb 0 is a valid flat overhead, top level or as the guide's knob.
+  CHECK(outcome("estimate", with("guide", {{"overhead_gb", 0}})) == "ok");
+  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"overhead_gb", 0}}) == "ok");
+  CHECK(outcome("estimate", with("guide", {{"overhead_gb", -1}})) ==
+        "engine_options.overhead_gb invalid_value");
+  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"overhead_gb", -1}}) ==
+        "overhead_gb invalid_value");
+  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"overhead_pct", 1001}}) ==
+        "overhead_pct invalid_value");
+  CHECK(outcome("estimate", with("vllm", {{"gpu_memory_utilization", 1}})) == "ok");
+  CHECK(outcome("estimate", with("vllm", {{"gpu_memory_utilization", 0}})) ==
+        "engine_options.gpu_memory_utilization invalid_value");
+  CHECK(outcome("estimate", with("vllm", {{"tensor_parallel_size", 65}})) ==
+        "engine_options.tensor_parallel_size invalid_value");
+  CHECK(outcome("estimate", with("vllm", {{"block_size", 16.5}})) ==
+        "engine_options.block_size invalid_value");
+  CHECK(outcome("estimate", with("vllm", {{"enforce_eager", nullptr}})) ==
+        "engine_options.enforce_eager wrong_type");
+  for (const vram::EngineProfile& e : testing::calculator().catalog().engines) {
+    CAPTURE(e.id);
+    CHECK(e.knobs.size() == e.defaults.size());
+    for (const vram::FieldSpec& k : e.knobs) {
+      CHECK(k.default_value == e.defaults.at(k.name));
+      if (k.type != vram::FieldType::kBool) CHECK((k.min && k.max));
+    }
+  }
+}
+
+TEST_CASE("the schema reports tables with catalog choices resolved") {
+  const json s = testing::calculator().schema();
+  auto find = [](const json& fields, const std::string& name) {
+    for (const json& f : fields)
+      if (f.at("name") == name) return f;
+    return json();
+  };
+  const json& estimate = s.at("requests").at("estimate");
+  CHECK(estimate.size() == vram::estimate_fields().size());
+  const json weights = find(estimate, "weights");
+  CHECK(weights.at("default") == "native");
+  CHECK(weights.at("choices").at(0) == "native");
+  CHECK(weights.at("choices").size() ==
+        1 + testing::calculator().catalog().formats.weights().size());
+  const json context = find(estimate, "context");
+  CHECK(context.at("min") == 1);
+  CHECK(context.at("modes") == json{"inference"});
+  CHECK(context.at("help") == "help.context");
+  // The top-level overhead_gb shares the guide's knob's range.
+  CHECK(find(estimate, "overhead_gb").at("min") == 0);
+  const json util = find(s.at("engines").at("vllm"), "gpu_memory_utilization");
+  CHECK(util.at("min_exclusive") == true);
+  CHECK(util.at("max") == 1);
+  CHECK(find(s.at("requests").at("grid"), "methods").at("choices").size() == 6);
+}

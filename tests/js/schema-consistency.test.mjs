@@ -1,0 +1,94 @@
+// One schema, two readers: the page's URL state (web/src/state.js) and the
+// core (estimate through the wasm module) must accept and refuse the same
+// values. For every field the page reads,
+// values at and just beyond each bound, each choice and a non-choice go
+// through both; the same for every engine knob.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CORE_PARAMS_FOR_TESTS, DEFAULT_STATE, readOption, readParam } from '../../web/src/state.js';
+import { core } from './module.mjs';
+
+const calculator = await core();
+const presets = calculator.presets();
+const catalog = { ...presets, schema: calculator.schema() };
+
+/** Values worth trying for a field: bounds and just beyond, choices and a stranger. */
+function candidates(field) {
+  const out = [];
+  const whole = field.type === 'int';
+  const step = (v, up) => (whole ? v + (up ? 1 : -1) : (up ? nextUp(v) : nextDown(v)));
+  if (field.min !== undefined) out.push(field.min, step(field.min, false));
+  if (field.max !== undefined) out.push(field.max, step(field.max, true));
+  if (whole && field.min !== undefined) out.push(field.min + 0.5);
+  if (field.type === 'enum') out.push(...field.choices, 'nonesuch');
+  if (field.type === 'list') out.push(...field.choices.map((c) => [c]), ['nonesuch']);
+  if (field.type === 'bool') out.push(true, false);
+  return out;
+}
+
+function nextUp(v) {
+  const buffer = new DataView(new ArrayBuffer(8));
+  buffer.setFloat64(0, v);
+  const bits = buffer.getBigUint64(0);
+  buffer.setBigUint64(0, v >= 0 ? bits + 1n : bits - 1n);
+  return v === 0 ? Number.MIN_VALUE : buffer.getFloat64(0);
+}
+const nextDown = (v) => -nextUp(-v);
+
+/** Whether the core takes `value` for `field` (errors about other fields fail the test). */
+function coreAccepts(method, request, path) {
+  try {
+    calculator[method](request);
+    return true;
+  } catch (error) {
+    assert.equal(error.field, path, `${JSON.stringify(request)}: ${error.message}`);
+    return false;
+  }
+}
+
+const urlText = (value) => (Array.isArray(value) ? value.join(',') : String(value));
+
+function base(field) {
+  const request = { model: 'guide-7b' };
+  if (field.modes && !field.modes.includes('inference')) request.mode = 'lora';
+  return request;
+}
+
+test('the page and the core accept the same values for every field the page reads', () => {
+  let compared = 0;
+  for (const [name, [method, key]] of Object.entries(CORE_PARAMS_FOR_TESTS)) {
+    const field = catalog.schema.requests[method].find((f) => f.name === key);
+    for (const value of candidates(field)) {
+      const page = !readParam(name, urlText(value), catalog).error;
+      const request = method === 'estimate' ? base(field) : {};
+      request[key] = value;
+      const coreOk = coreAccepts(method, request, key);
+      assert.equal(page, coreOk, `${name}=${urlText(value)}: page ${page ? 'accepts' : 'refuses'}, core ${coreOk ? 'accepts' : 'refuses'}`);
+      compared += 1;
+    }
+  }
+  assert.ok(compared > 100, `only ${compared} comparisons`);
+});
+
+test('the page and the core accept the same values for every engine knob', () => {
+  for (const engine of presets.engines) {
+    for (const knob of catalog.schema.engines[engine.id]) {
+      for (const value of candidates(knob)) {
+        const page = !readOption(engine, knob.name, urlText(value), catalog).error;
+        // The deepest model, so a pipeline of the knob's maximum has layers for each stage.
+        const request = { model: 'guide-405b', engine: engine.id, engine_options: { [knob.name]: value } };
+        const coreOk = coreAccepts('estimate', request, `engine_options.${knob.name}`);
+        assert.equal(page, coreOk, `${engine.id} ${knob.name}=${value}`);
+      }
+    }
+  }
+  // An invalid knob in a URL is ignored and named, like an unknown one.
+  assert.ok(readOption(presets.engines.find((e) => e.id === 'vllm'), 'gpu_memory_utilization', '2', catalog).error);
+});
+
+test("the page's defaults are the core's", () => {
+  for (const [name, [method, key]] of Object.entries(CORE_PARAMS_FOR_TESTS)) {
+    const field = catalog.schema.requests[method].find((f) => f.name === key);
+    if (field.default !== undefined) assert.deepEqual(DEFAULT_STATE[name], field.default, name);
+  }
+});
