@@ -334,6 +334,11 @@ std::string plural_category(std::string_view lang, double value) {
   const bool v0 = n == i;
   // CLDR ranges such as "n % 100 = 3..10" match integers only.
   const double mod100 = v0 ? std::fmod(n, 100.0) : -1;
+  // CLDR plurals.xml, cardinal rules:
+  // en  one: i = 1 and v = 0
+  // fa  one: i = 0 or n = 1
+  // ar  zero: n = 0; one: n = 1; two: n = 2; few: n % 100 = 3..10;
+  //     many: n % 100 = 11..99
   if (lang == "en") return i == 1 && v0 ? "one" : "other";
   if (lang == "fa") return i == 0 || n == 1 ? "one" : "other";
   if (lang == "ar") {
