@@ -11,6 +11,12 @@ using nlohmann::json;
 
 namespace {
 
+std::string flag_name(const std::string& key) {
+  std::string flag = "--" + key;
+  for (char& c : flag) c = c == '_' ? '-' : c;
+  return flag;
+}
+
 const FlagSpec* find_spec(const std::vector<FlagSpec>& specs, const std::string& flag) {
   for (const FlagSpec& spec : specs) {
     if (flag == spec.flag) return &spec;
@@ -49,6 +55,40 @@ std::string read_file(const std::string& path, const std::string& flag) {
   return text.str();
 }
 
+std::vector<FlagSpec> flags_from_schema(const json& fields) {
+  std::vector<FlagSpec> specs;
+  for (const json& field : fields) {
+    const std::string key = field.at("name").get<std::string>();
+    const std::string type = field.at("type").get<std::string>();
+    FlagSpec spec{flag_name(key), key, FlagKind::kString, field};
+    if (type == "int") {
+      spec.kind = FlagKind::kInt;
+    } else if (type == "number") {
+      spec.kind = FlagKind::kNumber;
+    } else if (type == "list") {
+      spec.kind = FlagKind::kList;
+    } else if (type == "bool") {
+      spec.kind = FlagKind::kTrue;
+      specs.push_back(spec);
+      spec.flag = flag_name("no_" + key);
+      spec.kind = FlagKind::kFalse;
+    } else if (type == "object") {
+      // Objects come from files or KEY=VALUE pairs; their flags are the CLI's own.
+      if (key == "engine_options") {
+        spec.flag = "--engine-opt";
+        spec.kind = FlagKind::kKeyValue;
+      } else {
+        spec.kind = FlagKind::kJsonFile;
+      }
+    }
+    specs.push_back(spec);
+    // Documented short forms (docs/cli.md).
+    if (key == "gpu_count") specs.push_back({"--gpus", key, FlagKind::kInt, field});
+    if (key == "upcast_unquantized") specs.push_back({"--no-upcast", key, FlagKind::kFalse, field});
+  }
+  return specs;
+}
+
 Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagSpec>& specs) {
   Parsed parsed;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -69,9 +109,9 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
       throw UsageError(flag.rfind("-", 0) == 0 ? "unknown flag " + flag
                                                : "unexpected argument '" + flag + "'");
     }
-    if (spec->kind == FlagKind::kBool || spec->kind == FlagKind::kFalse) {
+    if (spec->kind == FlagKind::kTrue || spec->kind == FlagKind::kFalse) {
       if (inline_value) throw UsageError(flag + " takes no value");
-      parsed.request[spec->key] = spec->kind == FlagKind::kBool;
+      parsed.request[spec->key] = spec->kind == FlagKind::kTrue;
       continue;
     }
     if (!inline_value) {
@@ -124,7 +164,10 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
       case FlagKind::kEngineInt:
         parsed.request["engine_options"][spec->key] = parse_int(value, flag);
         break;
-      case FlagKind::kBool:
+      case FlagKind::kCli:
+        if (spec->key == "lang") parsed.lang = value;
+        break;
+      case FlagKind::kTrue:
       case FlagKind::kFalse:
         break;
     }
@@ -135,7 +178,7 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
 std::string flag_for_field(const std::vector<FlagSpec>& specs, const std::string& field) {
   const std::string head = field.substr(0, field.find_first_of(".["));
   for (const FlagSpec& spec : specs) {
-    if (spec.key != nullptr && head == spec.key) return spec.flag;
+    if (spec.kind != FlagKind::kCli && head == spec.key) return spec.flag;
   }
   return "";
 }

@@ -17,25 +17,36 @@ enum class FlagKind {
   kString,
   kInt,
   kNumber,
-  kBool,
+  kTrue,   ///< a switch that sets its field to true (--flash-attention)
   kFalse,  ///< a switch that sets its field to false (--no-checkpointing)
   kJsonFile,
   kList,
   kKeyValue,   ///< repeatable KEY=VALUE into an object (numbers and true/false)
   kEngineInt,  ///< a whole number into engine_options.<key>
+  kCli,        ///< a flag of the CLI itself (--lang): not part of the request
 };
 
+/** One flag: which request key it sets, and the schema field it comes from. */
 struct FlagSpec {
-  const char* flag;  ///< "--context"
-  const char* key;   ///< request key, "context"
-  FlagKind kind;
-  const char* help;
+  std::string flag;  ///< "--context"
+  std::string key;   ///< request key, "context"
+  FlagKind kind = FlagKind::kString;
+  nlohmann::json field;  ///< the schema's entry (type, default, range, choices, help id)
 };
 
 struct Parsed {
   nlohmann::json request = nlohmann::json::object();
   bool json_output = false;
+  std::string lang = "en";
 };
+
+/**
+ * The flags of a request, from its schema fields (vram::schema_json): flag =
+ * "--" + key with "_" as "-"; a bool gets "--key" and "--no-key". Object
+ * fields are files or KEY=VALUE pairs (--config, --catalog, --engine-opt);
+ * the documented aliases (--gpus, --tp, --no-upcast) are added beside.
+ */
+std::vector<FlagSpec> flags_from_schema(const nlohmann::json& fields);
 
 /**
  * Turns flags into a request object. Strict: an unknown flag, a missing

@@ -2,7 +2,9 @@
 // request, the core answers, and the answer is printed as a table or, with
 // --json, as the same JSON the wasm module returns. docs/cli.md has it all.
 
+#include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "render.hpp"
 #include "vram/api.hpp"
 #include "vram/error.hpp"
+#include "vram/messages.hpp"
 
 namespace {
 
@@ -17,106 +20,85 @@ using nlohmann::json;
 using vramcli::FlagKind;
 using vramcli::FlagSpec;
 
-const std::vector<FlagSpec> kEstimateFlags = {
-    {"--model", "model", FlagKind::kString, "preset id (see `vramcalc models`)"},
-    {"--config", "config", FlagKind::kJsonFile, "a Hugging Face config.json"},
-    {"--params-total", "params_total", FlagKind::kNumber, "override the parameter count"},
-    {"--params-active", "params_active", FlagKind::kNumber, "override the active parameter count"},
-    {"--weights", "weights", FlagKind::kString, "weight format (default: the checkpoint's own)"},
-    {"--kv", "kv", FlagKind::kString, "KV cache format (default fp16)"},
-    {"--context", "context", FlagKind::kInt, "tokens per sequence (default 8192)"},
-    {"--batch", "batch", FlagKind::kInt, "concurrent sequences (default 1)"},
-    {"--overhead-gb", "overhead_gb", FlagKind::kNumber, "flat runtime overhead in GB (default 2)"},
-    {"--overhead-pct", "overhead_pct", FlagKind::kNumber, "overhead as % of weights + KV cache"},
-    {"--engine", "engine", FlagKind::kString, "guide (default), percent, vllm, sglang, llamacpp"},
-    {"--engine-opt", "engine_options", FlagKind::kKeyValue,
-     "an engine knob, KEY=VALUE (repeatable), e.g. gpu_memory_utilization=0.95"},
-    {"--tp", "tensor_parallel_size", FlagKind::kEngineInt, "tensor-parallel GPUs (vllm, sglang)"},
-    {"--gpu", "gpu", FlagKind::kString, "a GPU id (see `vramcalc gpus`): fit, budget, decode"},
-    {"--gpus", "gpu_count", FlagKind::kInt, "how many of that GPU (default 1)"},
-    {"--budget-gb", "budget_gb", FlagKind::kNumber, "a memory budget for the inverse answers"},
-    {"--catalog", "catalog", FlagKind::kJsonFile, "a GPU catalog replacing data/gpus.json"},
-    {"--mode", "mode", FlagKind::kString, "inference (default), full, lora, qlora"},
-    {"--finetune-profile", "finetune_profile", FlagKind::kString, "physical (default) or guide"},
-    {"--seq", "seq", FlagKind::kInt, "training sequence length (default 2048)"},
-    {"--micro-batch", "micro_batch", FlagKind::kInt, "sequences per GPU per step (default 1)"},
-    {"--optimizer", "optimizer", FlagKind::kString, "adamw (default), adamw-8bit, sgd, adafactor"},
-    {"--loss", "loss", FlagKind::kString,
-     "standard (default), chunked (torchtune), fused (Liger, CCE)"},
-    {"--no-upcast", "upcast_unquantized", FlagKind::kFalse,
-     "QLoRA: keep unquantized params 16-bit (no prepare_model_for_kbit_training upcast)"},
-    {"--precision", "precision", FlagKind::kString,
-     "mixed (default: FP32 master + moments) or bf16 (pure)"},
-    {"--lora-rank", "lora_rank", FlagKind::kInt, "LoRA rank (default 16)"},
-    {"--lora-targets", "lora_targets", FlagKind::kList,
-     "comma-separated: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj,experts"},
-    {"--no-checkpointing", "checkpointing", FlagKind::kFalse, "turn gradient checkpointing off"},
-    {"--flash-attention", "flash_attention", FlagKind::kBool, "no attention score matrix saved"},
-    {"--zero", "zero", FlagKind::kInt, "ZeRO stage 0-3 over --gpus GPUs"},
-    {"--offload-optimizer", "offload_optimizer", FlagKind::kBool, "optimizer state in host RAM"},
-};
-
-const std::vector<FlagSpec> kGridFlags = {
-    {"--models", "models", FlagKind::kList,
-     "comma-separated preset ids (default: the guide's five)"},
-    {"--methods", "methods", FlagKind::kList, "bf16,fp8,int4,qlora,lora,full (default: all)"},
-    {"--context", "context", FlagKind::kInt, "tokens (default 8192)"},
-    {"--batch", "batch", FlagKind::kInt, "sequences (default 1)"},
-    {"--usable-fraction", "usable_fraction", FlagKind::kNumber,
-     "usable share of each card (default 1.0)"},
-    {"--catalog", "catalog", FlagKind::kJsonFile, "a GPU catalog replacing data/gpus.json"},
-};
-
-const std::vector<FlagSpec> kDevicesFlags = {
-    {"--model", "model", FlagKind::kString, "preset id (default beam)"},
-    {"--accelerators", "accelerators", FlagKind::kList,
-     "comma-separated GPU ids (default: the planner's)"},
-    {"--formats", "formats", FlagKind::kList,
-     "comma-separated weight formats (default bf16,fp8,q4_k_m,int4)"},
-    {"--usable-fraction", "usable_fraction", FlagKind::kNumber,
-     "usable share of each device (default 0.92)"},
-    {"--context", "context", FlagKind::kInt, "tokens for the KV room (default 8192)"},
-    {"--batch", "batch", FlagKind::kInt, "sequences for the KV room (default 1)"},
-    {"--kv", "kv", FlagKind::kString, "KV cache format (default fp16)"},
-    {"--catalog", "catalog", FlagKind::kJsonFile, "a GPU catalog replacing data/gpus.json"},
-};
-
-const std::vector<FlagSpec> kFleetFlags = {
-    {"--model", "model", FlagKind::kString,
-     "a preset: adds cards needed, decode ceiling, $ per million tokens"},
-    {"--weights", "weights", FlagKind::kString, "weight format for --model (default bf16)"},
-    {"--context", "context", FlagKind::kInt, "tokens (default 8192)"},
-    {"--batch", "batch", FlagKind::kInt, "sequences (default 1)"},
-    {"--catalog", "catalog", FlagKind::kJsonFile, "a GPU catalog replacing data/gpus.json"},
-};
-
-const char* kUsage =
-    "usage: vramcalc <command> [flags]\n"
-    "\n"
-    "commands:\n"
-    "  estimate   memory for one model and setup (--model ID | --config FILE)\n"
-    "  grid       the lookup grid: models x methods, the cheapest card for each\n"
-    "  devices    devices needed for a model's weights, per accelerator and format\n"
-    "  fleet      the GPU fleet's cost ratios (and a model's fit on each card)\n"
-    "  models     list model presets\n"
-    "  formats    list weight and KV cache formats\n"
-    "  gpus       list the GPU catalog\n"
-    "  help       this text\n"
-    "\n"
-    "Add --json for machine-readable output. See docs/cli.md.\n";
-
-void print_flags(const std::vector<FlagSpec>& specs) {
-  std::cerr << "\nflags:\n";
-  for (const FlagSpec& spec : specs) {
-    std::cerr << "  " << vramcli::pad(spec.flag, 18) << spec.help << "\n";
-  }
-  std::cerr << "  " << vramcli::pad("--json", 18) << "print JSON instead of a table\n";
+/** The top-level usage, from the catalogs (cli.usage). */
+std::string usage() {
+  return vram::render({"cli.usage", json::object()}, vram::MessageCatalogs::builtin());
 }
 
-int usage_error(const std::string& message, const std::vector<FlagSpec>* specs = nullptr) {
+/** The CLI's own flags, beside the request's. */
+const char* const kLangFlag = "--lang";
+
+/** A schema field's help line: its help message, then default, range, choices, unit. */
+std::string describe(const json& field, const vram::RenderOptions& options) {
+  const auto& catalogs = vram::MessageCatalogs::builtin();
+  auto say = [&](const std::string& id, json params = json::object()) {
+    return vram::render({id, std::move(params)}, catalogs, options);
+  };
+  std::string text = say(field.at("help").get<std::string>());
+  json details = json::array();
+  if (field.contains("default")) {
+    const json& d = field.at("default");
+    details.push_back(
+        {{"id", "cli.default"}, {"params", {{"value", d.is_string() ? d : json(d.dump())}}}});
+  }
+  if (field.contains("min") && field.contains("max")) {
+    const bool open_low = field.value("min_exclusive", false);
+    const bool open_high = field.value("max_exclusive", false);
+    const char* id = open_low    ? (open_high ? "cli.range_open" : "cli.range_open_low")
+                     : open_high ? "cli.range_open_high"
+                                 : "cli.range";
+    details.push_back(
+        {{"id", id}, {"params", {{"min", field.at("min")}, {"max", field.at("max")}}}});
+  }
+  if (field.contains("choices") && !field.contains("choices_from") &&
+      field.at("choices").size() <= 12) {
+    details.push_back({{"id", "cli.choices"}, {"params", {{"choices", field.at("choices")}}}});
+  }
+  if (field.contains("unit")) {
+    details.push_back({{"id", "cli.unit"}, {"params", {{"unit", field.at("unit")}}}});
+  }
+  if (!details.empty()) text += " " + say("cli.details", {{"details", details}});
+  return text;
+}
+
+void print_flags(std::ostream& out, const std::vector<FlagSpec>& specs,
+                 const vram::RenderOptions& options) {
+  const auto& catalogs = vram::MessageCatalogs::builtin();
+  out << "\n" << vram::render({"cli.flags", json::object()}, catalogs, options) << "\n";
+  for (const FlagSpec& spec : specs) {
+    // A switch that sets its field to its default says nothing: leave it out.
+    const json fallback = spec.field.value("default", json());
+    if ((spec.kind == FlagKind::kTrue && fallback == true) ||
+        (spec.kind == FlagKind::kFalse && fallback == false)) {
+      continue;
+    }
+    out << "  " << vramcli::pad(spec.flag, 25) << describe(spec.field, options) << "\n";
+  }
+  out << "  " << vramcli::pad("--json", 25)
+      << vram::render({"cli.json", json::object()}, catalogs, options) << "\n";
+}
+
+int usage_error(const std::string& message, const std::vector<FlagSpec>* specs = nullptr,
+                const vram::RenderOptions& options = {}) {
   std::cerr << "vramcalc: " << message << "\n";
-  if (specs != nullptr) print_flags(*specs);
+  if (specs != nullptr) print_flags(std::cerr, *specs, options);
   return 2;
+}
+
+/** The flags of `command`, from the core's schema; empty for listings. */
+std::vector<FlagSpec> command_flags(const json& schema, const std::string& command) {
+  std::vector<FlagSpec> specs;
+  const json& requests = schema.at("requests");
+  if (requests.contains(command)) specs = vramcli::flags_from_schema(requests.at(command));
+  if (command == "estimate") {
+    // --tp: the engines' tensor_parallel_size knob (vLLM's, SGLang's: the same range).
+    for (const json& knob : schema.at("engines").at("vllm")) {
+      if (knob.at("name") == "tensor_parallel_size")
+        specs.push_back({"--tp", "tensor_parallel_size", FlagKind::kEngineInt, knob});
+    }
+  }
+  specs.push_back({kLangFlag, "lang", FlagKind::kCli, json{{"help", "cli.lang"}}});
+  return specs;
 }
 
 }  // namespace
@@ -124,58 +106,71 @@ int usage_error(const std::string& message, const std::vector<FlagSpec>* specs =
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    (args.empty() ? std::cerr : std::cout) << kUsage;
+    (args.empty() ? std::cerr : std::cout) << usage();
     return args.empty() ? 2 : 0;
   }
   const std::string command = args[0];
   args.erase(args.begin());
-  const std::vector<FlagSpec>* specs = nullptr;
-  static const std::vector<FlagSpec> kNoFlags;
-  if (command == "estimate") {
-    specs = &kEstimateFlags;
-  } else if (command == "grid") {
-    specs = &kGridFlags;
-  } else if (command == "devices") {
-    specs = &kDevicesFlags;
-  } else if (command == "fleet") {
-    specs = &kFleetFlags;
-  } else if (command == "models" || command == "formats" || command == "gpus") {
-    specs = &kNoFlags;
-  } else {
-    return usage_error("unknown command '" + command + "'\n\n" + kUsage);
-  }
-
-  vramcli::Parsed parsed;
-  try {
-    parsed = vramcli::parse_flags(args, *specs);
-  } catch (const vramcli::UsageError& e) {
-    return usage_error(e.what(), specs);
+  static const char* const kCommands[] = {"estimate", "grid",    "devices", "fleet",
+                                          "models",   "formats", "gpus",    "schema"};
+  if (std::find(std::begin(kCommands), std::end(kCommands), command) == std::end(kCommands)) {
+    return usage_error("unknown command '" + command + "'\n\n" + usage());
   }
 
   try {
     const vram::Calculator calculator;
-    if (command == "estimate") {
-      const json result = calculator.estimate(parsed.request);
-      std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_estimate(result));
-    } else if (command == "grid") {
-      const json result = calculator.grid(parsed.request);
-      std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_grid(result));
-    } else if (command == "devices") {
-      const json result = calculator.devices(parsed.request);
-      std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_devices(result));
-    } else if (command == "fleet") {
-      const json result = calculator.fleet(parsed.request);
-      std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_fleet(result));
-    } else {
-      const json presets = calculator.presets();
-      std::cout << (parsed.json_output ? presets.dump(2) + "\n"
-                                       : vramcli::render_presets(presets, command));
+    const json schema = calculator.schema();
+    const std::vector<FlagSpec> specs = command_flags(schema, command);
+    vram::RenderOptions options;
+    if (std::find(args.begin(), args.end(), "--help") != args.end() ||
+        std::find(args.begin(), args.end(), "-h") != args.end()) {
+      print_flags(std::cout, specs, options);
+      return 0;
     }
-  } catch (const vram::Error& e) {
-    const std::string flag = vramcli::flag_for_field(*specs, e.field());
-    std::cerr << "vramcalc: " << (flag.empty() ? e.field() : flag) << ": " << e.what() << " ["
-              << e.code() << "]\n";
-    return e.code() == "internal" ? 1 : 2;
+    vramcli::Parsed parsed;
+    try {
+      parsed = vramcli::parse_flags(args, specs);
+      const std::vector<std::string> langs = vram::MessageCatalogs::builtin().languages();
+      if (std::find(langs.begin(), langs.end(), parsed.lang) == langs.end()) {
+        std::string known;
+        for (const std::string& l : langs) known += (known.empty() ? "" : ", ") + l;
+        throw vramcli::UsageError("--lang: no catalog for '" + parsed.lang + "' (" + known + ")");
+      }
+      options.lang = parsed.lang;
+    } catch (const vramcli::UsageError& e) {
+      return usage_error(e.what(), &specs, options);
+    }
+    const vramcli::Words say{options};
+    try {
+      if (command == "estimate") {
+        const json result = calculator.estimate(parsed.request);
+        std::cout << (parsed.json_output ? result.dump(2) + "\n"
+                                         : vramcli::render_estimate(result, say));
+      } else if (command == "grid") {
+        const json result = calculator.grid(parsed.request);
+        std::cout << (parsed.json_output ? result.dump(2) + "\n"
+                                         : vramcli::render_grid(result, say));
+      } else if (command == "devices") {
+        const json result = calculator.devices(parsed.request);
+        std::cout << (parsed.json_output ? result.dump(2) + "\n"
+                                         : vramcli::render_devices(result, say));
+      } else if (command == "fleet") {
+        const json result = calculator.fleet(parsed.request);
+        std::cout << (parsed.json_output ? result.dump(2) + "\n"
+                                         : vramcli::render_fleet(result, say));
+      } else if (command == "schema") {
+        std::cout << schema.dump(2) << "\n";
+      } else {
+        const json presets = calculator.presets();
+        std::cout << (parsed.json_output ? presets.dump(2) + "\n"
+                                         : vramcli::render_presets(presets, command, say));
+      }
+    } catch (const vram::Error& e) {
+      const std::string flag = vramcli::flag_for_field(specs, e.field());
+      std::cerr << "vramcalc: " << (flag.empty() ? e.field() : flag) << ": " << e.what() << " ["
+                << e.code() << "]\n";
+      return e.code() == "internal" ? 1 : 2;
+    }
   } catch (const std::exception& e) {
     std::cerr << "vramcalc: internal error: " << e.what() << "\n";
     return 1;

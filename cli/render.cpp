@@ -2,13 +2,9 @@
 
 #include <sstream>
 
-#include "vram/text.hpp"
-
 namespace vramcli {
 
 using nlohmann::json;
-using vram::text::fixed;
-using vram::text::grouped;
 
 std::string pad(const std::string& text, std::size_t width, bool right) {
   std::size_t shown = 0;
@@ -18,244 +14,267 @@ std::string pad(const std::string& text, std::size_t width, bool right) {
   return right ? fill + text : text + fill;
 }
 
-namespace {
-
-void render_terms(std::ostringstream& out, const json& r) {
-  out << pad("Term", 34) << pad("GB", 10, true) << "   Formula\n";
-  for (const json& term : r.at("terms")) {
-    out << pad(term.at("label").get<std::string>(), 34)
-        << pad(fixed(term.at("gb").get<double>(), 2), 10, true) << "   "
-        << term.at("formula").get<std::string>() << "\n";
-  }
-  const double total = r.at("total_gb").get<double>();
-  out << pad("Total", 34) << pad(fixed(total, 2), 10, true) << "   = " << fixed(total, 0)
-      << " GB\n";
+std::string Words::msg(const json& message) const {
+  if (message.is_string()) return message.get<std::string>();  // an id with no params
+  vram::Message m{message.at("id").get<std::string>(), message.value("params", json::object())};
+  return vram::render(m, vram::MessageCatalogs::builtin(), options);
 }
 
-void render_notes(std::ostringstream& out, const json& r) {
+std::string Words::operator()(const std::string& id, json params) const {
+  return vram::render({id, std::move(params)}, vram::MessageCatalogs::builtin(), options);
+}
+
+std::string Words::number(double value, int decimals) const {
+  return (*this)("cli.d" + std::to_string(decimals), {{"value", value}});
+}
+
+namespace {
+
+void render_terms(std::ostringstream& out, const json& r, const Words& say) {
+  out << pad(say("cli.col.term"), 34) << pad(say("cli.col.gb"), 10, true) << "   "
+      << say("cli.col.formula") << "\n";
+  for (const json& term : r.at("terms")) {
+    out << pad(say.msg(term.at("label")), 34)
+        << pad(say.number(term.at("gb").get<double>(), 2), 10, true) << "   "
+        << (term.at("formula").is_null() ? "" : say.msg(term.at("formula"))) << "\n";
+  }
+  const double total = r.at("total_gb").get<double>();
+  out << pad(say("cli.total"), 34) << pad(say.number(total, 2), 10, true) << "   "
+      << say("cli.total_rounded", {{"gb", total}}) << "\n";
+}
+
+void render_notes(std::ostringstream& out, const json& r, const Words& say) {
   const json& assumptions = r.at("assumptions");
   if (!assumptions.empty()) {
-    out << "\nAssumptions\n";
-    for (const json& a : assumptions) out << "  - " << a.at("text").get<std::string>() << "\n";
+    out << "\n" << say("cli.assumptions") << "\n";
+    for (const json& a : assumptions) out << "  - " << say.msg(a) << "\n";
   }
   const json& warnings = r.at("warnings");
   if (!warnings.empty()) {
-    out << "\nWarnings\n";
-    for (const json& w : warnings) out << "  ! " << w.get<std::string>() << "\n";
+    out << "\n" << say("cli.warnings") << "\n";
+    for (const json& w : warnings) out << "  ! " << say.msg(w) << "\n";
   }
   for (const json& note : r.at("model").at("notes")) {
-    out << "\nNote: " << note.get<std::string>() << "\n";
+    out << "\n" << say("cli.note", {{"note", note}}) << "\n";
   }
 }
 
-std::string render_finetune(const json& r) {
+void render_fit(std::ostringstream& out, const json& f, const Words& say) {
+  out << "\n"
+      << say(f.at("fits").get<bool>() ? (f.at("tight").get<bool>() ? "cli.fit_tight" : "cli.fit")
+                                      : "cli.no_fit",
+             {{"capacity", f.at("capacity_gb")},
+              {"basis", f.at("basis")},
+              {"spare", f.at("spare_gb")}})
+      << "\n";
+}
+
+std::string render_finetune(const json& r, const Words& say) {
   std::ostringstream out;
   const json& model = r.at("model");
-  out << "Model    " << model.at("name").get<std::string>() << "  ["
-      << model.at("id").get<std::string>() << "]\n";
-  out << "         " << grouped(r.at("params_total").get<double>()) << " parameters, "
-      << grouped(r.at("trainable_params").get<double>()) << " trainable\n";
-  out << "Setup    " << r.at("mode").get<std::string>() << " fine-tune ("
-      << r.at("finetune_profile").get<std::string>() << " profile) | seq "
-      << grouped(r.at("seq").get<double>()) << " | micro-batch " << r.at("micro_batch").get<int>()
-      << " | " << r.at("optimizer").get<std::string>() << " | ZeRO " << r.at("zero").get<int>()
-      << " over " << r.at("gpu_count").get<int>() << " GPU(s)\n\n";
-  render_terms(out, r);
+  out << say("cli.model_finetune", {{"name", model.at("name")}, {"id", model.at("id")}}) << "\n";
+  out << say("cli.params_finetune",
+             {{"total", r.at("params_total")}, {"trainable", r.at("trainable_params")}})
+      << "\n";
+  out << say("cli.setup_finetune", {{"mode", r.at("mode")},
+                                    {"profile", r.at("finetune_profile")},
+                                    {"seq", r.at("seq")},
+                                    {"micro_batch", r.at("micro_batch")},
+                                    {"optimizer", r.at("optimizer")},
+                                    {"zero", r.at("zero")},
+                                    {"gpus", r.at("gpu_count")}})
+      << "\n\n";
+  render_terms(out, r, say);
   if (r.at("host_ram_gb").get<double>() > 0) {
-    out << "Host RAM for the offloaded optimizer: " << fixed(r.at("host_ram_gb").get<double>(), 2)
-        << " GB\n";
+    out << say("cli.host_ram", {{"gb", r.at("host_ram_gb")}}) << "\n";
   }
   if (r.contains("fit")) {
-    const json& f = r.at("fit");
-    out << "\nCapacity " << fixed(f.at("capacity_gb").get<double>(), 2)
-        << " GB: " << (f.at("fits").get<bool>() ? "fits" : "does not fit") << ", spare "
-        << fixed(f.at("spare_gb").get<double>(), 2) << " GB\n";
-    out << "Fits at most: sequence " << grouped(r.at("inverse").at("max_seq").get<double>())
-        << ", micro-batch " << grouped(r.at("inverse").at("max_micro_batch").get<double>()) << "\n";
+    render_fit(out, r.at("fit"), say);
+    out << say("cli.inverse_finetune", {{"seq", r.at("inverse").at("max_seq")},
+                                        {"micro_batch", r.at("inverse").at("max_micro_batch")}})
+        << "\n";
   }
-  render_notes(out, r);
+  render_notes(out, r, say);
   return out.str();
 }
 
 }  // namespace
 
-std::string render_estimate(const json& r) {
-  if (r.contains("mode")) return render_finetune(r);
+std::string render_estimate(const json& r, const Words& say) {
+  if (r.contains("mode")) return render_finetune(r, say);
   std::ostringstream out;
   const json& model = r.at("model");
-  out << "Model    " << model.at("name").get<std::string>() << "  ["
-      << model.at("id").get<std::string>() << ", " << model.at("model_type").get<std::string>()
-      << "]\n";
-  out << "         " << grouped(r.at("params_total").get<double>()) << " parameters resident";
-  if (r.at("params_active").get<double>() < r.at("params_total").get<double>()) {
-    out << ", " << grouped(r.at("params_active").get<double>()) << " active per token";
-  }
-  out << "\n";
-  out << "Setup    weights " << r.at("weights").get<std::string>() << " | KV "
-      << r.at("kv").get<std::string>() << " | context " << grouped(r.at("context").get<double>())
-      << " | batch " << grouped(r.at("batch").get<double>()) << "\n\n";
-
-  render_terms(out, r);
-  const double per_token = r.at("kv_bytes_per_token").get<double>();
-  out << "KV cache per token: " << grouped(per_token) << " bytes (" << fixed(per_token / 1e6, 2)
-      << " MB)\n";
-  out << "Engine: " << r.at("engine").at("name").get<std::string>();
-  if (r.at("tensor_parallel").get<int>() > 1) {
-    out << ", tensor parallel " << r.at("tensor_parallel").get<int>() << " (figures per GPU)";
-  }
-  out << "\n";
+  out << say("cli.model",
+             {{"name", model.at("name")}, {"id", model.at("id")}, {"type", model.at("model_type")}})
+      << "\n";
+  const bool moe = r.at("params_active").get<double>() < r.at("params_total").get<double>();
+  out << say(moe ? "cli.params_active" : "cli.params",
+             {{"total", r.at("params_total")}, {"active", r.at("params_active")}})
+      << "\n";
+  out << say("cli.setup", {{"weights", r.at("weights")},
+                           {"kv", r.at("kv")},
+                           {"context", r.at("context")},
+                           {"batch", r.at("batch")}})
+      << "\n\n";
+  render_terms(out, r, say);
+  out << say("cli.kv_per_token", {{"bytes", r.at("kv_bytes_per_token")},
+                                  {"mb", r.at("kv_bytes_per_token").get<double>() / 1e6}})
+      << "\n";
+  const int tp = r.at("tensor_parallel").get<int>();
+  out << say(tp > 1 ? "cli.engine_tp" : "cli.engine",
+             {{"engine", r.at("engine").at("name")}, {"tp", tp}})
+      << "\n";
   if (r.contains("budget")) {
     const json& b = r.at("budget");
-    out << "\nOn " << r.at("gpu").at("name").get<std::string>() << ": "
-        << fixed(b.at("usable_gib").get<double>(), 2) << " GiB usable"
-        << (b.at("usable_estimated").get<bool>() ? " (estimated)" : "") << ", engine takes "
-        << fixed(b.at("reserved_gb").get<double>(), 2) << " GB\n";
-    out << "  KV budget " << fixed(b.at("kv_budget_gb").get<double>(), 2) << " GB ("
-        << fixed(b.at("kv_budget_gib").get<double>(), 2)
-        << " GiB) = " << grouped(b.at("kv_blocks").get<double>()) << " blocks, "
-        << grouped(b.at("kv_tokens").get<double>()) << " tokens; max concurrency at this context "
-        << fixed(b.at("max_concurrency").get<double>(), 2)
-        << (b.at("fits").get<bool>() ? "" : "  (DOES NOT FIT)") << "\n";
+    out << "\n"
+        << say(b.at("usable_estimated").get<bool>() ? "cli.budget_card_estimated"
+                                                    : "cli.budget_card",
+               {{"gpu", r.at("gpu").at("name")},
+                {"usable", b.at("usable_gib")},
+                {"reserved", b.at("reserved_gb")}})
+        << "\n";
+    out << say(b.at("fits").get<bool>() ? "cli.budget_kv" : "cli.budget_kv_short",
+               {{"kv", b.at("kv_budget_gb")},
+                {"kv_gib", b.at("kv_budget_gib")},
+                {"blocks", b.at("kv_blocks")},
+                {"tokens", b.at("kv_tokens")},
+                {"concurrency", b.at("max_concurrency")}})
+        << "\n";
   }
-  if (r.contains("fit")) {
-    const json& f = r.at("fit");
-    out << "\nCapacity " << fixed(f.at("capacity_gb").get<double>(), 2) << " GB ("
-        << f.at("basis").get<std::string>()
-        << "): " << (f.at("fits").get<bool>() ? "fits" : "does not fit") << ", spare "
-        << fixed(f.at("spare_gb").get<double>(), 2) << " GB\n";
-  }
+  if (r.contains("fit")) render_fit(out, r.at("fit"), say);
   if (r.contains("decode")) {
     const json& dc = r.at("decode");
-    out << "Decode ceiling: guide " << fixed(dc.at("guide_tokens_per_s").get<double>(), 0)
-        << " tok/s (bandwidth / resident weights); fuller "
-        << fixed(dc.at("stream_tokens_per_s").get<double>(), 1) << " tok/s per sequence, "
-        << fixed(dc.at("batch_tokens_per_s").get<double>(), 1)
-        << " tok/s for the batch (active weights + KV read per step)\n";
+    out << say("cli.decode", {{"guide", dc.at("guide_tokens_per_s")},
+                              {"stream", dc.at("stream_tokens_per_s")},
+                              {"batch", dc.at("batch_tokens_per_s")}})
+        << "\n";
   }
   if (r.contains("inverse")) {
     const json& inv = r.at("inverse");
-    out << "Fits at most: context " << grouped(inv.at("max_context").get<double>())
-        << (inv.at("context_limited_by_model").get<bool>() ? " (the model's limit)" : "")
-        << ", batch " << grouped(inv.at("max_batch").get<double>()) << "; best weight format "
-        << (inv.at("best_format").is_null() ? std::string("none")
-                                            : inv.at("best_format").get<std::string>())
+    out << say(inv.at("context_limited_by_model").get<bool>() ? "cli.inverse_model_limit"
+                                                              : "cli.inverse",
+               {{"context", inv.at("max_context")},
+                {"batch", inv.at("max_batch")},
+                {"format",
+                 inv.at("best_format").is_null() ? json(say("cli.none")) : inv.at("best_format")}})
         << "\n";
   }
-
-  render_notes(out, r);
+  render_notes(out, r, say);
   return out.str();
 }
 
 namespace {
 
-std::string money(const json& value) {
+std::string money(const json& value, const Words& say) {
   if (value.is_null()) return "-";
-  return "$" + grouped(value.get<double>());
+  return say("cli.usd", {{"usd", value}});
 }
 
 }  // namespace
 
-std::string render_grid(const json& g) {
+std::string render_grid(const json& g, const Words& say) {
   std::ostringstream out;
-  out << "Lookup grid at " << grouped(g.at("context").get<double>()) << " tokens, batch "
-      << grouped(g.at("batch").get<double>()) << " (prices " << g.at("currency").get<std::string>()
-      << " per month)\n"
-      << g.at("conventions").get<std::string>() << "\n\n";
-  out << pad("model", 22) << pad("method", 8) << pad("VRAM", 10, true) << "   " << pad("pick", 26)
-      << pad("monthly", 10, true) << "  note\n";
+  out << say("cli.grid_title", {{"context", g.at("context")},
+                                {"batch", g.at("batch")},
+                                {"currency", g.at("currency")}})
+      << "\n"
+      << say.msg(g.at("conventions")) << "\n\n";
+  out << pad(say("cli.col.model"), 22) << pad(say("cli.col.method"), 8)
+      << pad(say("cli.col.vram"), 10, true) << "   " << pad(say("cli.col.pick"), 26)
+      << pad(say("cli.col.monthly"), 10, true) << "  " << say("cli.col.note") << "\n";
   for (const json& row : g.at("rows")) {
     bool first = true;
     for (const json& cell : row.at("cells")) {
       out << pad(first ? row.at("name").get<std::string>() : "", 22)
           << pad(cell.at("method").get<std::string>(), 8)
-          << pad(fixed(cell.at("vram_gb").get<double>(), 0) + " GB", 10, true) << "   ";
+          << pad(say("cli.gb0", {{"gb", cell.at("vram_gb")}}), 10, true) << "   ";
       first = false;
       const json& pick = cell.at("pick");
       if (pick.is_null()) {
-        out << "no fit\n";
+        out << say("cli.no_pick") << "\n";
         continue;
       }
+      const bool quote = pick.at("by_quote").get<bool>();
       const int count = pick.at("count").get<int>();
-      std::string name =
-          (count > 1 ? std::to_string(count) + "x " : "") + pick.at("name").get<std::string>();
-      std::string note;
-      if (pick.at("by_quote").get<bool>()) {
-        name = std::to_string(pick.at("nodes").get<int>()) + " nodes of 8x " +
-               pick.at("name").get<std::string>();
-        note = "by quote";
-      } else if (pick.at("tight").get<bool>()) {
-        note = "tight";
-      }
+      const std::string name =
+          quote       ? say("cli.nodes", {{"nodes", pick.at("nodes")},
+                                          {"per", count / pick.at("nodes").get<int>()},
+                                          {"gpu", pick.at("name")}})
+          : count > 1 ? say("cli.cards", {{"count", count}, {"gpu", pick.at("name")}})
+                      : pick.at("name").get<std::string>();
+      const std::string note = quote                          ? say("cli.by_quote")
+                               : pick.at("tight").get<bool>() ? say("cli.tight")
+                                                              : "";
       out << pad(name, 26)
-          << pad(pick.at("by_quote").get<bool>() ? "quote" : money(pick.at("monthly_usd")), 10,
-                 true)
-          << "  " << note << "\n";
+          << pad(quote ? say("cli.quote") : money(pick.at("monthly_usd"), say), 10, true) << "  "
+          << note << "\n";
     }
   }
   return out.str();
 }
 
-std::string render_devices(const json& d) {
+std::string render_devices(const json& d, const Words& say) {
   std::ostringstream out;
-  out << "Devices for the weights of " << d.at("name").get<std::string>() << " ("
-      << grouped(d.at("params_total").get<double>()) << " parameters), "
-      << fixed(d.at("usable_fraction").get<double>() * 100, 0) << "% of each device usable\n";
-  if (!d.at("placeholders").empty())
-    out << "(attention values are placeholders: KV room is an estimate)\n";
-  out << "\n" << pad("accelerator", 34);
+  out << say("cli.devices_title", {{"model", d.at("name")},
+                                   {"params", d.at("params_total")},
+                                   {"pct", d.at("usable_fraction").get<double>() * 100}})
+      << "\n";
+  if (!d.at("placeholders").empty()) out << say("cli.devices_placeholders") << "\n";
+  out << "\n" << pad(say("cli.col.accelerator"), 34);
   const json& first = d.at("rows").at(0).at("cells");
   for (const json& cell : first) {
-    out << pad(cell.at("format_name").get<std::string>() + " " +
-                   fixed(cell.at("weights_gb").get<double>(), 0) + " GB",
+    out << pad(say("cli.devices_format",
+                   {{"format", cell.at("format_name")}, {"gb", cell.at("weights_gb")}}),
                22, true);
   }
   out << "\n";
   for (const json& row : d.at("rows")) {
-    out << pad(
-        row.at("name").get<std::string>() + " " + fixed(row.at("vram_gb").get<double>(), 0) + "GB",
-        34);
+    out << pad(say("cli.devices_card", {{"gpu", row.at("name")}, {"gb", row.at("vram_gb")}}), 34);
     for (const json& cell : row.at("cells")) {
       const json& layout = cell.at("layout");
-      const std::string deploy =
-          layout.at("servers").get<int>() > 1
-              ? std::to_string(layout.at("servers").get<int>()) + "x" +
-                    std::to_string(layout.at("tensor_parallel").get<int>())
-              : "TP" + std::to_string(layout.at("tensor_parallel").get<int>());
-      out << pad("x " + std::to_string(cell.at("min_devices").get<int>()) + " (" + deploy + ")", 22,
-                 true);
+      const bool servers = layout.at("servers").get<int>() > 1;
+      out << pad(say(servers ? "cli.devices_servers" : "cli.devices_tp",
+                     {{"count", cell.at("min_devices")},
+                      {"servers", layout.at("servers")},
+                      {"tp", layout.at("tensor_parallel")}}),
+                 22, true);
     }
     out << "\n";
   }
-  out << "\nx N = the minimum count; (TPn) = the deployable tensor-parallel group, (SxT) = S "
-         "servers of T.\n";
+  out << "\n" << say("cli.devices_key") << "\n";
   return out.str();
 }
 
-std::string render_fleet(const json& f) {
+std::string render_fleet(const json& f, const Words& say) {
   std::ostringstream out;
-  out << pad("GPU", 16) << pad("VRAM", 8, true) << pad("GB/s", 8, true) << pad("monthly", 10, true)
-      << pad("$/GB-mo", 9, true) << pad("GB/s/$", 8, true) << pad("$/hour", 8, true);
+  out << pad(say("cli.col.gpu"), 16) << pad(say("cli.col.vram_short"), 8, true)
+      << pad(say("cli.col.bandwidth"), 8, true) << pad(say("cli.col.monthly"), 10, true)
+      << pad(say("cli.col.per_gb"), 9, true) << pad(say("cli.col.per_bandwidth"), 8, true)
+      << pad(say("cli.col.per_hour"), 8, true);
   const bool with_model = !f.empty() && f.at(0).contains("vram_needed_gb");
-  if (with_model) out << pad("cards", 7, true) << pad("tok/s", 8, true) << pad("$/M tok", 9, true);
+  if (with_model) {
+    out << pad(say("cli.col.cards"), 7, true) << pad(say("cli.col.tps"), 8, true)
+        << pad(say("cli.col.per_million"), 9, true);
+  }
   out << "\n";
   for (const json& row : f) {
     out << pad(row.at("name").get<std::string>(), 16)
-        << pad(fixed(row.at("vram_gb").get<double>(), 0), 8, true)
-        << pad(fixed(row.at("bandwidth_gbps").get<double>(), 0), 8, true)
-        << pad(money(row.at("monthly_usd")), 10, true)
-        << pad(fixed(row.at("usd_per_gb_month").get<double>(), 2), 9, true)
+        << pad(say.number(row.at("vram_gb").get<double>(), 0), 8, true)
+        << pad(say.number(row.at("bandwidth_gbps").get<double>(), 0), 8, true)
+        << pad(money(row.at("monthly_usd"), say), 10, true)
+        << pad(say.number(row.at("usd_per_gb_month").get<double>(), 2), 9, true)
         << pad(row.at("gbps_per_usd_month").is_null()
                    ? "-"
-                   : fixed(row.at("gbps_per_usd_month").get<double>(), 2),
+                   : say.number(row.at("gbps_per_usd_month").get<double>(), 2),
                8, true)
-        << pad(fixed(row.at("usd_per_hour").get<double>(), 2), 8, true);
+        << pad(say.number(row.at("usd_per_hour").get<double>(), 2), 8, true);
     if (with_model) {
       if (row.at("fit").is_null()) {
-        out << "   does not fit";
+        out << "   " << say.msg(row.at("unfit_reason"));
       } else {
-        out << pad(std::to_string(row.at("fit").at("count").get<int>()), 7, true)
-            << pad(fixed(row.at("decode_tokens_per_s").get<double>(), 0), 8, true)
-            << pad(fixed(row.at("usd_per_million_tokens").get<double>(), 2), 9, true);
+        out << pad(say.number(row.at("fit").at("count").get<double>(), 0), 7, true)
+            << pad(say.number(row.at("decode_tokens_per_s").get<double>(), 0), 8, true)
+            << pad(say.number(row.at("usd_per_million_tokens").get<double>(), 2), 9, true);
       }
     }
     out << "\n";
@@ -263,7 +282,7 @@ std::string render_fleet(const json& f) {
   return out.str();
 }
 
-std::string render_presets(const json& presets, const std::string& what) {
+std::string render_presets(const json& presets, const std::string& what, const Words& say) {
   std::ostringstream out;
   if (what == "models") {
     for (const json& m : presets.at("models")) {
@@ -271,23 +290,23 @@ std::string render_presets(const json& presets, const std::string& what) {
           << m.at("name").get<std::string>() << "\n";
     }
   } else if (what == "formats") {
-    out << "Weight formats\n";
+    out << say("cli.weight_formats") << "\n";
     for (const json& f : presets.at("weight_formats")) {
       out << "  " << pad(f.at("id").get<std::string>(), 12)
-          << pad(fixed(f.at("bits_per_weight").get<double>(), 3), 8, true) << " bits  "
-          << f.at("name").get<std::string>() << "\n";
+          << pad(say.number(f.at("bits_per_weight").get<double>(), 3), 8, true) << " "
+          << say("cli.bits") << "  " << f.at("name").get<std::string>() << "\n";
     }
-    out << "KV cache formats\n";
+    out << say("cli.kv_formats") << "\n";
     for (const json& f : presets.at("kv_formats")) {
       out << "  " << pad(f.at("id").get<std::string>(), 12)
-          << pad(fixed(f.at("bits_per_element").get<double>(), 3), 8, true) << " bits  "
-          << f.at("name").get<std::string>() << "\n";
+          << pad(say.number(f.at("bits_per_element").get<double>(), 3), 8, true) << " "
+          << say("cli.bits") << "  " << f.at("name").get<std::string>() << "\n";
     }
   } else {
     for (const json& g : presets.at("gpus")) {
       out << pad(g.at("id").get<std::string>(), 16)
-          << pad(fixed(g.at("vram_gb").get<double>(), 0) + " GB", 8, true)
-          << pad(fixed(g.at("bandwidth_gbps").get<double>(), 0) + " GB/s", 12, true) << "  "
+          << pad(say("cli.gb0", {{"gb", g.at("vram_gb")}}), 8, true)
+          << pad(say("cli.gbps", {{"gbps", g.at("bandwidth_gbps")}}), 12, true) << "  "
           << g.at("name").get<std::string>() << "\n";
     }
   }

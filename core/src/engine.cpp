@@ -6,7 +6,6 @@
 
 #include "json_read.hpp"
 #include "vram/error.hpp"
-#include "vram/text.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -144,58 +143,78 @@ json engine_options(const EngineProfile& engine, const json& options, const std:
 
 namespace {
 
-std::string weights_formula(const WeightsSize& weights, int shards) {
-  std::string formula;
+/** Each part: {params} params x {bits} bits / 8 ({format}). */
+json weight_parts(const WeightsSize& weights) {
+  json parts = json::array();
   for (const WeightPart& part : weights.parts) {
-    if (!formula.empty()) formula += " + ";
-    formula += text::grouped(part.params) + " params x " +
-               text::fixed(part.format->bits_per_weight, 3) + " bits / 8 (" + part.format->name +
-               ")";
+    parts.push_back(Message{"formula.weights_part",
+                            {{"params", part.params},
+                             {"bits", part.format->bits_per_weight},
+                             {"format", part.format->name}}});
   }
-  if (shards > 1) {
-    formula = "(" + formula + ") / " + std::to_string(shards) + " GPUs";
-  }
-  return formula + " = " + text::gb(weights.bytes / shards);
+  return parts;
 }
 
-std::string kv_formula(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cache,
-                       std::int64_t batch) {
-  std::string formula;
+Message weights_formula(const WeightsSize& weights, int shards) {
+  return {shards > 1 ? "formula.weights_split" : "formula.weights",
+          {{"parts", weight_parts(weights)}, {"gpus", shards}, {"bytes", weights.bytes / shards}}};
+}
+
+Message attention_word(LayerAttention kind) {
+  return {std::string("attention.") + to_string(kind), json::object()};
+}
+
+/** Each group of layers' cache per sequence, then x batch. */
+Message kv_formula(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cache,
+                   std::int64_t batch) {
+  json groups = json::array();
   for (const KvGroup& group : cache.groups) {
-    if (!formula.empty()) formula += " + ";
-    const std::string layers =
-        std::to_string(group.layers) + " " + to_string(group.attention) + " layers";
-    const std::string tokens = text::grouped(d(group.tokens_held)) + " tokens";
-    const std::string bytes = text::fixed(kv.bytes_per_element(), 3) + " bytes";
     switch (group.attention) {
       case LayerAttention::kGlobal:
       case LayerAttention::kSliding:
-        formula += "2 x " + layers + " x " + std::to_string(model.num_kv_heads) + " KV heads x " +
-                   std::to_string(model.head_dim) + " head dim x " + bytes + " x " + tokens;
+        groups.push_back(Message{"formula.kv_group",
+                                 {{"layers", group.layers},
+                                  {"attention", attention_word(group.attention)},
+                                  {"kv_heads", model.num_kv_heads},
+                                  {"k_dim", model.head_dim},
+                                  {"v_dim", model.v_head_dim},
+                                  {"bytes", kv.bytes_per_element()},
+                                  {"tokens", group.tokens_held}}});
         break;
       case LayerAttention::kMla:
-        formula += layers + " x (" + std::to_string(model.mla.kv_lora_rank) + " latent + " +
-                   std::to_string(model.mla.qk_rope_head_dim) + " rope) x " + bytes + " x " +
-                   tokens;
+        groups.push_back(Message{"formula.kv_group_mla",
+                                 {{"layers", group.layers},
+                                  {"latent", model.mla.kv_lora_rank},
+                                  {"rope", model.mla.qk_rope_head_dim},
+                                  {"bytes", kv.bytes_per_element()},
+                                  {"tokens", group.tokens_held}}});
         break;
       case LayerAttention::kState:
-        formula += layers + " x " + text::grouped(group.state_bytes) + " bytes of state";
+        groups.push_back(Message{"formula.kv_group_state",
+                                 {{"layers", group.layers}, {"state_bytes", group.state_bytes}}});
         break;
     }
   }
-  return formula + " x batch " + std::to_string(batch) + " = " + text::gb(cache.bytes);
+  return {"formula.kv", {{"groups", groups}, {"batch", batch}, {"bytes", cache.bytes}}};
 }
 
 Term weights_term(const WeightsSize& weights, const ParamTotals& params, int shards, bool explain) {
-  if (!explain) return {"weights", "Weights", weights.bytes / shards, {}, {}};
-  return {"weights", "Weights", weights.bytes / shards, weights_formula(weights, shards),
+  if (!explain) return {"weights", {"term.weights"}, weights.bytes / shards, {}, {}};
+  return {"weights",
+          {"term.weights"},
+          weights.bytes / shards,
+          weights_formula(weights, shards),
           json{{"params", params.total}, {"storage", storage_json(weights)}, {"gpus", shards}}};
 }
 
+/** `batch` is the one the cache was computed with (llama.cpp: 1, over context x batch cells). */
 Term kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cache,
-             const InferenceSetup& setup, bool explain) {
-  if (!explain) return {"kv_cache", "KV cache", cache.bytes, {}, {}};
-  return {"kv_cache", "KV cache", cache.bytes, kv_formula(model, kv, cache, setup.batch),
+             std::int64_t batch, const InferenceSetup& setup, bool explain) {
+  if (!explain) return {"kv_cache", {"term.kv_cache"}, cache.bytes, {}, {}};
+  return {"kv_cache",
+          {"term.kv_cache"},
+          cache.bytes,
+          kv_formula(model, kv, cache, batch),
           json{{"context", setup.context},
                {"batch", setup.batch},
                {"kv_format", kv.id},
@@ -203,10 +222,15 @@ Term kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cach
                {"kv_bytes_per_token", cache.bytes_per_token}}};
 }
 
-Term gib_term(const char* id, const char* label, double gib, const char* why, bool explain) {
+/** A fixed amount in GiB, and why it is there (`why.<reason>`). */
+Term gib_term(const char* id, double gib, const char* why, bool explain) {
+  const Message label{std::string("term.") + id};
   if (!explain) return {id, label, gib * kBytesPerGiB, {}, {}};
   return {id, label, gib * kBytesPerGiB,
-          text::fixed(gib, 2) + " GiB (" + text::gb(gib * kBytesPerGiB) + "): " + std::string(why),
+          Message{"formula.gib",
+                  {{"gib", gib},
+                   {"bytes", gib * kBytesPerGiB},
+                   {"why", Message{std::string("why.") + why}}}},
           json{{"gib", gib}}};
 }
 
@@ -289,7 +313,7 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
   local.layers.resize(static_cast<std::size_t>((m.num_layers() + pp - 1) / pp));
   const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, setup.batch);
   plan.terms.push_back(weights_term(plan.weights, plan.params, shards, explain));
-  plan.terms.push_back(kv_term(local, *setup.kv, cache, setup, explain));
+  plan.terms.push_back(kv_term(local, *setup.kv, cache, setup.batch, setup, explain));
 
   // NCCL and vLLM's custom all-reduce keep buffers per peer over NVLink;
   // over PCIe the custom all-reduce is off and little is added.
@@ -299,12 +323,9 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
     non_torch += nvlink ? o.at("nccl_gib_per_peer").get<double>() * (shards - 1)
                         : o.at("pcie_multi_gpu_gib").get<double>();
   }
-  plan.terms.push_back(gib_term(
-      "non_torch", "CUDA context and non-torch memory", non_torch,
-      shards > 1 ? (nvlink ? "CUDA context, NCCL and custom all-reduce buffers per NVLink peer"
-                           : "CUDA context and NCCL over PCIe")
-                 : "CUDA context and library workspaces",
-      explain));
+  plan.terms.push_back(
+      gib_term("non_torch", non_torch,
+               shards > 1 ? (nvlink ? "nccl_nvlink" : "nccl_pcie") : "cuda_workspaces", explain));
 
   const double tokens = o.at("max_num_batched_tokens").get<double>();
   const double seqs = o.at("max_num_seqs").get<double>();
@@ -313,11 +334,14 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
   const double sampler = seqs * d(m.vocab_size) * 4.0 * 2.0;
   // The forward pass frees its activations before the sampler runs.
   const double activations = std::max(forward, sampler);
-  Term act{"activations", "Activation peak (profiling pass)", activations, {}, {}};
+  Term act{"activations", {"term.vllm_activations"}, activations, {}, {}};
   if (explain) {
-    act.formula = "max(forward " + text::grouped(tokens) + " tokens x " + text::grouped(per_token) +
-                  " bytes, sampler " + text::grouped(seqs) + " seqs x " +
-                  text::grouped(d(m.vocab_size)) + " vocab x 8 bytes) = " + text::gb(activations);
+    act.formula = {"formula.vllm_activations",
+                   {{"tokens", tokens},
+                    {"bytes_per_token", per_token},
+                    {"seqs", seqs},
+                    {"vocab", m.vocab_size},
+                    {"bytes", activations}}};
     act.inputs = {{"max_num_batched_tokens", tokens},
                   {"bytes_per_token", per_token},
                   {"max_num_seqs", seqs},
@@ -327,9 +351,7 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
   plan.terms.push_back(std::move(act));
   const bool eager = o.at("enforce_eager").get<bool>();
   const double graphs = eager ? 0.0 : o.at("cuda_graph_gib").get<double>();
-  plan.terms.push_back(gib_term("cuda_graph", "CUDA graphs", graphs,
-                                eager ? "none with enforce_eager" : "captured decode graphs",
-                                explain));
+  plan.terms.push_back(gib_term("cuda_graph", graphs, eager ? "eager" : "cuda_graphs", explain));
 
   EngineBudget& b = plan.budget;
   b.kv_bytes_per_token = paged_bytes_per_token(local, *setup.kv);
@@ -347,13 +369,11 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
   b.fits = b.kv_budget_bytes > 0 && d(b.kv_tokens) >= d(setup.context) &&
            cache.bytes <= std::max(0.0, b.kv_budget_bytes);
   if (!b.fits && explain) {
-    plan.warnings.push_back(b.kv_budget_bytes <= 0
-                                ? "vLLM would not start: weights and overheads exceed "
-                                  "gpu_memory_utilization x the card."
-                                : "vLLM's KV budget holds " + text::grouped(d(b.kv_tokens)) +
-                                      " tokens, fewer than " +
-                                      text::grouped(d(setup.context * setup.batch)) +
-                                      " requested: lower the context or batch, or add GPUs.");
+    plan.warnings.push_back(
+        b.kv_budget_bytes <= 0
+            ? Message{"warning.vllm_no_start"}
+            : Message{"warning.vllm_short",
+                      {{"tokens", b.kv_tokens}, {"requested", setup.context * setup.batch}}});
   }
 }
 
@@ -363,10 +383,9 @@ void plan_sglang(const InferenceSetup& setup, const json& o, const Gpu* gpu, con
   const ModelSpec local = shard(*setup.model, tp);
   const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, setup.batch);
   plan.terms.push_back(weights_term(plan.weights, plan.params, tp, explain));
-  plan.terms.push_back(kv_term(local, *setup.kv, cache, setup, explain));
+  plan.terms.push_back(kv_term(local, *setup.kv, cache, setup.batch, setup, explain));
   const double non_torch = o.at("non_torch_gib").get<double>();
-  plan.terms.push_back(gib_term("non_torch", "CUDA context and graphs", non_torch,
-                                "taken before the KV pool is sized", explain));
+  plan.terms.push_back(gib_term("non_torch", non_torch, "before_kv_pool", explain));
   EngineBudget& b = plan.budget;
   b.kv_bytes_per_token = cache.bytes_per_token;
   budget_card(b, gpu, gpus, o.at("mem_fraction_static").get<double>());
@@ -379,8 +398,8 @@ void plan_sglang(const InferenceSetup& setup, const json& o, const Gpu* gpu, con
   }
   b.fits = b.kv_budget_bytes > 0 && cache.bytes <= b.kv_budget_bytes;
   if (!b.fits && explain) {
-    plan.warnings.push_back("SGLang's KV pool (" + text::gb(std::max(0.0, b.kv_budget_bytes)) +
-                            ") cannot hold the requested context x batch.");
+    plan.warnings.push_back(
+        Message{"warning.sglang_short", {{"pool", std::max(0.0, b.kv_budget_bytes)}}});
   }
 }
 
@@ -393,11 +412,14 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
   const double host = m.tied_embeddings ? 0.0 : embedding;
   plan.host_bytes = embedding;
   Term weights = weights_term(plan.weights, plan.params, 1, explain);
-  weights.label = "Model buffer";
+  weights.label = {"term.model_buffer"};
   weights.bytes = plan.weights.bytes - host;
   if (explain) {
-    if (host > 0)
-      weights.formula += ", minus token_embd kept in host memory (" + text::gb(host) + ")";
+    if (host > 0) {
+      weights.formula = {
+          "formula.model_buffer",
+          {{"parts", weight_parts(plan.weights)}, {"host", host}, {"bytes", weights.bytes}}};
+    }
     weights.inputs["host_gb"] = bytes_to_gb(host);
   }
   plan.terms.push_back(std::move(weights));
@@ -415,8 +437,8 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
     local.sliding_window = m.sliding_window + static_cast<std::int64_t>(ubatch);
   }
   const KvCacheSize cache = kv_cache(local, *setup.kv, cells, 1);
-  Term kv = kv_term(local, *setup.kv, cache, setup, explain);
-  kv.label = "KV buffer";
+  Term kv = kv_term(local, *setup.kv, cache, 1, setup, explain);
+  kv.label = {"term.kv_buffer"};
   if (explain) kv.inputs["cells"] = cells;
   plan.terms.push_back(std::move(kv));
 
@@ -425,25 +447,23 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
   const double scores = flash ? 0.0 : d(cells) * ubatch * d(m.num_heads) * 4.0;
   const double logits = ubatch * d(m.vocab_size) * 4.0;
   const double compute = std::max(scores + hidden, logits);
-  Term buffer{"compute_buffer", "Compute buffer", compute, {}, {}};
+  Term buffer{"compute_buffer", {"term.compute_buffer"}, compute, {}, {}};
   if (explain) {
-    const std::string ub = text::fixed(ubatch, 0);
-    buffer.formula = "max(" +
-                     (flash ? std::string("flash attention: ")
-                            : text::grouped(d(cells)) + " cells x " + ub + " ubatch x " +
-                                  std::to_string(m.num_heads) + " heads x 4 bytes + ") +
-                     "4.5 x " + ub + " x " + std::to_string(m.hidden_size) + " x 4 bytes, logits " +
-                     ub + " x " + text::grouped(d(m.vocab_size)) +
-                     " x 4 bytes) = " + text::gb(compute);
+    buffer.formula = {flash ? "formula.compute_buffer_flash" : "formula.compute_buffer",
+                      {{"cells", cells},
+                       {"ubatch", ubatch},
+                       {"heads", m.num_heads},
+                       {"hidden", m.hidden_size},
+                       {"vocab", m.vocab_size},
+                       {"bytes", compute}}};
     buffer.inputs = {{"n_ubatch", ubatch},
                      {"flash_attn", flash},
                      {"scores_bytes", scores},
                      {"logits_bytes", logits}};
   }
   plan.terms.push_back(std::move(buffer));
-  plan.terms.push_back(gib_term("cuda_context", "CUDA context",
-                                o.at("cuda_context_gib").get<double>(), "outside ggml's buffers",
-                                explain));
+  plan.terms.push_back(
+      gib_term("cuda_context", o.at("cuda_context_gib").get<double>(), "outside_ggml", explain));
 }
 
 }  // namespace
@@ -464,7 +484,7 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
 
   if (engine.convention()) {
     plan.terms.push_back(weights_term(plan.weights, plan.params, 1, explain));
-    plan.terms.push_back(kv_term(*setup.model, *setup.kv, plan.kv, setup, explain));
+    plan.terms.push_back(kv_term(*setup.model, *setup.kv, plan.kv, setup.batch, setup, explain));
     Overhead overhead;
     if (engine.kind == EngineKind::kFlat) {
       overhead.kind = Overhead::Kind::kFlat;
@@ -474,12 +494,16 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
       overhead.percent = o.at("overhead_pct").get<double>();
     }
     const double bytes = overhead_bytes(overhead, plan.weights.bytes, plan.kv.bytes);
-    Term term{"overhead", "Runtime overhead", bytes, {}, {}};
+    Term term{"overhead", {"term.overhead"}, bytes, {}, {}};
     if (explain) {
       term.formula =
           overhead.kind == Overhead::Kind::kFlat
-              ? "flat " + text::gb(bytes) + " per process (" + engine.name + ")"
-              : text::fixed(overhead.percent, 1) + "% of weights + KV cache = " + text::gb(bytes);
+              ? Message{"formula.overhead_flat", {{"bytes", bytes}, {"engine", engine.name}}}
+              : Message{"formula.overhead_pct",
+                        {{"pct", overhead.percent},
+                         {"weights", plan.weights.bytes},
+                         {"kv", plan.kv.bytes},
+                         {"bytes", bytes}}};
       term.inputs = {{"kind", to_string(engine.kind)}, {"overhead_gb", bytes_to_gb(bytes)}};
     }
     plan.terms.push_back(std::move(term));
@@ -493,23 +517,26 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
   for (const Term& term : plan.terms) plan.total_bytes += term.bytes;
 
   if (!explain) return plan;
+  // Each knob with its value and where its default comes from (data/engines.json).
   for (auto it = o.begin(); it != o.end(); ++it) {
-    const std::string value = it->is_boolean()
-                                  ? (it->get<bool>() ? "true" : "false")
-                                  : text::fixed(it->get<double>(), it->is_number_integer() ? 0 : 2);
-    std::string why;
-    if (engine.option_sources.contains(it.key()))
-      why = ": " + engine.option_sources.at(it.key()).get<std::string>();
-    plan.assumptions.push_back(engine.name + " " + it.key() + " = " + value + why);
+    const std::string why = engine.option_sources.value(it.key(), "");
+    plan.assumptions.push_back(
+        {why.empty() ? "assumption.engine_option" : "assumption.engine_option_why",
+         {{"engine", engine.name},
+          {"key", it.key()},
+          // true and false are the knob's own words, as typed on a command line.
+          {"value", it->is_boolean() ? json(it->get<bool>() ? "true" : "false") : *it},
+          {"why", why}}});
   }
   for (auto it = engine.option_sources.begin(); it != engine.option_sources.end(); ++it) {
-    if (!o.contains(it.key()))
-      plan.assumptions.push_back(engine.name + " " + it.key() + ": " + it->get<std::string>());
+    if (!o.contains(it.key())) {
+      plan.assumptions.push_back(
+          {"assumption.engine_note", {{"engine", engine.name}, {"key", it.key()}, {"why", *it}}});
+    }
   }
-  if (plan.budget.present && plan.budget.usable_estimated) {
-    plan.warnings.push_back("The usable memory of " + (gpu ? gpu->name : std::string("this card")) +
-                            " is estimated from its marketed size (" + gpus.usable_default_source +
-                            ")");
+  if (plan.budget.present && plan.budget.usable_estimated && gpu != nullptr) {
+    plan.warnings.push_back(
+        {"warning.usable_estimated", {{"gpu", gpu->name}, {"source", gpus.usable_default_source}}});
   }
   return plan;
 }

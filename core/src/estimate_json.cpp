@@ -10,8 +10,8 @@
 #include "vram/finetune.hpp"
 #include "vram/fit.hpp"
 #include "vram/inverse.hpp"
+#include "vram/message.hpp"
 #include "vram/requests.hpp"
-#include "vram/text.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -26,7 +26,7 @@ json terms_json(const std::vector<Term>& terms) {
     out.push_back({{"id", term.id},
                    {"label", term.label},
                    {"gb", bytes_to_gb(term.bytes)},
-                   {"formula", term.formula},
+                   {"formula", term.formula.id.empty() ? json(nullptr) : json(term.formula)},
                    {"inputs", term.inputs}});
   }
   return out;
@@ -78,6 +78,26 @@ EngineChoice choose_engine(const Catalog& catalog, const EstimateRequest& req) {
   for (auto it = req.engine_options.begin(); it != req.engine_options.end(); ++it)
     choice.options[it.key()] = given.at(it.key());
   return choice;
+}
+
+/** What the importer noticed, as messages. */
+json import_warnings(const ImportedModel& imported) {
+  json out = json::array();
+  for (const std::string& w : imported.warnings) out.push_back(Message{"note.text", {{"text", w}}});
+  return out;
+}
+
+/**
+ * The answer against a capacity: spare, whether it fits, and whether that
+ * fit is tight (SPEC section 3, fit.hpp is_tight) over `cards` cards.
+ */
+json fit_json(double capacity, double need, bool fits, const Message& basis, std::int64_t cards) {
+  const double spare = capacity - need;
+  return {{"capacity_gb", bytes_to_gb(capacity)},
+          {"basis", basis},
+          {"spare_gb", bytes_to_gb(spare)},
+          {"fits", fits},
+          {"tight", fits && is_tight(spare, static_cast<int>(cards), FitRules{})}};
 }
 
 json budget_json(const EngineBudget& b) {
@@ -178,23 +198,16 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
   if (req.weights != "native") s.base_format = &catalog.formats.weight(req.weights, "weights");
 
   const FinetunePlan plan = plan_finetune(s, catalog.formats);
-  json assumptions = json::array();
-  for (const std::string& text : plan.assumptions)
-    assumptions.push_back({{"id", "finetune"}, {"text", text}});
+  json assumptions = plan.assumptions;
   if (plan.params.total_declared) {
     assumptions.push_back(
-        {{"id", "params_declared"},
-         {"text", "Parameter count as the source states it (" + text::grouped(plan.params.total) +
-                      "); widths for activations and adapters from the architecture."}});
+        Message{"assumption.params_declared_finetune", {{"params", plan.params.total}}});
   }
-  assumptions.push_back(
-      {{"id", "units"}, {"text", "GB are decimal (10^9 bytes); figures are per GPU."}});
-  std::vector<std::string> warnings = imported.warnings;
-  if (s.zero > 0 && s.gpus == 1)
-    warnings.push_back("ZeRO shards over several GPUs; with gpu_count 1 it changes nothing.");
+  assumptions.push_back(Message{"assumption.units_finetune"});
+  json warnings = import_warnings(imported);
+  if (s.zero > 0 && s.gpus == 1) warnings.push_back(Message{"warning.zero_single"});
   if (model.max_context > 0 && s.seq > model.max_context) {
-    warnings.push_back("seq exceeds the model's max_position_embeddings (" +
-                       text::grouped(static_cast<double>(model.max_context)) + ").");
+    warnings.push_back(Message{"warning.seq_over", {{"max", model.max_context}}});
   }
 
   json out = {{"mode", to_string(s.method)},
@@ -241,11 +254,8 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
   }
   if (gpu != nullptr) out["gpu"] = *gpu;
   if (capacity > 0) {
-    out["fit"] = {
-        {"capacity_gb", bytes_to_gb(capacity)},
-        {"basis", gpu != nullptr ? "marketed capacity of one GPU (decimal GB)" : "budget_gb"},
-        {"spare_gb", bytes_to_gb(capacity - plan.total_bytes)},
-        {"fits", plan.total_bytes <= capacity}};
+    out["fit"] = fit_json(capacity, plan.total_bytes, plan.total_bytes <= capacity,
+                          Message{gpu != nullptr ? "basis.marketed_one" : "basis.budget"}, 1);
     auto fits = [&](FinetuneSetup trial) {
       return plan_finetune(trial, catalog.formats, false).total_bytes <= capacity;
     };
@@ -292,52 +302,44 @@ json estimate_json(const Catalog& catalog, const json& request) {
 
   // Assumptions and warnings: the model's, the format's, the engine's.
   json assumptions = json::array();
-  auto assume = [&assumptions](const char* id, const std::string& text) {
-    assumptions.push_back({{"id", id}, {"text", text}});
-  };
-  std::vector<std::string> warnings = imported.warnings;
+  json warnings = import_warnings(imported);
   if (setup.weights == nullptr) {
-    assume(
-        "weights_native",
-        "Weights sized in the checkpoint's own storage (" + model.native_format +
-            (model.native_expert_format.empty() ? "" : ", experts " + model.native_expert_format) +
-            "); choose a weight format to override.");
-    if (!model.native_format_note.empty()) assume("weights_storage", model.native_format_note);
+    assumptions.push_back(
+        model.native_expert_format.empty()
+            ? Message{"assumption.weights_native", {{"format", model.native_format}}}
+            : Message{"assumption.weights_native_experts",
+                      {{"format", model.native_format}, {"experts", model.native_expert_format}}});
+    if (!model.native_format_note.empty()) {
+      assumptions.push_back(Message{"note.text", {{"text", model.native_format_note}}});
+    }
   }
   if (plan.params.total_declared) {
-    assume("params_declared", "Parameter count as the source states it (" +
-                                  text::grouped(plan.params.total) +
-                                  "); the architecture alone gives " +
-                                  text::grouped(plan.params.computed.total()) + ".");
+    assumptions.push_back(
+        Message{"assumption.params_declared",
+                {{"params", plan.params.total}, {"computed", plan.params.computed.total()}}});
   }
-  assume("kv_format", "KV cache stored as " + setup.kv->name + " (" +
-                          text::fixed(setup.kv->bits_per_element, 1) + " bits per element).");
+  assumptions.push_back(Message{
+      "assumption.kv_format", {{"format", setup.kv->name}, {"bits", setup.kv->bits_per_element}}});
   if (std::any_of(model.layers.begin(), model.layers.end(),
                   [](const LayerSpec& l) { return l.attention == LayerAttention::kState; })) {
-    assume("ssm_state",
-           "State-space layers hold a fixed state per sequence: d_inner x (d_conv + d_state) "
-           "elements at 16 bits, whatever the context.");
+    assumptions.push_back(Message{"assumption.ssm_state"});
   }
-  assume("engine", engine.profile->name + ": " + engine.profile->source);
-  for (const std::string& text : plan.assumptions) assume("engine_option", text);
-  assume("units", "GB are decimal (10^9 bytes), as cards are marketed; GiB = 2^30 bytes.");
-  warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
+  assumptions.push_back(Message{
+      "assumption.engine", {{"engine", engine.profile->name}, {"source", engine.profile->source}}});
+  for (const Message& m : plan.assumptions) assumptions.push_back(m);
+  assumptions.push_back(Message{"assumption.units"});
+  for (const Message& m : plan.warnings) warnings.push_back(m);
   if (!model.placeholders.empty()) {
-    std::string fields;
-    for (const std::string& field : model.placeholders)
-      fields += (fields.empty() ? "" : ", ") + field;
-    warnings.push_back("Placeholder values (not published by the vendor): " + fields +
-                       ". The KV cache is an estimate until real values are known.");
+    warnings.push_back(Message{"warning.placeholders", {{"fields", model.placeholders}}});
   }
   if (model.max_context > 0 && setup.context > model.max_context) {
-    warnings.push_back("The context (" + text::grouped(static_cast<double>(setup.context)) +
-                       ") exceeds the model's max_position_embeddings (" +
-                       text::grouped(static_cast<double>(model.max_context)) + ").");
+    warnings.push_back(
+        Message{"warning.context_over", {{"context", setup.context}, {"max", model.max_context}}});
   }
   if (gpu != nullptr && setup.weights != nullptr && setup.weights->needs("fp8") &&
       !gpu->supports("fp8")) {
-    warnings.push_back(gpu->name + " has no FP8 support (" + gpu->architecture +
-                       "): FP8 weights need Ada, Hopper, Blackwell or CDNA 3.");
+    warnings.push_back(
+        Message{"warning.no_fp8", {{"gpu", gpu->name}, {"architecture", gpu->architecture}}});
   }
 
   const ParamCount& c = plan.params.computed;
@@ -385,7 +387,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
 
   // Against a card: capacity, spare, decode ceilings, inverse answers.
   double capacity = budget_gb ? gb_to_bytes(*budget_gb) : 0.0;
-  std::string capacity_basis = "budget_gb";
+  Message capacity_basis{"basis.budget"};
   if (gpu != nullptr) {
     bool estimated = false;
     const double usable = gpus.usable_bytes(*gpu, &estimated);
@@ -394,8 +396,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
     // tables); engines with what the runtime can allocate.
     if (!budget_gb) {
       capacity = (paged_or_runtime ? usable : gpu->vram_bytes()) * static_cast<double>(gpu_count);
-      capacity_basis =
-          paged_or_runtime ? "usable memory CUDA reports" : "marketed capacity (decimal GB)";
+      capacity_basis = {paged_or_runtime ? "basis.usable" : "basis.marketed"};
     }
     json g = *gpu;
     g["usable_gib"] = usable / kBytesPerGiB;
@@ -425,10 +426,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
   }
   if (capacity > 0) {
     const double need = plan.total_bytes;
-    out["fit"] = {{"capacity_gb", bytes_to_gb(capacity)},
-                  {"basis", capacity_basis},
-                  {"spare_gb", bytes_to_gb(capacity - need)},
-                  {"fits", plan.budget.present ? plan.budget.fits : need <= capacity}};
+    out["fit"] = fit_json(capacity, need, plan.budget.present ? plan.budget.fits : need <= capacity,
+                          capacity_basis, gpu != nullptr && !budget_gb ? gpu_count : 1);
     out["inverse"] = inverse_json(inverse_answers(setup, *engine.profile, engine.options, gpu, gpus,
                                                   catalog.formats, capacity));
   }

@@ -4,7 +4,6 @@
 
 #include "vram/error.hpp"
 #include "vram/inference.hpp"
-#include "vram/text.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -231,6 +230,8 @@ ActivationSize activation_size(const FinetuneSetup& s) {
   a.checkpoint_bytes = s.checkpointing ? d(m.num_layers()) * tokens * d(m.hidden_size) * 2.0 : 0.0;
   // bf16 logits, their fp32 upcast, fp32 log-probabilities and fp32 gradient.
   a.logits_bytes = tokens * d(m.vocab_size) * logit_bytes(s.loss);
+  a.saved_bytes = all_saved;
+  a.transient_bytes = widest_transient;
   a.total_bytes =
       (s.checkpointing ? a.checkpoint_bytes + a.per_layer_bytes : all_saved + widest_transient) +
       a.logits_bytes;
@@ -253,11 +254,21 @@ void validate_setup(const FinetuneSetup& s) {
   if (s.gpus < 1) throw Error("invalid_value", "gpu_count", "gpu_count must be at least 1");
 }
 
-Term make_term(const char* id, const char* label, double bytes, bool explain, std::string formula,
-               json inputs = json::object()) {
-  if (!explain) return {id, label, bytes, {}, {}};
-  return {id, label, bytes, std::move(formula) + " = " + text::gb(bytes), std::move(inputs)};
+/** A term whose formula is `inner` = bytes, or `inner` / GPUs (ZeRO-n) = bytes when sharded. */
+Term make_term(const char* id, Message label, double bytes, bool explain, Message inner,
+               double shards = 1, int zero = 0, json inputs = json::object()) {
+  if (!explain) return {id, std::move(label), bytes, {}, {}};
+  Message formula = shards > 1
+                        ? Message{"formula.sharded",
+                                  {{"inner", std::move(inner)},
+                                   {"gpus", shards},
+                                   {"zero", zero},
+                                   {"bytes", bytes}}}
+                        : Message{"formula.total", {{"inner", std::move(inner)}, {"bytes", bytes}}};
+  return {id, std::move(label), bytes, std::move(formula), std::move(inputs)};
 }
+
+Message on_off(bool on) { return {on ? "word.on" : "word.off"}; }
 
 }  // namespace
 
@@ -270,27 +281,26 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   const double n = s.gpus;
   const bool guide = s.profile == FinetuneProfile::kGuide;
   const bool full = s.method == FinetuneMethod::kFull;
-  const std::string P_text = text::grouped(P) + " params";
 
   // --- what is stored, and what trains --------------------------------------
   double weight_bpp = 2.0;  // bf16
-  std::string weight_desc = "BF16";
+  Message weight_format{"format.named", {{"name", "BF16"}}};
   if (!full) {
     plan.adapter_params = lora_params(m, s.lora_rank, s.lora_targets);
     plan.trainable_params = plan.adapter_params;
     if (s.method == FinetuneMethod::kQlora) {
       if (guide) {
         weight_bpp = 0.5;
-        weight_desc = "4-bit at 0.5 bytes (the guide's convention)";
+        weight_format = {"format.guide_4bit"};
       } else {
         const WeightFormat& nf4 = formats.weight("nf4", "finetune");
         weight_bpp = nf4.bytes_per_param();
-        weight_desc =
-            nf4.name + ", " + text::fixed(nf4.bits_per_weight, 3) + " bits with its constants";
+        weight_format = {"format.with_constants",
+                         {{"name", nf4.name}, {"bits", nf4.bits_per_weight}}};
       }
     } else if (s.base_format != nullptr && !guide) {
       weight_bpp = s.base_format->bytes_per_param();
-      weight_desc = s.base_format->name;
+      weight_format = {"format.named", {{"name", s.base_format->name}}};
     }
   } else {
     plan.trainable_params = P;
@@ -300,17 +310,19 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   // embeddings, lm_head, norms and router stay 16-bit, or 32-bit after
   // PEFT's prepare_model_for_kbit_training.
   double base_bytes = P * weight_bpp;
-  std::string base_formula =
-      P_text + " x " + text::fixed(weight_bpp, 3) + " bytes (" + weight_desc + ")";
+  Message base_formula{"formula.ft_params",
+                       {{"params", P}, {"bytes_per_param", weight_bpp}, {"format", weight_format}}};
   if (s.method == FinetuneMethod::kQlora && !guide && !plan.params.total_declared) {
     const ParamCount& c = plan.params.computed;
     const double kept = c.embedding + c.lm_head + c.norms + c.router + c.extras;
     const double kept_bpp = s.upcast_unquantized ? 4.0 : 2.0;
     base_bytes = (P - kept) * weight_bpp + kept * kept_bpp;
-    base_formula = text::grouped(P - kept) + " linear params x " + text::fixed(weight_bpp, 4) +
-                   " bytes (" + weight_desc + ") + " + text::grouped(kept) +
-                   " embedding/norm params x " + text::fixed(kept_bpp, 0) + " bytes" +
-                   (s.upcast_unquantized ? " (upcast to FP32)" : "");
+    base_formula = {"formula.ft_qlora_base",
+                    {{"linear", P - kept},
+                     {"bytes_per_param", weight_bpp},
+                     {"format", weight_format},
+                     {"kept", kept},
+                     {"kept_bytes", kept_bpp}}};
   }
 
   const double T = plan.trainable_params;
@@ -322,6 +334,7 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   // LoRA: FP32 adapter weights and gradients, moments; no master copy.
   // Pure BF16: everything 2 bytes, no master copy.
   const double adapter_bpp = pure ? 2.0 : 4.0;
+  const Message adapter_format{"format.named", {{"name", pure ? "BF16" : "FP32"}}};
   const double grad_bpp = full ? 2.0 : adapter_bpp;
   const double master_bpp = full && !pure ? 4.0 : 0.0;
   double weights_gpu = full ? 2.0 * P : base_bytes;
@@ -331,12 +344,13 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   const double optimizer_total = optimizer;
   // ZeRO (Rajbhandari et al. 2020): stage 1 shards optimizer state, 2 also
   // gradients, 3 also the weights, over the data-parallel GPUs.
-  if (s.zero >= 1) optimizer /= n;
-  if (s.zero >= 2) grads /= n;
-  if (s.zero >= 3) {
-    weights_gpu /= n;
-    adapter_gpu /= n;
-  }
+  const double shards_1 = s.zero >= 1 ? n : 1;
+  const double shards_2 = s.zero >= 2 ? n : 1;
+  const double shards_3 = s.zero >= 3 ? n : 1;
+  optimizer /= shards_1;
+  grads /= shards_2;
+  weights_gpu /= shards_3;
+  adapter_gpu /= shards_3;
   if (s.offload_optimizer) {
     plan.host_bytes = optimizer_total;  // ZeRO-Offload: states and master copy in host RAM
     optimizer = 0;
@@ -346,98 +360,111 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   plan.gradients_bytes = grads;
   plan.optimizer_bytes = optimizer;
 
-  const std::string shard = n > 1 && s.zero > 0 ? " / " + text::fixed(n, 0) + " GPUs (ZeRO-" +
-                                                      std::to_string(s.zero) + ")"
-                                                : "";
-  plan.terms.push_back(
-      make_term("weights", full ? "Weights (BF16)" : "Frozen base weights", weights_gpu, explain,
-                (full ? P_text + " x 2 bytes (BF16)" : base_formula) + (s.zero >= 3 ? shard : ""),
-                {{"params", P}, {"bytes_per_param", full ? 2.0 : weight_bpp}}));
+  plan.terms.push_back(make_term("weights", {full ? "term.weights_bf16" : "term.frozen_base"},
+                                 weights_gpu, explain, base_formula, shards_3, s.zero,
+                                 {{"params", P}, {"bytes_per_param", full ? 2.0 : weight_bpp}}));
   if (!full) {
     plan.terms.push_back(
-        make_term("adapter", "LoRA adapter weights (FP32)", adapter_gpu, explain,
-                  text::grouped(T) + " adapter params (rank " + std::to_string(s.lora_rank) + ", " +
-                      text::fixed(100.0 * T / P, 2) + "% of the model) x 4 bytes" +
-                      (s.zero >= 3 ? shard : ""),
+        make_term("adapter", {"term.adapter", {{"format", adapter_format}}}, adapter_gpu, explain,
+                  {"formula.ft_adapter",
+                   {{"params", T},
+                    {"rank", s.lora_rank},
+                    {"share", 100.0 * T / P},
+                    {"bytes_per_param", adapter_bpp}}},
+                  shards_3, s.zero,
                   {{"adapter_params", T}, {"rank", s.lora_rank}, {"targets", s.lora_targets}}));
   }
-  plan.terms.push_back(make_term("gradients", "Gradients", grads, explain,
-                                 text::grouped(T) + " trainable params x " +
-                                     text::fixed(grad_bpp, 0) + " bytes" +
-                                     (s.zero >= 2 ? shard : ""),
-                                 {{"bytes_per_param", grad_bpp}}));
   plan.terms.push_back(
-      make_term("optimizer", "Optimizer state", optimizer, explain,
-                s.offload_optimizer
-                    ? std::string("offloaded to host RAM (") + text::gb(optimizer_total) + ")"
-                    : text::grouped(T) + " trainable params x (" + text::fixed(master_bpp, 0) +
-                          " master + " + text::fixed(moments, 2) + " " + to_string(s.optimizer) +
-                          ") bytes" + (s.zero >= 1 ? shard : ""),
-                {{"optimizer", to_string(s.optimizer)},
-                 {"master_bytes", master_bpp},
-                 {"state_bytes", moments}}));
+      make_term("gradients", {"term.gradients"}, grads, explain,
+                {"formula.ft_trainable", {{"params", T}, {"bytes_per_param", grad_bpp}}}, shards_2,
+                s.zero, {{"bytes_per_param", grad_bpp}}));
+  plan.terms.push_back(make_term("optimizer", {"term.optimizer"}, optimizer, explain,
+                                 s.offload_optimizer
+                                     ? Message{"formula.ft_offloaded", {{"host", optimizer_total}}}
+                                     : Message{"formula.ft_optimizer",
+                                               {{"params", T},
+                                                {"master", master_bpp},
+                                                {"state", moments},
+                                                {"optimizer", to_string(s.optimizer)}}},
+                                 s.offload_optimizer ? 1 : shards_1, s.zero,
+                                 {{"optimizer", to_string(s.optimizer)},
+                                  {"master_bytes", master_bpp},
+                                  {"state_bytes", moments}}));
 
   if (guide && full) {
     // The guide: 16 bytes per parameter, then +15% for activations and
     // fragmentation, whatever the sequence.
     const double states = weights_gpu + grads + optimizer;
-    const double extra = 0.15 * states;
+    constexpr double kGuideExtraPercent = 15.0;
+    const double extra = kGuideExtraPercent / 100.0 * states;
     plan.activations.total_bytes = extra;
-    plan.terms.push_back(make_term("activations", "Activations and fragmentation (+15%)", extra,
-                                   explain,
-                                   "15% of " + text::gb(states) + " (the guide's convention)"));
+    plan.terms.push_back(
+        make_term("activations", {"term.activations_guide"}, extra, explain,
+                  {"formula.ft_guide_extra", {{"pct", kGuideExtraPercent}, {"states", states}}}));
     plan.overhead_bytes = 0;
   } else {
     plan.activations = activation_size(s);
     const ActivationSize& a = plan.activations;
-    const std::string tokens =
-        text::grouped(d(s.seq)) + " tokens x batch " + std::to_string(s.micro_batch);
-    plan.terms.push_back(make_term(
-        "activations", "Activations", a.total_bytes - a.logits_bytes, explain,
-        s.checkpointing ? "checkpointed: " + std::to_string(m.num_layers()) + " layer inputs (" +
-                              text::gb(a.checkpoint_bytes) + ") + one layer recomputed (" +
-                              text::gb(a.per_layer_bytes) + " with its backward buffers), " + tokens
-                        : "every layer's saved tensors, " + tokens,
-        {{"seq", s.seq},
-         {"micro_batch", s.micro_batch},
-         {"checkpointing", s.checkpointing},
-         {"flash_attention", s.flash_attention},
-         {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}}));
-    plan.terms.push_back(make_term("logits", "Logits and loss", a.logits_bytes, explain,
-                                   tokens + " x " + text::grouped(d(m.vocab_size)) + " vocab x " +
-                                       text::fixed(logit_bytes(s.loss), 2) + " bytes (" +
-                                       to_string(s.loss) + " loss)"));
+    plan.terms.push_back(make_term("activations", {"term.activations"},
+                                   a.total_bytes - a.logits_bytes, explain,
+                                   s.checkpointing ? Message{"formula.ft_checkpointed",
+                                                             {{"layers", m.num_layers()},
+                                                              {"inputs", a.checkpoint_bytes},
+                                                              {"layer", a.per_layer_bytes},
+                                                              {"seq", s.seq},
+                                                              {"batch", s.micro_batch}}}
+                                                   : Message{"formula.ft_saved",
+                                                             {{"saved", a.saved_bytes},
+                                                              {"transient", a.transient_bytes},
+                                                              {"seq", s.seq},
+                                                              {"batch", s.micro_batch}}},
+                                   1, 0,
+                                   {{"seq", s.seq},
+                                    {"micro_batch", s.micro_batch},
+                                    {"checkpointing", s.checkpointing},
+                                    {"flash_attention", s.flash_attention},
+                                    {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}}));
+    plan.terms.push_back(make_term("logits", {"term.logits"}, a.logits_bytes, explain,
+                                   {"formula.ft_logits",
+                                    {{"seq", s.seq},
+                                     {"batch", s.micro_batch},
+                                     {"vocab", m.vocab_size},
+                                     {"bytes_per_logit", logit_bytes(s.loss)},
+                                     {"loss", to_string(s.loss)}}}));
     plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : (guide ? 2e9 : 1e9);
-    plan.terms.push_back(
-        make_term("overhead", "Runtime overhead", plan.overhead_bytes, explain,
-                  s.overhead_set ? std::string("flat, per process (as set)")
-                  : guide        ? std::string("flat 2 GB per process (the guide's convention)")
-                                 : std::string("CUDA context and library handles, about 1 GB")));
+    const char* why = s.overhead_set ? "formula.ft_overhead_set"
+                      : guide        ? "formula.ft_overhead_guide"
+                                     : "formula.ft_overhead";
+    plan.terms.push_back(make_term("overhead", {"term.overhead"}, plan.overhead_bytes, explain,
+                                   {why, {{"bytes", plan.overhead_bytes}}}));
   }
   for (const Term& term : plan.terms) plan.total_bytes += term.bytes;
 
   if (explain) {
     auto& a = plan.assumptions;
-    a.push_back(std::string("Method ") + to_string(s.method) + ", profile " + to_string(s.profile) +
-                ", precision " + to_string(s.precision) + ", optimizer " + to_string(s.optimizer) +
-                ", sequence " + std::to_string(s.seq) + ", micro-batch " +
-                std::to_string(s.micro_batch) + ", gradient checkpointing " +
-                (s.checkpointing ? "on" : "off") + ", flash attention " +
-                (s.flash_attention ? "on" : "off") + ".");
+    a.push_back({"assumption.finetune_setup",
+                 {{"method", to_string(s.method)},
+                  {"profile", to_string(s.profile)},
+                  {"precision", to_string(s.precision)},
+                  {"optimizer", to_string(s.optimizer)},
+                  {"seq", s.seq},
+                  {"micro_batch", s.micro_batch},
+                  {"checkpointing", on_off(s.checkpointing)},
+                  {"flash_attention", on_off(s.flash_attention)}}});
     if (!full) {
-      std::string list;
-      for (const std::string& t : s.lora_targets) list += (list.empty() ? "" : ", ") + t;
-      a.push_back("LoRA rank " + std::to_string(s.lora_rank) + " on " + list + ": " +
-                  text::grouped(T) + " adapter parameters (" + text::fixed(100.0 * T / P, 2) +
-                  "% of the model; the guide quotes about 0.5%). Adapters, their gradients and "
-                  "AdamW moments "
-                  "are FP32: 16 bytes per adapter parameter.");
+      // Bytes per adapter parameter: its weight, its gradient and its optimizer state.
+      a.push_back({"assumption.lora",
+                   {{"rank", s.lora_rank},
+                    {"targets", s.lora_targets},
+                    {"params", T},
+                    {"share", 100.0 * T / P},
+                    {"format", adapter_format},
+                    {"bytes", adapter_bpp + grad_bpp + moments}}});
     }
     if (s.gpus > 1 || s.zero > 0) {
-      a.push_back("ZeRO stage " + std::to_string(s.zero) + " over " + std::to_string(s.gpus) +
-                  " GPUs; figures are per GPU; activations are not sharded.");
+      a.push_back({"assumption.zero", {{"zero", s.zero}, {"gpus", s.gpus}}});
     }
-    if (guide) a.push_back("The guide's convention (SPEC section 2).");
+    if (guide) a.push_back({"assumption.finetune_guide"});
   }
   return plan;
 }

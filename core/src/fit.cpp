@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "vram/text.hpp"
-
 namespace vram {
+
+using nlohmann::json;
 
 namespace {
 
@@ -22,8 +22,7 @@ Option make_option(const Gpu& gpu, int count, const GpuCatalog& catalog, const F
   o.monthly = o.list_monthly * (1.0 - o.discount_percent / 100.0);
   o.capacity_bytes = gpu.vram_bytes() * count * rules.usable_fraction;
   o.spare_bytes = o.capacity_bytes - need;
-  o.tight = count == 1 ? o.spare_bytes < rules.tight_single_bytes
-                       : o.spare_bytes / count < rules.tight_per_card_bytes;
+  o.tight = is_tight(o.spare_bytes, count, rules);
   o.layout = layout_for(gpu, count, catalog.node_size, rules.needs_fast_link);
   return o;
 }
@@ -41,20 +40,22 @@ const char* broken_rule(const Option& o, const FitRules& rules) {
 }
 
 /** Why `rule` excluded `o`, for people (built only for the exclusions reported). */
-std::string reason_for(const Option& o, const std::string& rule) {
+Message reason_for(const Option& o, const std::string& rule) {
   const Gpu& g = *o.gpu;
-  if (rule == "unpriced") return g.name + " has no price in this catalog";
-  if (rule == "fp8") return g.name + " has no FP8 support (" + g.architecture + ")";
-  if (rule == "min_order") {
-    return g.name + " rents in sets of " + std::to_string(g.min_order) + " at the least";
-  }
+  json params = {{"gpu", g.name}};
+  if (rule == "fp8") params["architecture"] = g.architecture;
+  if (rule == "min_order") params["count"] = g.min_order;
   if (rule == "capacity") {
-    return std::to_string(o.count) + " x " + g.name + " hold " + text::gb(o.capacity_bytes) + ", " +
-           text::gb(-o.spare_bytes) + " short";
+    params["count"] = o.count;
+    params["capacity"] = o.capacity_bytes;
+    params["short"] = -o.spare_bytes;
   }
-  if (rule == "stock") return g.name + ": " + std::to_string(g.stock) + " in stock";
-  return g.name + " links over " + g.interconnect.kind + " (" + g.interconnect.topology +
-         "): an all-reduce every step needs NVLink/NVSwitch-class all-to-all links";
+  if (rule == "stock") params["count"] = g.stock;
+  if (rule == "interconnect") {
+    params["link"] = g.interconnect.kind;
+    params["topology"] = g.interconnect.topology;
+  }
+  return {"fit." + rule, std::move(params)};
 }
 
 bool cheaper(const Option& a, const Option& b) {
@@ -64,6 +65,11 @@ bool cheaper(const Option& a, const Option& b) {
 }
 
 }  // namespace
+
+bool is_tight(double spare_bytes, int count, const FitRules& rules) {
+  return count <= 1 ? spare_bytes < rules.tight_single_bytes
+                    : spare_bytes / count < rules.tight_per_card_bytes;
+}
 
 Layout layout_for(const Gpu& gpu, int count, int node_size, bool tensor_parallel_needed) {
   Layout layout;
@@ -138,7 +144,7 @@ FitAnswer fit(double need, const GpuCatalog& catalog, const FitRules& rules) {
       if (rule == nullptr) {
         valid.push_back(o);
       } else if (std::string(rule) != "unpriced") {
-        broken.push_back({o, rule, ""});
+        broken.push_back({o, rule, {}});
       }
     }
   };

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "vram/text.hpp"
+#include "vram/message.hpp"
 
 namespace vram {
 
@@ -22,7 +22,9 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
   const auto moe_layers = std::count_if(m.layers.begin(), m.layers.end(),
                                         [](const LayerSpec& l) { return l.mlp == LayerMlp::kMoe; });
   const ParamCount& c = params.computed;
-  std::vector<std::string> notes = m.notes;
+  // Notes from the data or the importer come as their text; the core's own as ids.
+  json notes = json::array();
+  for (const std::string& note : m.notes) notes.push_back(Message{"note.text", {{"text", note}}});
   if (m.official_params_active > 0 && !params.active_declared) {
     // Vendors differ on "active": DeepSeek and OpenAI leave out the input
     // embedding (a lookup, not a matrix product). Say so when that is the gap.
@@ -31,9 +33,9 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
     const double gap_with = std::fabs(c.active() - official) / official;
     const double gap_without = std::fabs(without - official) / official;
     if (gap_with > 0.03 && gap_without < gap_with) {
-      notes.push_back("The vendor's active count (" + text::grouped(official) +
-                      ") leaves out the input embedding: " + text::grouped(without) +
-                      " here without it, " + text::grouped(c.active()) + " with it.");
+      notes.push_back(
+          Message{"note.active_embedding",
+                  {{"official", official}, {"without", without}, {"with", c.active()}}});
     }
   }
   json out = {

@@ -121,17 +121,12 @@ json grid_json(const Catalog& catalog, const json& request) {
     }
     rows.push_back({{"model", id}, {"name", imported.model.name}, {"cells", cells}});
   }
-  return {
-      {"context", context},
-      {"batch", batch},
-      {"currency", gpus.currency},
-      {"rules", rules_json(base)},
-      {"conventions",
-       "Inference: weights + FP16 KV cache + 2 GB (the guide's convention). QLoRA/LoRA/full: the "
-       "guide's fine-tuning profile (sequence 2,048, batch 1, checkpointing; full = 16 bytes per "
-       "parameter + 15%). Full fine-tune sets need a switched (NVLink/NVSwitch/Infinity Fabric) "
-       "interconnect."},
-      {"rows", rows}};
+  return {{"context", context},
+          {"batch", batch},
+          {"currency", gpus.currency},
+          {"rules", rules_json(base)},
+          {"conventions", Message{"grid.conventions"}},
+          {"rows", rows}};
 }
 
 json devices_json(const Catalog& catalog, const json& request) {
@@ -256,9 +251,10 @@ json fleet_json(const Catalog& catalog, const json& request) {
             tokens_per_month > 0 ? json(o.monthly / tokens_per_month * 1e6) : json(nullptr);
       } else {
         row["fit"] = nullptr;
-        row["unfit_reason"] = answer.found || answer.excluded.empty()
-                                  ? "needs more than one 8-card node"
-                                  : answer.excluded.front().reason;
+        row["unfit_reason"] =
+            answer.found || answer.excluded.empty()
+                ? Message{"fleet.beyond_node", {{"gpu", gpu.name}, {"node_size", gpus.node_size}}}
+                : answer.excluded.front().reason;
       }
     }
     out.push_back(row);

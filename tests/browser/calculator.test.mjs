@@ -40,7 +40,7 @@ test('every term shows its formula and inputs, and open details survive a recomp
     const terms = page.locator('vram-calculator table.terms tbody tr');
     assert.deepEqual(await terms.evaluateAll((rows) => rows.map((r) => r.dataset.term)), ['weights', 'kv_cache', 'overhead']);
     const kv = page.locator('vram-calculator tr[data-term=kv_cache] details');
-    assert.match(await kv.locator('summary').textContent(), /2 x 80 global layers x 8 KV heads x 128 head dim/);
+    assert.match(await kv.locator('summary').textContent(), /80 global layers x 8 KV heads x \(128 K \+ 128 V\) x 2\.000 bytes x 8,192 tokens/);
     await kv.locator('summary').click();
     assert.match(await kv.locator('dl').textContent(), /context8,192/);
     await page.locator('vram-calculator #batch').fill('32');

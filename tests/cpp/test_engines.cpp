@@ -174,5 +174,5 @@ TEST_CASE("inverse answers: longest context, largest batch, best format") {
   const json a100 = testing::estimate(
       {{"model", "guide-70b"}, {"weights", "fp8"}, {"gpu", "a100-sxm"}, {"engine", "vllm"}});
   CHECK(a100.at("inverse").at("best_format") == "int8");
-  CHECK(a100.at("warnings").dump().find("no FP8") != std::string::npos);
+  CHECK(a100.at("warnings").dump().find("warning.no_fp8") != std::string::npos);
 }

@@ -230,7 +230,7 @@ TEST_CASE("the fleet with a model: cards needed, decode ceilings, and why a card
   for (const json& row : fleet) {
     if (row.at("id") == "a100-sxm") {
       CHECK(row.at("fit").is_null());
-      CHECK(row.at("unfit_reason").get<std::string>().find("FP8") != std::string::npos);
+      CHECK(row.at("unfit_reason").at("id") == "fit.fp8");
     }
     if (row.at("id") == "h100-pcie") {
       CHECK(row.at("fit").at("count") == 1);
@@ -252,4 +252,17 @@ TEST_CASE("the fleet with a model: cards needed, decode ceilings, and why a card
             10 * row.at("decode_guide_tokens_per_s").get<double>());
     }
   }
+}
+
+TEST_CASE("tight: under 5 GB spare on one card, under 2 GB per card on a set (SPEC 3)") {
+  const vram::FitRules rules;
+  CHECK_FALSE(vram::is_tight(5.3e9, 1, rules));
+  CHECK(vram::is_tight(2e9, 1, rules));  // 13B FP8 on an L4
+  CHECK(vram::is_tight(15e9, 8, rules));
+  CHECK_FALSE(vram::is_tight(17e9, 8, rules));
+  // The estimate says so itself: the page no longer works it out.
+  const nlohmann::json r =
+      testing::estimate({{"model", "guide-70b"}, {"weights", "fp8"}, {"gpu", "h100-sxm"}});
+  const nlohmann::json& fit = r.at("fit");
+  CHECK(fit.at("tight") == (fit.at("fits").get<bool>() && fit.at("spare_gb").get<double>() < 5.0));
 }

@@ -121,8 +121,7 @@ TEST_CASE("keys of the other mode are named, not ignored") {
   CHECK(outcome("estimate", {{"model", "guide-7b"}, {"seq", 512}}) == "seq invalid_value");
   CHECK(outcome("estimate", {{"model", "guide-7b"}, {"mode", "full"}, {"engine", "vllm"}}) ==
         "engine invalid_value");
-  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"mode", "full"}, {"overhead_gb", 1}}) ==
-        "ok");
+  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"mode", "full"}, {"overhead_gb", 1}}) == "ok");
 }
 
 TEST_CASE("engine knobs: typed and ranged in data/engines.json, one rule at both levels") {

@@ -1,12 +1,15 @@
-// One schema, two readers: the page's URL state (web/src/state.js) and the
-// core (estimate through the wasm module) must accept and refuse the same
-// values. For every field the page reads,
+// One schema, three readers: the page's URL state (web/src/state.js), the
+// core (estimate through the wasm module) and the CLI (build/native/vramcalc)
+// must accept and refuse the same values. For every field the page reads,
 // values at and just beyond each bound, each choice and a non-choice go
-// through both; the same for every engine knob.
+// through both; the same for every engine knob; the CLI on a few fields of
+// each type.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { CORE_PARAMS_FOR_TESTS, DEFAULT_STATE, readOption, readParam } from '../../web/src/state.js';
-import { core } from './module.mjs';
+import { core, root } from './module.mjs';
 
 const calculator = await core();
 const presets = calculator.presets();
@@ -91,4 +94,31 @@ test("the page's defaults are the core's", () => {
     const field = catalog.schema.requests[method].find((f) => f.name === key);
     if (field.default !== undefined) assert.deepEqual(DEFAULT_STATE[name], field.default, name);
   }
+});
+test('the CLI and the core accept the same values, a few fields of each type', () => {
+  const cli = join(root, 'build/native/vramcalc');
+  const fields = [
+    ['estimate', 'context', [], (v) => ['--context', String(v)]],
+    ['estimate', 'budget_gb', [], (v) => ['--budget-gb', String(v)]],
+    ['estimate', 'optimizer', ['--mode', 'lora'], (v) => ['--optimizer', v]],
+    ['estimate', 'lora_targets', ['--mode', 'lora'], (v) => ['--lora-targets', v.join(',')]],
+    ['estimate', 'zero', ['--mode', 'full'], (v) => ['--zero', String(v)]],
+    ['estimate', 'flash_attention', [], (v) => [v ? '--flash-attention' : '--no-flash-attention']],
+    ['grid', 'usable_fraction', [], (v) => ['--usable-fraction', String(v)]],
+  ];
+  for (const [method, key, extra, flags] of fields) {
+    const field = catalog.schema.requests[method].find((f) => f.name === key);
+    for (const value of candidates(field)) {
+      const request = method === 'estimate' ? { model: 'guide-7b' } : {};
+      if (extra.length) request.mode = extra[1];
+      request[key] = value;
+      const coreOk = coreAccepts(method, request, key);
+      const args = [method, ...(method === 'estimate' ? ['--model', 'guide-7b'] : []), ...extra, ...flags(value), '--json'];
+      const r = spawnSync(cli, args, { encoding: 'utf8' });
+      assert.equal(r.status === 0, coreOk, `${args.join(' ')}: ${r.stderr}`);
+    }
+  }
+  const knob = (value) => spawnSync(cli, ['estimate', '--model', 'guide-7b', '--engine', 'vllm', '--engine-opt', `gpu_memory_utilization=${value}`], { encoding: 'utf8' }).status;
+  assert.equal(knob(1), 0);
+  assert.equal(knob(0), 2);
 });

@@ -2,7 +2,7 @@
 // SPEC section 0 publishes it, units, money, bandwidth, the tight rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBandwidth, formatMemory, formatNumber, formatUsd, isTight, roundDisplay } from '../../web/src/format.js';
+import { formatBandwidth, formatMemory, formatNumber, formatUsd, roundDisplay } from '../../web/src/format.js';
 
 test('roundDisplay rounds half away from zero, as the published tables do', () => {
   const cases = [
@@ -35,11 +35,4 @@ test('money and bandwidth read like the fleet table', () => {
   assert.equal(formatBandwidth(3350), '3.35 TB/s');
   assert.equal(formatBandwidth(5300), '5.3 TB/s');
   assert.equal(formatBandwidth(8000), '8 TB/s');
-});
-
-test('tight: under 5 GB spare on one card, under 2 GB per card on a set', () => {
-  assert.equal(isTight(5.3, 1), false);
-  assert.equal(isTight(2, 1), true); // 13B FP8 on an L4
-  assert.equal(isTight(15, 8), true);
-  assert.equal(isTight(17, 8), false);
 });

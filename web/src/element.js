@@ -10,7 +10,7 @@
 import css from './style.css';
 import { loadCore } from './core.js';
 import { h, replace } from './dom.js';
-import { direction, problemText, translator } from './i18n.js';
+import { direction, messageRenderer, problemText, translator } from './i18n.js';
 import { DEFAULT_STATE, VIEWS, UNITS, parseQuery, toQuery } from './state.js';
 import { CalculatorView } from './views/calculator.js';
 import { DevicesView } from './views/devices.js';
@@ -198,8 +198,12 @@ export function defineVramCalculator(factory) {
     build() {
       this.setLanguage();
       const t = this.t;
+      const lang = this.getAttribute('lang') || 'en';
+      const renderers = {};
       const ctx = {
         t,
+        // say(unit)(message): the core's messages in this language and display unit.
+        say: (unit) => (renderers[unit] ||= messageRenderer(lang, unit)),
         core: this.core,
         catalog: this.catalog,
         root: this.shadowRoot,

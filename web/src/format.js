@@ -51,10 +51,6 @@ export function formatMemory(gb, unit = 'GB', decimals = 0, locale = 'en') {
   return `${formatNumber(value, decimals, locale)} ${unit}`;
 }
 
-export function convertMemory(gb, unit) {
-  return unit === 'GiB' ? gb * GIB_PER_GB : gb;
-}
-
 /** Whole US dollars: $1,490. */
 export function formatUsd(value, locale = 'en') {
   return `$${formatNumber(value, 0, locale)}`;
@@ -65,9 +61,4 @@ export function formatBandwidth(gbps, locale = 'en') {
   if (gbps < 1000) return `${formatNumber(gbps, 0, locale)} GB/s`;
   const tbps = roundDisplay(gbps / 1000, 2);
   return `${numberFormat(locale, 0, 2).format(tbps)} TB/s`;
-}
-
-/** Tight: under 5 GB spare on one card, under 2 GB per card on a set (SPEC section 3). */
-export function isTight(spareGb, cards = 1) {
-  return cards > 1 ? spareGb / cards < 2 : spareGb < 5;
 }

@@ -1,6 +1,8 @@
 // The message catalog. Every visible string of the page comes from here;
 // Arabic and Persian catalogs plug in beside English with the same keys.
 import en from './messages/en.js';
+import { createRenderer } from './messages.js';
+import enMessages from '../../data/messages/en.json';
 
 const catalogs = { en };
 
@@ -25,6 +27,17 @@ export function translator(lang) {
       params[name] === undefined ? `{${name}}` : String(params[name]),
     );
   };
+}
+
+const messageCatalogs = { en: enMessages };
+
+/**
+ * The core's answers in words: a function from a message {id, params}
+ * (term labels, formulas, assumptions, warnings, reasons) to plain text,
+ * for `lang` and a display unit ('GB' or 'GiB').
+ */
+export function messageRenderer(lang, unit) {
+  return createRenderer({ catalogs: messageCatalogs, lang: lang || 'en', unit }).render;
 }
 
 /** A problem { code, ...values } from state.js or config.js, in words. */

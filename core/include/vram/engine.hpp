@@ -10,17 +10,23 @@
 #include "vram/gpu.hpp"
 #include "vram/inference.hpp"
 #include "vram/kv_cache.hpp"
+#include "vram/message.hpp"
 #include "vram/model.hpp"
 #include "vram/schema.hpp"
 
 namespace vram {
 
-/** One term of an answer: its value, its formula with the numbers, its inputs. */
+/**
+ * One term of an answer: its value, its label and formula as messages, its
+ * inputs. The formula's params are the numbers the value is computed from
+ * (tests/cpp/test_formulas.cpp re-evaluates every formula from them), so
+ * its text cannot disagree with the value.
+ */
 struct Term {
   std::string id;  ///< stable: "weights", "kv_cache", "overhead", "activations", ...
-  std::string label;
+  Message label;   ///< "term.<id>" or a variant ("term.model_buffer")
   double bytes = 0;
-  std::string formula;
+  Message formula;  ///< id empty when the plan was made without explanations
   nlohmann::json inputs = nlohmann::json::object();
 };
 
@@ -85,8 +91,8 @@ struct InferencePlan {
   double total_bytes = 0;   ///< sum of the terms
   int tensor_parallel = 1;
   EngineBudget budget;
-  std::vector<std::string> assumptions;
-  std::vector<std::string> warnings;
+  std::vector<Message> assumptions;
+  std::vector<Message> warnings;
   nlohmann::json options = nlohmann::json::object();  ///< knobs used, defaults filled in
   double host_bytes = 0;  ///< memory the engine keeps on the host (llama.cpp token embeddings)
 };

@@ -81,6 +81,8 @@ double logit_bytes(Loss loss);
 struct ActivationSize {
   double per_layer_bytes = 0;   ///< the widest layer's saved tensors plus its backward buffers
   double checkpoint_bytes = 0;  ///< layer inputs kept under checkpointing
+  double saved_bytes = 0;       ///< every layer's saved tensors (without checkpointing)
+  double transient_bytes = 0;   ///< the widest layer's backward buffers
   double logits_bytes = 0;
   double total_bytes = 0;
 };
@@ -124,7 +126,7 @@ struct FinetunePlan {
   double host_bytes = 0;   ///< optimizer state offloaded to host RAM
   double total_bytes = 0;  ///< per GPU
   std::vector<Term> terms;
-  std::vector<std::string> assumptions;
+  std::vector<Message> assumptions;
 };
 
 /** Per-GPU memory of one training step. Throws vram::Error on bad setups. */

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "vram/gpu.hpp"
+#include "vram/message.hpp"
 
 namespace vram {
 
@@ -25,6 +26,9 @@ struct Layout {
   int devices = 1;
 };
 
+/** SPEC section 3's "tight": under 5 GB spare on one card, under 2 GB per card on a set. */
+bool is_tight(double spare_bytes, int count, const FitRules& rules);
+
 /** One card type in a given count, priced. */
 struct Option {
   const Gpu* gpu = nullptr;
@@ -44,8 +48,8 @@ struct Option {
 /** A cheaper-looking option and the rule that excluded it. */
 struct Exclusion {
   Option option;
-  std::string rule;    ///< "capacity", "fp8", "min_order", "stock", "interconnect", "unpriced"
-  std::string reason;  ///< for people
+  std::string rule;  ///< "capacity", "fp8", "min_order", "stock", "interconnect", "unpriced"
+  Message reason;    ///< for people: "fit.<rule>" with the card and the numbers
 };
 
 struct FitAnswer {

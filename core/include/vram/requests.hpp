@@ -23,9 +23,9 @@ const char* to_string(Mode mode);
 
 /** The estimate call's request (estimate_fields()). */
 struct EstimateRequest {
-  std::optional<std::string> model;  ///< a preset id, or
+  std::optional<std::string> model;      ///< a preset id, or
   std::optional<nlohmann::json> config;  ///< a Hugging Face config.json
-  std::string name;                  ///< the config's display name
+  std::string name;                      ///< the config's display name
   std::optional<double> params_total;
   std::optional<double> params_active;
   Mode mode = Mode::kInference;

@@ -3,7 +3,7 @@
 // decode ceilings, the inverse answers, warnings and assumptions. Rebuilt on
 // every change; which <details> are open survives the rebuild.
 import { h } from '../dom.js';
-import { formatMemory, formatNumber, formatUsd, isTight } from '../format.js';
+import { formatMemory, formatNumber, formatUsd } from '../format.js';
 import { estimateRequest } from '../state.js';
 import { stackedBar } from './bar.js';
 import { bdi, compute, dataTable, errorBox, facts } from './common.js';
@@ -76,22 +76,17 @@ export class CalculatorView {
       h('p', { class: 'muted small' }, t('fits.note')));
   }
 
-  termLabel(term) {
-    const key = `term.${term.id}`;
-    const text = this.ctx.t(key);
-    return text === key ? term.label : text;
-  }
-
   render(result, state, catalogIgnored) {
     const { t, catalog } = this.ctx;
     const unit = state.unit;
+    const say = this.ctx.say(unit);
     const mem = (gb, decimals = 1) => formatMemory(gb, unit, decimals);
     const training = state.mode !== 'inference';
     const total = mem(result.total_gb, 0);
     const fit = result.fit;
     const cards = result.gpu_count || 1;
-    const tight = fit && fit.fits && isTight(fit.spare_gb, cards);
-    const terms = result.terms.map((term) => ({ ...term, label: this.termLabel(term) }));
+    const tight = Boolean(fit && fit.tight);
+    const terms = result.terms.map((term) => ({ ...term, label: say(term.label), formula: term.formula && say(term.formula) }));
     const out = [];
 
     if (catalogIgnored) out.push(h('p', { class: 'notice' }, t('catalog.ignored', { method: t('view.calculator') })));
@@ -105,7 +100,7 @@ export class CalculatorView {
     // What the importer noticed about this model (vendor counting conventions,
     // layers the checkpoint holds but inference skips): core text, as text.
     const notes = (result.model && result.model.notes) || [];
-    if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', { dir: 'auto' }, note))));
+    if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', { dir: 'auto' }, say(note)))));
     if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: formatNumber(result.adapter_params) })));
 
     let fitText = '';
@@ -115,7 +110,7 @@ export class CalculatorView {
         ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: mem(fit.spare_gb) })
         : t('fit.short', { where, over: mem(-fit.spare_gb) });
       out.push(h('p', { class: `fit ${fit.fits ? (tight ? 'is-tight' : 'is-fit') : 'is-over'}`, dataset: { fits: String(fit.fits), tight: String(Boolean(tight)) } },
-        h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: fit.basis }))));
+        h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: say(fit.basis) }))));
     }
     this.live.textContent = fitText ? `${total}. ${fitText}` : total;
     out.push(stackedBar(t, terms, result.total_gb, fit ? fit.capacity_gb : 0, unit));
@@ -193,9 +188,9 @@ export class CalculatorView {
     }
 
     if (result.warnings.length) {
-      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, w)))));
+      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, say(w))))));
     }
-    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, a.text)))));
+    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, say(a))))));
     return out;
   }
 }

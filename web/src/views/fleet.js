@@ -25,9 +25,9 @@ export class FleetView extends TableView {
   }
 
   /** How many of this card the model needs: "1×", "2×", "5 nodes of 8× B200, by quote". */
-  cards({ fit, unfit_reason: reason }) {
+  cards({ fit, unfit_reason: reason }, unit) {
     const { t } = this.ctx;
-    if (!fit) return reason || '–';
+    if (!fit) return reason ? this.ctx.say(unit)(reason) : '–';
     if (fit.by_quote) return t('grid.byQuote', { nodes: fit.nodes, per: Math.round(fit.count / fit.nodes), name: fit.name });
     return t('grid.multi', { count: fit.count, name: '' }).trim();
   }
@@ -42,7 +42,7 @@ export class FleetView extends TableView {
         h('td', {}, this.describe(row)),
         [formatMemory(row.vram_gb, state.unit), formatBandwidth(row.bandwidth_gbps), row.monthly_usd === null ? '–' : formatUsd(row.monthly_usd),
           n(row.usd_per_gb_month, 2), n(row.gbps_per_usd_month, 2), n(row.usd_per_hour, 2),
-          ...(withModel ? [this.cards(row), n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)] : []),
+          ...(withModel ? [this.cards(row, state.unit), n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)] : []),
         ].map((text) => h('td', { class: 'num' }, bdi(text))),
       ),
     );

@@ -34,12 +34,13 @@ export class GridView extends TableView {
     return h('ul', {}, excluded.map((x) => {
       const name = x.name || this.gpuName(x.gpu);
       const gpu = x.count > 1 ? t('grid.multi', { count: x.count, name }) : name;
-      return h('li', {}, t('grid.excludedItem', { gpu, usd: formatUsd(x.monthly_usd), reason: x.reason || x.rule }));
+      return h('li', {}, t('grid.excludedItem', { gpu, usd: formatUsd(x.monthly_usd), reason: this.say(x.reason) }));
     }));
   }
 
   cell(cell, unit) {
     const { t } = this.ctx;
+    this.say = this.ctx.say(unit);
     const text = cell.pick
       ? t('grid.cell', { vram: formatMemory(cell.vram_gb, unit), pick: this.pickText(cell.pick) }) + (cell.pick.tight ? t('grid.tight') : '')
       : t('grid.cell', { vram: formatMemory(cell.vram_gb, unit), pick: t('grid.none') });
