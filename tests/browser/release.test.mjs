@@ -84,7 +84,7 @@ async function checkAnswer(page, lang, release) {
   assert.match(shown, new RegExp(`(^|\\D)${rounded}(\\D|$)`), `${lang}: the element shows ${rounded}: '${shown}'`);
   const frame = await page.evaluate(() => {
     const el = document.getElementById('calc');
-    const f = el.shadowRoot.querySelector('.frame');
+    const f = el.shadowRoot.querySelector('[lang]'); // the element's frame
     return { lang: f.lang, dir: f.dir, version: el.version, dataVersions: el.dataVersions };
   });
   assert.equal(frame.lang, lang);
