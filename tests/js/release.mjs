@@ -3,7 +3,7 @@
 // dependencies, so no registry is asked). Shared by tests/js and
 // tests/browser; one release and one install per test file.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { release } from '../../tools/release.mjs';
@@ -19,6 +19,7 @@ export function installRelease() {
   if (!pending) {
     pending = release().then((packed) => {
       const dir = mkdtempSync(join(tmpdir(), 'vram-release-'));
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
       writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
       execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', packed.tarball], {
         cwd: dir,
