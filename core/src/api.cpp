@@ -41,7 +41,8 @@ json Calculator::presets() const {
               {"kv_formats", catalog_.formats.kv_formats()},
               {"gpus", catalog_.gpus.gpus},
               {"engines", engines},
-              {"links", catalog_.presets}};
+              {"links", catalog_.presets},
+              {"data_versions", catalog_.data_versions}};
 }
 
 json Calculator::schema() const { return schema_json(catalog_); }
