@@ -99,17 +99,21 @@ export interface EstimateRequest {
 export interface Term {
   id: string;
   gb: number;
-  label?: string | Message;
-  formula: string | Message;
+  /** term.<id> or a variant, rendered from data/messages (docs/i18n.md). */
+  label: Message;
+  /** formula.<kind>: its params are the numbers `gb` is computed from. */
+  formula: Message | null;
   inputs?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
 export interface Fit {
   capacity_gb: number;
-  basis: string;
+  basis: Message;
   spare_gb: number;
   fits: boolean;
+  /** SPEC section 3: under 5 GB spare on one card, under 2 GB per card on a set. */
+  tight: boolean;
 }
 
 export interface Layout {
@@ -140,8 +144,8 @@ export interface EstimateResult {
   /** The sum of the terms (per GPU with tensor parallelism). */
   total_gb: number;
   terms: Term[];
-  assumptions: Array<{ id: string; text?: string | Message; [key: string]: unknown }>;
-  warnings: unknown[];
+  assumptions: Message[];
+  warnings: Message[];
   model: Record<string, unknown>;
   engine?: { id: string; name: string; kind: string; options: Record<string, number | boolean> };
   budget?: {
@@ -218,7 +222,7 @@ export interface GridResult {
   batch: number;
   currency: string;
   rules: Record<string, unknown>;
-  conventions: string | Message;
+  conventions: Message;
   rows: Array<{
     model: string;
     name: string;
@@ -240,7 +244,7 @@ export interface GridResult {
         spare_gb: number;
         layout: Layout;
       } | null;
-      excluded: Array<{ gpu: string; name: string; count: number; monthly_usd: number | null; rule: string; reason: string | Message }>;
+      excluded: Array<{ gpu: string; name: string; count: number; monthly_usd: number | null; rule: string; reason: Message }>;
     }>;
   }>;
   [key: string]: unknown;
@@ -345,6 +349,30 @@ export interface Methods {
   devices: [DevicesRequest, DevicesResult];
   fleet: [FleetRequest, FleetResult];
   presets: [Record<string, never>, PresetsResult];
+  schema: [Record<string, never>, SchemaResult];
+}
+
+/** One request field or engine knob (docs/cli.md, "One schema for flags, requests and the page"). */
+export interface SchemaField {
+  name: string;
+  type: 'int' | 'number' | 'bool' | 'string' | 'enum' | 'list' | 'object';
+  default?: unknown;
+  min?: number;
+  max?: number;
+  min_exclusive?: boolean;
+  max_exclusive?: boolean;
+  choices?: string[];
+  choices_from?: 'catalog';
+  unit?: string;
+  modes: Array<'inference' | 'finetune'>;
+  /** A message id: help.<field>. */
+  help: string;
+}
+
+/** The result of `schema`: every request's fields and every engine's knobs. */
+export interface SchemaResult {
+  requests: { estimate: SchemaField[]; grid: SchemaField[]; devices: SchemaField[]; fleet: SchemaField[] };
+  engines: Record<string, SchemaField[]>;
 }
 
 /** The package version (package.json), e.g. "0.1.0". */
@@ -363,6 +391,8 @@ export declare function grid(request?: GridRequest): Promise<GridResult>;
 export declare function devices(request?: DevicesRequest): Promise<DevicesResult>;
 export declare function fleet(request?: FleetRequest): Promise<FleetResult>;
 export declare function presets(): Promise<PresetsResult>;
+/** Every request's fields and every engine's knobs: types, defaults, ranges, choices, help ids. */
+export declare function schema(): Promise<SchemaResult>;
 
 /** The element's attributes (docs/embedding.md, "Attributes"). */
 export interface VramCalculatorAttributes {

@@ -68,8 +68,9 @@ double evaluate(const json& m) {
       {"formula.compute_buffer",
        [](const json& q) {
          const double ub = num(q, "ubatch");
-         return std::max(num(q, "cells") * ub * num(q, "heads") * 4 + 4.5 * ub * num(q, "hidden") * 4,
-                         ub * num(q, "vocab") * 4);
+         return std::max(
+             num(q, "cells") * ub * num(q, "heads") * 4 + 4.5 * ub * num(q, "hidden") * 4,
+             ub * num(q, "vocab") * 4);
        }},
       {"formula.compute_buffer_flash",
        [](const json& q) {
@@ -82,7 +83,8 @@ double evaluate(const json& m) {
        [](const json& q) { return num(q, "params") * num(q, "bytes_per_param"); }},
       {"formula.ft_qlora_base",
        [](const json& q) {
-         return num(q, "linear") * num(q, "bytes_per_param") + num(q, "kept") * num(q, "kept_bytes");
+         return num(q, "linear") * num(q, "bytes_per_param") +
+                num(q, "kept") * num(q, "kept_bytes");
        }},
       {"formula.ft_adapter",
        [](const json& q) { return num(q, "params") * num(q, "bytes_per_param"); }},
@@ -192,18 +194,18 @@ TEST_CASE("every formula's params give its term's value") {
   CHECK(requests > 250);
   CHECK(terms > 1000);
   // The random requests reach every formula (and so every evaluator is tried).
-  for (const char* id : {"formula.weights", "formula.weights_split", "formula.kv",
-                         "formula.overhead_flat", "formula.overhead_pct", "formula.gib",
-                         "formula.vllm_activations", "formula.compute_buffer",
-                         "formula.compute_buffer_flash", "formula.total", "formula.sharded"}) {
+  for (const char* id :
+       {"formula.weights", "formula.weights_split", "formula.kv", "formula.overhead_flat",
+        "formula.overhead_pct", "formula.gib", "formula.vllm_activations", "formula.compute_buffer",
+        "formula.compute_buffer_flash", "formula.total", "formula.sharded"}) {
     CHECK_MESSAGE(seen.count(id) == 1, id);
   }
 }
 
 TEST_CASE("the LoRA adapter term names the precision its bytes use") {
   for (const char* precision : {"mixed", "bf16"}) {
-    const json r = testing::estimate(
-        {{"model", "llama-3.1-8b"}, {"mode", "lora"}, {"precision", precision}});
+    const json r =
+        testing::estimate({{"model", "llama-3.1-8b"}, {"mode", "lora"}, {"precision", precision}});
     for (const json& term : r.at("terms")) {
       if (term.at("id") != "adapter") continue;
       const json& inner = term.at("formula").at("params").at("inner");

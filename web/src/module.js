@@ -36,3 +36,4 @@ export const grid = (request = {}) => call('grid', request);
 export const devices = (request = {}) => call('devices', request);
 export const fleet = (request = {}) => call('fleet', request);
 export const presets = () => call('presets', {});
+export const schema = () => call('schema', {});
