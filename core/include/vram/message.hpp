@@ -24,4 +24,16 @@ inline void to_json(nlohmann::json& j, const Message& m) {
   j = nlohmann::json{{"id", m.id}, {"params", m.params}};
 }
 
+/**
+ * The message in English from data/messages/en.json (embedded), for the
+ * English `message` and `text` fields kept beside the ids until every
+ * consumer renders ids itself. Plain substitution: strings as they are,
+ * numbers as written (`int` style: rounded and grouped), nested messages
+ * rendered. An id the catalog lacks renders as the id.
+ */
+std::string english(const Message& message);
+
+/** {"id", "params", "text"}: a message with its English beside it. */
+nlohmann::json with_english(const Message& message);
+
 }  // namespace vram
