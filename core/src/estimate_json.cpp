@@ -220,7 +220,8 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
   }
   assumptions.push_back(
       {{"id", "units"}, {"text", "GB are decimal (10^9 bytes); figures are per GPU."}});
-  std::vector<std::string> warnings = imported.warnings;
+  json warnings = json::array();  // the importer's as {"id", "params", "text"}
+  for (const Message& w : imported.warnings) warnings.push_back(with_english(w));
   if (s.zero > 0 && s.gpus == 1)
     warnings.push_back("ZeRO shards over several GPUs; with gpu_count 1 it changes nothing.");
   if (model.max_context > 0 && s.seq > model.max_context) {
@@ -378,7 +379,8 @@ json estimate_json(const Catalog& catalog, const json& req) {
   auto assume = [&assumptions](const char* id, const std::string& text) {
     assumptions.push_back({{"id", id}, {"text", text}});
   };
-  std::vector<std::string> warnings = imported.warnings;
+  json warnings = json::array();  // the importer's as {"id", "params", "text"}
+  for (const Message& w : imported.warnings) warnings.push_back(with_english(w));
   if (setup.weights == nullptr) {
     assume(
         "weights_native",
@@ -404,7 +406,7 @@ json estimate_json(const Catalog& catalog, const json& req) {
   assume("engine", engine.profile->name + ": " + engine.profile->source);
   for (const std::string& text : plan.assumptions) assume("engine_option", text);
   assume("units", "GB are decimal (10^9 bytes), as cards are marketed; GiB = 2^30 bytes.");
-  warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
+  for (const std::string& w : plan.warnings) warnings.push_back(w);
   if (!model.placeholders.empty()) {
     std::string fields;
     for (const std::string& field : model.placeholders)
