@@ -79,11 +79,27 @@ std::string dump(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// A safety net over sentences that already quote inputs at most
+// Error::kQuoteChars long: room for the sentence around them, no more.
+constexpr std::size_t kMaxMessageChars = 1000;
+
+std::string clip(const std::string& text, std::size_t max) {
+  if (text.size() <= max) return text;
+  std::size_t end = max;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end) + "... (cut)";
+}
+
 std::string error_text(const Error& e) {
   json error = e.to_json();
-  // Fields and messages may carry the user's text (an unknown key): cut it.
+  // A field may be the user's own key (an unknown field): quote it.
   error["field"] = Error::quote(e.field());
-  error["message"] = Error::quote(e.what());
+  error["message"] = clip(e.what(), kMaxMessageChars);
+  json& params = error["params"];
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (it->is_string()) *it = clip(it->get<std::string>(), kMaxMessageChars);
+  }
+  if (params.contains("field")) params["field"] = error["field"];
   return dump(json{{"error", std::move(error)}});
 }
 

@@ -147,7 +147,7 @@ FinetuneMethod parse_method(const std::string& mode) {
   if (mode == "lora") return FinetuneMethod::kLora;
   if (mode == "qlora") return FinetuneMethod::kQlora;
   throw Error("invalid_value", "mode",
-              "mode must be inference, full, lora or qlora, not '" + mode + "'");
+              "mode must be inference, full, lora or qlora, not '" + Error::quote(mode) + "'");
 }
 
 Optimizer parse_optimizer(const std::string& name) {
@@ -155,8 +155,9 @@ Optimizer parse_optimizer(const std::string& name) {
   if (name == "adamw-8bit") return Optimizer::kAdamW8bit;
   if (name == "sgd") return Optimizer::kSgd;
   if (name == "adafactor") return Optimizer::kAdafactor;
-  throw Error("invalid_value", "optimizer",
-              "optimizer must be adamw, adamw-8bit, sgd or adafactor, not '" + name + "'");
+  throw Error(
+      "invalid_value", "optimizer",
+      "optimizer must be adamw, adamw-8bit, sgd or adafactor, not '" + Error::quote(name) + "'");
 }
 
 /** A fine-tuning estimate: the same request shape with training keys. */

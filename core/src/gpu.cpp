@@ -32,7 +32,7 @@ const Gpu& GpuCatalog::find(std::string_view id, std::string_view field) const {
   std::string known;
   for (const Gpu& gpu : gpus) known += (known.empty() ? "" : ", ") + gpu.id;
   throw Error("unknown_gpu", std::string(field),
-              "unknown GPU '" + std::string(id) + "' (known: " + known + ")");
+              "unknown GPU '" + Error::quote(id) + "' (known: " + known + ")");
 }
 
 double GpuCatalog::discount_percent(int cards) const {
