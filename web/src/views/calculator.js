@@ -8,6 +8,12 @@ import { estimateRequest } from '../state.js';
 import { stackedBar } from './bar.js';
 import { bdi, compute, dataTable, errorBox, facts } from './common.js';
 
+// A warning or note from the core: English text, or a message
+// {id, params, text} whose English the core sends beside it (docs/i18n.md).
+function messageText(item) {
+  return typeof item === 'string' ? item : item.text;
+}
+
 function inputText(value) {
   if (typeof value === 'number') return formatNumber(value, Number.isInteger(value) ? 0 : 4);
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -105,7 +111,7 @@ export class CalculatorView {
     // What the importer noticed about this model (vendor counting conventions,
     // layers the checkpoint holds but inference skips): core text, as text.
     const notes = (result.model && result.model.notes) || [];
-    if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', { dir: 'auto' }, note))));
+    if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', { dir: 'auto' }, messageText(note)))));
     if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: formatNumber(result.adapter_params) })));
 
     let fitText = '';
@@ -193,7 +199,7 @@ export class CalculatorView {
     }
 
     if (result.warnings.length) {
-      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, w)))));
+      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, messageText(w))))));
     }
     out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, a.text)))));
     return out;
