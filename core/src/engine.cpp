@@ -93,7 +93,8 @@ const EngineProfile& find_engine(const std::vector<EngineProfile>& engines, cons
   }
   std::string known;
   for (const EngineProfile& engine : engines) known += (known.empty() ? "" : ", ") + engine.id;
-  throw Error("unknown_engine", field, "unknown engine '" + id + "' (known: " + known + ")");
+  throw Error("unknown_engine", field,
+              "unknown engine '" + Error::quote(id) + "' (known: " + known + ")");
 }
 
 json storage_json(const WeightsSize& weights) {

@@ -83,7 +83,7 @@ EngineChoice choose_engine(const Catalog& catalog, const EstimateRequest& req) {
 /** What the importer noticed, as messages. */
 json import_warnings(const ImportedModel& imported) {
   json out = json::array();
-  for (const std::string& w : imported.warnings) out.push_back(Message{"note.text", {{"text", w}}});
+  for (const Message& w : imported.warnings) out.push_back(w);
   return out;
 }
 

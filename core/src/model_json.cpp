@@ -22,9 +22,11 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
   const auto moe_layers = std::count_if(m.layers.begin(), m.layers.end(),
                                         [](const LayerSpec& l) { return l.mlp == LayerMlp::kMoe; });
   const ParamCount& c = params.computed;
-  // Notes from the data or the importer come as their text; the core's own as ids.
+  // A preset's notes come as their text (data/models.json); the importer's
+  // and the core's own as ids.
   json notes = json::array();
   for (const std::string& note : m.notes) notes.push_back(Message{"note.text", {{"text", note}}});
+  for (const Message& note : m.import_notes) notes.push_back(note);
   if (m.official_params_active > 0 && !params.active_declared) {
     // Vendors differ on "active": DeepSeek and OpenAI leave out the input
     // embedding (a lookup, not a matrix product). Say so when that is the gap.

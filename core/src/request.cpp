@@ -1,6 +1,10 @@
 #include "request.hpp"
 
+#include <algorithm>
+
 #include "vram/error.hpp"
+#include "vram/limits.hpp"
+#include "vram/params.hpp"
 
 namespace vram::request {
 
@@ -20,7 +24,17 @@ ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
       throw Error("missing_field", "model", "model (a preset id) or config is required");
     imported = resolve_preset(catalog.model(*request.model, "model"));
   }
-  if (request.params_total) imported.model.declared_params_total = *request.params_total;
+  if (request.params_total) {
+    // A total below the input embedding alone would leave a negative rest
+    // (llama.cpp's model buffer keeps the embedding on the host).
+    const double embedding = count_params(imported.model).embedding;
+    const double total = *request.params_total;
+    if (!(total >= std::max(1.0, embedding) && total <= limits::kMaxParams)) {
+      throw Error::out_of_range("params_total", total, std::max(1.0, embedding),
+                                limits::kMaxParams);
+    }
+    imported.model.declared_params_total = total;
+  }
   if (request.params_active) imported.model.declared_params_active = *request.params_active;
   return imported;
 }

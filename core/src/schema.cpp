@@ -8,6 +8,7 @@
 #include "vram/catalog.hpp"
 #include "vram/error.hpp"
 #include "vram/finetune.hpp"
+#include "vram/limits.hpp"
 #include "vram/requests.hpp"
 
 namespace vram {
@@ -88,7 +89,7 @@ std::vector<FieldSpec> make_estimate_fields() {
   constexpr unsigned kInf = kInferenceMode;
   constexpr unsigned kFt = kFinetuneMode;
   FieldSpec model = choice("model", nullptr, {}, ChoiceSource::kModels);
-  FieldSpec params_total = ranged("params_total", FieldType::kNumber, nullptr, 0, 1e15, "params");
+  FieldSpec params_total = ranged("params_total", FieldType::kNumber, nullptr, 0, limits::kMaxParams, "params");
   params_total.min_exclusive = true;
   FieldSpec params_active = params_total;
   params_active.name = "params_active";
@@ -177,8 +178,7 @@ const char* wanted(FieldType type) {
 }
 
 [[noreturn]] void wrong_type(const std::string& path, FieldType type, const json& value) {
-  throw Error("wrong_type", path,
-              path + " must be " + wanted(type) + ", not " + jr::type_name(value));
+  throw Error::wrong_type(path, wanted(type), jr::type_name(value));
 }
 
 void check_choice(const FieldSpec& f, const std::string& item, const std::string& path) {
@@ -187,7 +187,7 @@ void check_choice(const FieldSpec& f, const std::string& item, const std::string
   if (std::find(f.choices.begin(), f.choices.end(), item) != f.choices.end()) return;
   std::string known;
   for (const std::string& c : f.choices) known += (known.empty() ? "" : ", ") + c;
-  invalid(path, "must be one of " + known + ", not '" + item + "'");
+  invalid(path, "must be one of " + known + ", not '" + Error::quote(item) + "'");
 }
 
 }  // namespace
@@ -299,7 +299,11 @@ void check_value(const FieldSpec& f, const json& value, const std::string& path)
   }
   const bool low = f.min && (f.min_exclusive ? number <= *f.min : number < *f.min);
   const bool high = f.max && (f.max_exclusive ? number >= *f.max : number > *f.max);
-  if (low || high) invalid(path, "must be " + range_text(f) + ", not " + jr::number_text(number));
+  if (!low && !high) return;
+  if (f.min && f.max && !f.min_exclusive && !f.max_exclusive) {
+    throw Error::out_of_range(path, value, *f.min, *f.max);
+  }
+  invalid(path, "must be " + range_text(f) + ", not " + jr::number_text(number));
 }
 
 json read_fields(const json& request, const std::vector<FieldSpec>& fields,
@@ -311,7 +315,7 @@ json read_fields(const json& request, const std::vector<FieldSpec>& fields,
     for (const FieldSpec& f : fields) known += (known.empty() ? "" : ", ") + f.name;
     const std::string path = jr::field_path(prefix, it.key());
     throw Error("unknown_field", path,
-                "unknown field '" + path + "' (expected one of: " + known + ")");
+                "unknown field '" + Error::quote(path) + "' (expected one of: " + known + ")");
   }
   json out = json::object();
   for (const FieldSpec& f : fields) {

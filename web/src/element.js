@@ -21,6 +21,9 @@ import { FleetView } from './views/fleet.js';
 import { GridView } from './views/grid.js';
 import { InputsPanel } from './views/inputs.js';
 
+/** Problems shown one by one; the rest are counted in one more notice. */
+const MAX_NOTICES = 5;
+
 const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView };
 
 /** A User Timing mark (tools/bench.mjs reads them); nothing when unsupported. */
@@ -88,6 +91,7 @@ export function defineVramCalculator(factory) {
       replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));
       try {
         this.core = await loadCore(factory);
+        this.core.onRestart(() => this.afterRestart());
         mark('vram:core-ready');
         // The pickers' lists, and the core's request schema the inputs and the URL are read by.
         this.presets = { ...this.core.presets(), schema: this.core.schema() };
@@ -115,6 +119,19 @@ export function defineVramCalculator(factory) {
       mark('vram:built');
       this.render();
       mark('vram:first-render');
+    }
+
+    /**
+     * A fresh core is up after a crash: redo the views that asked while it
+     * was starting. The view whose call crashed keeps its error until an
+     * input changes, so an input that traps every time cannot loop.
+     */
+    afterRestart() {
+      if (!this.views) return;
+      for (const view of Object.values(this.views)) {
+        if (view.element.querySelector('[data-code="core_restarting"]')) view.key = null;
+      }
+      this.render();
     }
 
     setLanguage() {
@@ -298,8 +315,13 @@ export function defineVramCalculator(factory) {
     render() {
       const t = this.t;
       this.ctx.state = this.state;
+      // At most MAX_NOTICES problems in words, then their count: a crafted
+      // link with 100,000 bad parameters must not bury the page.
+      const problem = (p) => (p.param === '' ? t('error.query', { problem: problemText(t, p.error) }) : t('error.url', { param: p.param, problem: problemText(t, p.error) }));
+      const more = this.problems.length - MAX_NOTICES;
       const notices = [
-        ...this.problems.map((p) => t('error.url', { param: p.param, problem: problemText(t, p.error) })),
+        ...this.problems.slice(0, MAX_NOTICES).map(problem),
+        more > 0 ? t('error.moreIgnored', { count: more }) : null,
         this.catalogProblem,
       ].filter(Boolean);
       if (notices.join('\n') !== this.shownNotices) {

@@ -24,4 +24,11 @@ inline void to_json(nlohmann::json& j, const Message& m) {
   j = nlohmann::json{{"id", m.id}, {"params", m.params}};
 }
 
+/**
+ * The message in English (vram::render over the embedded en.json), for the
+ * English `message` of errors; answers carry plain messages. An id the
+ * catalog lacks renders as the id.
+ */
+std::string english(const Message& message);
+
 }  // namespace vram

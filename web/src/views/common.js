@@ -1,6 +1,7 @@
 // Pieces the views share: calling the core with a vendor catalog, naming a
 // core error for the user, and tables that scroll on their own on a narrow
 // screen instead of widening the page.
+import { CoreCrash } from '../core.js';
 import { h } from '../dom.js';
 
 /**
@@ -32,9 +33,11 @@ export function fieldLabel(t, field) {
 export function errorBox(t, error, method) {
   const text = error.unavailable
     ? t('error.unavailable', { method: t(`view.${method}`) })
-    : error.field
-      ? t('error.field', { field: fieldLabel(t, error.field), message: error.message })
-      : t('error.plain', { message: error.message });
+    : error instanceof CoreCrash
+      ? t(`error.${error.code}`, { message: error.message })
+      : error.field
+        ? t('error.field', { field: fieldLabel(t, error.field), message: error.message })
+        : t('error.plain', { message: error.message });
   return h('p', { class: error.unavailable ? 'notice unavailable' : 'error', role: 'alert', dataset: { code: error.code || '' } }, text);
 }
 

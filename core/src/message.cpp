@@ -1,0 +1,17 @@
+#include "vram/message.hpp"
+
+#include "vram/messages.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+
+std::string english(const Message& message) {
+  try {
+    return render(message, MessageCatalogs::builtin(), RenderOptions{});
+  } catch (...) {
+    return message.id;  // an error path must not fail on its own words
+  }
+}
+
+}  // namespace vram
