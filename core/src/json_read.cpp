@@ -1,8 +1,8 @@
 #include "json_read.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 
 #include "vram/error.hpp"
 

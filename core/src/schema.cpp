@@ -89,7 +89,8 @@ std::vector<FieldSpec> make_estimate_fields() {
   constexpr unsigned kInf = kInferenceMode;
   constexpr unsigned kFt = kFinetuneMode;
   FieldSpec model = choice("model", nullptr, {}, ChoiceSource::kModels);
-  FieldSpec params_total = ranged("params_total", FieldType::kNumber, nullptr, 0, limits::kMaxParams, "params");
+  FieldSpec params_total =
+      ranged("params_total", FieldType::kNumber, nullptr, 0, limits::kMaxParams, "params");
   params_total.min_exclusive = true;
   FieldSpec params_active = params_total;
   params_active.name = "params_active";
