@@ -37,7 +37,7 @@ test('bad flags and values: a message naming the flag, exit status 2', () => {
   const cases = [
     [['estimate', '--model', 'guide-7b', '--contxt', '5'], /unknown flag --contxt/],
     [['estimate', '--model', 'guide-7b', '--context', 'lots'], /--context expects a whole number/],
-    [['estimate', '--model', 'guide-7b', '--context', '-5'], /--context: context must be between 1 and 100000000, not -5/],
+    [['estimate', '--model', 'guide-7b', '--context', '-5'], /--context: context must be between 1 and 100,000,000, not -5/],
     [['estimate', '--model', 'gpt-9'], /--model: unknown model 'gpt-9'/],
     [['estimate', '--model', 'guide-7b', '--weights'], /--weights needs a value/],
     [['estimate', '--model', 'guide-7b', '--mode', 'lora', '--lora-rank', '0'], /--lora-rank: lora_rank must be/],
