@@ -3,6 +3,7 @@
 #include "estimate_json.hpp"
 #include "json_read.hpp"
 #include "tables.hpp"
+#include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
 
 namespace vram {
@@ -56,6 +57,8 @@ std::string call(const Calculator& calculator, std::string_view method,
     if (method == "grid") return calculator.grid(request).dump();
     if (method == "devices") return calculator.devices(request).dump();
     if (method == "fleet") return calculator.fleet(request).dump();
+    // A checkpoint's files, checked and summed as estimate would take them.
+    if (method == "checkpoint") return checkpoint_summary(checkpoint_from_json(request)).dump();
     return error("unknown_method", "method", "unknown method '" + std::string(method) + "'");
   } catch (const Error& e) {
     return error(e.code(), e.field(), e.what());

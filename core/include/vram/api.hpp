@@ -39,7 +39,8 @@ class Calculator {
 };
 
 /**
- * Dispatches `method` ("estimate", "presets", ...) with a JSON request text
+ * Dispatches `method` ("estimate", "presets", ..., "checkpoint": a request's
+ * checkpoint object checked and summed, see checkpoint.hpp) with a JSON request text
  * and returns JSON text. Never throws: a bad request or a core error comes
  * back as {"error": {"code", "field", "message"}}.
  */
