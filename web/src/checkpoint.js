@@ -114,3 +114,81 @@ export async function readCheckpoint(fileList, core) {
   const checkpoint = { files: inspections.map((i) => i.file) };
   return { kind, config, checkpoint, inspections, summary: core.call('checkpoint', checkpoint) };
 }
+
+// --- Hugging Face model ids (opt-in, online) --------------------------------
+
+/** Where model files are fetched from, when (and only when) the user asks. */
+export const HUB = 'https://huggingface.co';
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/;
+
+/** A Hub failure in the page's words: hubOffline, hubGated, hubMissing, hubRateLimit, hubStatus, hubNetwork. */
+function hubProblem(response, path) {
+  if (response.status === 401 || response.status === 403) return new CheckpointProblem('hubGated', { status: response.status, path });
+  if (response.status === 404) return new CheckpointProblem('hubMissing', { path });
+  if (response.status === 429) return new CheckpointProblem('hubRateLimit', { path });
+  return new CheckpointProblem('hubStatus', { status: response.status, path });
+}
+
+/**
+ * The Hub as File-like objects readCheckpoint takes: config.json, the
+ * index when there is one, and each safetensors file, whose slices are HTTP
+ * range requests. `token` (optional) goes in the Authorization header only.
+ * Sends nothing but GETs of those files' URLs.
+ */
+export async function hubFiles(modelId, { token = '', revision = 'main', fetchFn = globalThis.fetch } = {}) {
+  const id = String(modelId).trim();
+  if (!MODEL_ID.test(id)) throw new CheckpointProblem('hubId', { id });
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  const url = (path) => `${HUB}/${id.split('/').map(encodeURIComponent).join('/')}/resolve/${encodeURIComponent(revision)}/${path.split('/').map(encodeURIComponent).join('/')}`;
+  const get = async (path, range) => {
+    let response;
+    try {
+      response = await fetchFn(url(path), { headers: range ? { ...headers, Range: range } : headers, credentials: 'omit', referrerPolicy: 'no-referrer' });
+    } catch (error) {
+      // Offline, blocked by CORS or by the page's CSP: the browser does not say which.
+      throw new CheckpointProblem(globalThis.navigator && navigator.onLine === false ? 'hubOffline' : 'hubNetwork', { path });
+    }
+    if (!response.ok) throw hubProblem(response, path);
+    return response;
+  };
+  const textFile = (name, text) => ({ name, size: text.length, text: async () => text });
+  const rangeFile = async (name) => {
+    // The first slice also tells the file's size (Content-Range: bytes 0-N/size).
+    const first = await get(name, `bytes=0-${FIRST_SLICE_BYTES - 1}`);
+    const head = new Uint8Array(await first.arrayBuffer());
+    const total = Number((first.headers.get('Content-Range') || '').split('/')[1]);
+    const size = Number.isFinite(total) && total > 0 ? total : head.length;
+    return {
+      name,
+      size,
+      slice: (start, end) => ({
+        arrayBuffer: async () => {
+          if (end <= head.length) return head.slice(start, end).buffer;
+          const r = await get(name, `bytes=${start}-${end - 1}`);
+          return r.arrayBuffer();
+        },
+      }),
+    };
+  };
+  const files = [textFile('config.json', await (await get('config.json')).text())];
+  let shards = ['model.safetensors'];
+  try {
+    const index = await (await get('model.safetensors.index.json')).text();
+    files.push(textFile('model.safetensors.index.json', index));
+    let map;
+    try {
+      map = JSON.parse(index).weight_map || {};
+    } catch {
+      throw new CheckpointProblem('ckptIndex');
+    }
+    shards = [...new Set(Object.values(map).filter((v) => typeof v === 'string'))];
+    // Plain file names only: an index cannot send requests elsewhere.
+    if (!shards.length || shards.some((name) => !/^[A-Za-z0-9][\w.-]*\.safetensors$/.test(name))) throw new CheckpointProblem('ckptIndex');
+  } catch (error) {
+    // No index: one model.safetensors. Any other failure is the user's to see.
+    if (!(error instanceof CheckpointProblem && error.problem.code === 'hubMissing')) throw error;
+  }
+  if (shards.length > 4096) throw new CheckpointProblem('ckptIndex');
+  for (const name of shards) files.push(await rangeFile(name));
+  return files;
+}
