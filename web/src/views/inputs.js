@@ -96,7 +96,7 @@ export class InputsPanel {
     this.hubId = h('input', { id: 'hub-id', type: 'text', spellcheck: 'false', placeholder: 'Qwen/Qwen3-32B-AWQ' });
     this.hubToken = h('input', { id: 'hub-token', type: 'password', autocomplete: 'off' });
     this.hub = ctx.network
-      ? h('details', { class: 'paste hub' }, h('summary', {}, t('hub.title')),
+      ? h('details', { class: 'hub' }, h('summary', {}, t('hub.title')),
         h('div', { class: 'field' }, h('label', { for: this.hubId.id }, t('hub.id')), this.hubId),
         h('div', { class: 'field' }, h('label', { for: this.hubToken.id }, t('hub.token')), this.hubToken, h('p', { class: 'hint' }, t('hub.tokenHint'))),
         h('button', { id: 'hub-load', type: 'button', onclick: () => this.loadHub() }, t('hub.load')))
