@@ -239,6 +239,8 @@ export function defineVramCalculator(factory) {
         root: this.shadowRoot,
         emit: (result) => this.dispatchEvent(new CustomEvent('vram-result', { detail: result })),
         change: (patch, options) => this.change(patch, options),
+        // network="off": no model-id field, so the page never fetches a model.
+        network: this.getAttribute('network') !== 'off',
       };
       ctx.state = this.state;
       this.ctx = ctx;

@@ -3,7 +3,9 @@
 // the card. Built once; `sync` writes state into them without touching the
 // one that has focus, so typing never loses the caret.
 import { readConfigText } from '../config.js';
+import { fileKind, hubFiles, readCheckpoint } from '../checkpoint.js';
 import { h, replace } from '../dom.js';
+import { formatMemory } from '../format.js';
 import { problemText } from '../i18n.js';
 import {
   CUSTOM, IMPORTED, LORA_TARGETS, MODES, OPTIMIZERS, PROFILES, SHAPE,
@@ -87,10 +89,18 @@ export class InputsPanel {
     );
 
     // config.json: choose a file, drop one anywhere on the panel, or paste.
-    this.file = h('input', { id: 'config-file', type: 'file', accept: '.json,application/json' });
-    this.file.addEventListener('change', () => {
-      if (this.file.files[0]) this.loadFile(this.file.files[0]);
-    });
+    this.file = h('input', { id: 'config-file', type: 'file', multiple: true, accept: '.json,application/json,.gguf,.safetensors' });
+    this.file.addEventListener('change', () => this.loadFiles(this.file.files));
+    this.checkpointInfo = h('p', { id: 'checkpoint-info', class: 'hint', 'aria-live': 'polite', hidden: true });
+    // A Hugging Face model id, fetched only when the user asks (web/src/checkpoint.js hubFiles).
+    this.hubId = h('input', { id: 'hub-id', type: 'text', spellcheck: 'false', placeholder: 'Qwen/Qwen3-32B-AWQ' });
+    this.hubToken = h('input', { id: 'hub-token', type: 'password', autocomplete: 'off' });
+    this.hub = ctx.network
+      ? h('details', { class: 'hub' }, h('summary', {}, t('hub.title')),
+        h('div', { class: 'field' }, h('label', { for: this.hubId.id }, t('hub.id')), this.hubId),
+        h('div', { class: 'field' }, h('label', { for: this.hubToken.id }, t('hub.token')), this.hubToken, h('p', { class: 'hint' }, t('hub.tokenHint'))),
+        h('button', { id: 'hub-load', type: 'button', onclick: () => this.loadHub() }, t('hub.load')))
+      : null;
     this.paste = h('textarea', { id: 'config-text', rows: 5, spellcheck: 'false', 'aria-describedby': 'config-error' });
     this.paste.addEventListener('input', () => this.loadText(this.paste.value, t('config.pasted'), false));
     this.paste.addEventListener('change', () => this.loadText(this.paste.value, t('config.pasted'), true));
@@ -112,8 +122,10 @@ export class InputsPanel {
         h('div', { class: 'field' }, h('label', { for: this.search.id }, t('input.search')), this.search, this.searchStatus),
         f('model'),
         this.sections.custom,
-        h('div', { class: 'field drop' }, h('label', { for: this.file.id }, t('input.configFile')), this.file, h('p', { class: 'hint' }, t('input.configDrop'))),
+        h('div', { class: 'field drop' }, h('label', { for: this.file.id }, t('input.configFile')), this.file, h('p', { class: 'hint' }, t('input.configDrop')), h('p', { class: 'hint' }, t('input.checkpointHint'))),
         h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste),
+        this.hub,
+        this.checkpointInfo,
         this.configError,
       ),
       section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
@@ -127,8 +139,8 @@ export class InputsPanel {
     this.element.addEventListener('drop', (event) => {
       event.preventDefault();
       this.element.classList.remove('dragging');
-      const file = event.dataTransfer && event.dataTransfer.files[0];
-      if (file) this.loadFile(file);
+      const files = event.dataTransfer && event.dataTransfer.files;
+      if (files && files.length) this.loadFiles(files);
       else if (event.dataTransfer) this.loadText(event.dataTransfer.getData('text/plain'), t('config.dropped'), true);
     });
   }
@@ -217,6 +229,52 @@ export class InputsPanel {
     }
   }
 
+  /** A config.json alone, or a checkpoint's files (GGUF, safetensors, index, config). */
+  loadFiles(list) {
+    const files = [...(list || [])];
+    if (!files.length) return;
+    if (files.length === 1 && fileKind(files[0].name) !== 'gguf' && fileKind(files[0].name) !== 'safetensors') {
+      this.loadFile(files[0]);
+    } else {
+      this.loadCheckpoint(files);
+    }
+  }
+
+  /** Fetches config.json, the index and the safetensors headers of a Hub model, on request. */
+  async loadHub() {
+    const { t } = this.ctx;
+    this.showConfigError(null);
+    this.checkpointInfo.hidden = false;
+    this.checkpointInfo.textContent = t('hub.fetching', { id: this.hubId.value.trim() });
+    try {
+      // The token lives in this input only: never in the state, the address or storage.
+      await this.loadCheckpoint(await hubFiles(this.hubId.value, { token: this.hubToken.value.trim() }), this.hubId.value.trim());
+    } catch (error) {
+      this.checkpointInfo.hidden = true;
+      this.showConfigError(t('config.error', { source: this.hubId.value.trim() || t('hub.id'), problem: problemText(t, error.problem || { code: 'hubNetwork' }) }));
+    }
+  }
+
+  /** Reads the files' headers (never their data) and applies the checkpoint. */
+  async loadCheckpoint(files, name) {
+    const { t } = this.ctx;
+    this.showConfigError(null);
+    this.checkpointInfo.hidden = false;
+    this.checkpointInfo.textContent = t('checkpoint.reading', { count: files.length });
+    try {
+      const core = await this.ctx.core;
+      const read = await readCheckpoint(files, core);
+      const mix = read.summary.by_type.map((m) => t('checkpoint.type', { type: m.type, size: formatMemory(m.gb, this.ctx.state.unit, 2) }));
+      this.checkpointInfo.textContent = t('checkpoint.mix', { kind: read.kind, files: read.checkpoint.files.length, mix: mix.join(', ') });
+      this.ctx.change({ model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint }, { push: true });
+      if (name) this.checkpointInfo.textContent = `${name}: ${this.checkpointInfo.textContent}`;
+    } catch (error) {
+      this.checkpointInfo.hidden = true;
+      const problem = error.problem ? problemText(t, error.problem) : t('checkpoint.core', { field: error.field || '', message: error.message });
+      this.showConfigError(t('config.error', { source: error.source || error.problem?.source || t('checkpoint.files'), problem }));
+    }
+  }
+
   /** Applies config.json text, or says what is wrong with it. */
   loadText(text, source, push) {
     const { value, error } = readConfigText(text);
@@ -225,7 +283,8 @@ export class InputsPanel {
       return;
     }
     this.showConfigError(null);
-    this.ctx.change({ model: IMPORTED, config: JSON.stringify(value) }, { push });
+    this.checkpointInfo.hidden = true;
+    this.ctx.change({ model: IMPORTED, config: JSON.stringify(value), checkpoint: null }, { push });
   }
 
   filterModels() {
