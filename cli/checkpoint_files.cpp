@@ -32,7 +32,9 @@ json inspect_path(const std::string& kind, const std::string& path) {
   std::uint64_t want = std::min<std::uint64_t>(size, 1u << 20);
   std::string bytes;
   for (;;) {
-    bytes.resize(want);
+    if (want > bytes.max_size())
+      throw UsageError("--" + kind + ": header too large in '" + path + "'");
+    bytes.resize(static_cast<std::size_t>(want));
     in.seekg(0);
     in.read(bytes.data(), static_cast<std::streamsize>(want));
     if (static_cast<std::uint64_t>(in.gcount()) != want) {
