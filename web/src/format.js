@@ -2,7 +2,10 @@
 // rounded here, for display only, half away from zero (SPEC section 0), with
 // the same rule as the core's round_display (tests hold both to one table).
 
-const GIB_PER_GB = 1e9 / 1073741824;
+/** Decimal gigabyte (SPEC section 0) and binary gibibyte, in bytes. */
+export const BYTES_PER_GB = 1e9;
+export const BYTES_PER_GIB = 1073741824;
+const GIB_PER_GB = BYTES_PER_GB / BYTES_PER_GIB;
 
 /** Rounds half away from zero to `decimals` places (0..6). */
 export function roundDisplay(value, decimals) {
@@ -22,7 +25,8 @@ export function roundDisplay(value, decimals) {
 // Building an Intl.NumberFormat costs more than formatting with one, and every
 // keystroke formats dozens of figures: one formatter per locale and style.
 const formatters = new Map();
-function numberFormat(locale, minimum, maximum) {
+/** The cached Intl.NumberFormat for a locale and a range of decimals. */
+export function numberFormat(locale, minimum, maximum) {
   const key = `${locale}|${minimum}|${maximum}`;
   let formatter = formatters.get(key);
   if (!formatter) {

@@ -1,0 +1,140 @@
+// The page's message renderer: a message {id, params} in, plain text out,
+// from the catalogs of data/messages/ (docs/i18n.md). The CLI's renderer
+// (core/src/messages.cpp) follows the same rules; tests/vectors/messages.json
+// holds both to the same cases.
+//
+//   const { render, t } = createRenderer({ catalogs, lang: 'fa', digits: 'latn', unit: 'GiB' });
+//   render({ id: 'formula.weights', params: { params: 7e10 } });  // one message
+//   t('view.grid');                                              // an id and params
+//
+// catalogs: { en: {...}, ar: {...}, fa: {...} }, one flat object per language.
+// lang: a language tag ('fa', 'fa-IR'); one with no catalog renders English.
+// digits: undefined or '' for the language's own, 'latn' or 'native'.
+// unit: 'GB' (decimal, the default) or 'GiB', for the gb, gb0 and gb2 styles.
+//
+// An entry missing from the language's catalog comes from English; an id in
+// no catalog renders as the id itself (listed in `missing`, so tests can
+// check that no view hits one). A missing parameter shows its placeholder as
+// written; a number that cannot be shown (NaN, Infinity, null) shows `–`.
+// The result is text, never markup: put it in a text node.
+import { BYTES_PER_GB, BYTES_PER_GIB, numberFormat, roundDisplay } from './format.js';
+
+const NO_VALUE = '\u2013';
+// Nested messages come from results, but a result is input too: bound it.
+const MAX_DEPTH = 16;
+const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list))?\}/g;
+
+// Digits and separators (docs/i18n.md): the Intl locale that writes them,
+// and the percent sign. Any other language writes Latin digits.
+const LATIN = { locale: 'en-u-nu-latn', percent: '%' };
+const SYSTEMS = {
+  ar: { latn: LATIN, native: { locale: 'ar-u-nu-arab', percent: '%' } },
+  fa: { latn: LATIN, native: { locale: 'fa-u-nu-arabext', percent: '\u066A' } },
+};
+const DEFAULT_DIGITS = { ar: 'latn', fa: 'native' };
+
+// One PluralRules per language, like numberFormat's cache.
+const pluralRules = new Map();
+function pluralCategory(lang, value) {
+  if (!Number.isFinite(value)) return 'other';
+  let rules = pluralRules.get(lang);
+  if (!rules) {
+    rules = new Intl.PluralRules(lang);
+    pluralRules.set(lang, rules);
+  }
+  // The CLI rounds to Intl's default 3 decimals with round_display; so do we,
+  // so that both pick the same category at a half.
+  return rules.select(roundDisplay(value, 3));
+}
+
+const isMessage = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && typeof value.id === 'string';
+
+/** A renderer for one language, digit system and display unit (see above). */
+export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = {}) {
+  if (!catalogs || typeof catalogs !== 'object') throw new TypeError('createRenderer: catalogs must be an object per language');
+  if (digits !== undefined && digits !== '' && digits !== 'latn' && digits !== 'native') throw new RangeError(`createRenderer: digits must be 'latn' or 'native', not ${digits}`);
+  if (unit !== 'GB' && unit !== 'GiB') throw new RangeError(`createRenderer: unit must be 'GB' or 'GiB', not ${unit}`);
+  const base = String(lang).split(/[-_]/)[0].toLowerCase();
+  const own = Object.hasOwn(catalogs, base) ? catalogs[base] : undefined;
+  const english = Object.hasOwn(catalogs, 'en') ? catalogs.en : {};
+  const system = SYSTEMS[base]?.[digits || DEFAULT_DIGITS[base]] || LATIN;
+  const bytesPerUnit = unit === 'GiB' ? BYTES_PER_GIB : BYTES_PER_GB;
+  const unitSuffix = ` ${unit}`;
+  const missing = new Set();
+
+  // Rounded for display, grouped, in the language's digits; the sign (an
+  // ASCII hyphen-minus, as in the CLI) goes before the prefix: "-$5".
+  function number(value, min, max, prefix = '', suffix = '') {
+    if (!Number.isFinite(value)) return NO_VALUE;
+    const rounded = roundDisplay(value, max);
+    const sign = rounded < 0 ? '-' : '';
+    return `${sign}${prefix}${numberFormat(system.locale, min, max).format(Math.abs(rounded))}${suffix}`;
+  }
+
+  function styled(value, style, depth) {
+    if (!style || style === 'msg' || style === 'list') return textOf(value, depth);
+    if (style === 'plus') return Array.isArray(value) ? joined(value, 'list.plus', depth) : textOf(value, depth);
+    if (typeof value !== 'number') return NO_VALUE;
+    switch (style) {
+      case 'int': return number(value, 0, 0);
+      case 'gb': return number(value / bytesPerUnit, 1, 1, '', unitSuffix);
+      case 'gb0': return number(value / bytesPerUnit, 0, 0, '', unitSuffix);
+      case 'gb2': return number(value / bytesPerUnit, 2, 2, '', unitSuffix);
+      case 'gib': return number(value, 2, 2, '', ' GiB');
+      case 'pct': return number(value, 0, 2, '', system.percent);
+      case 'usd': return number(value, 0, 0, '$');
+      default: return number(value, Number(style[1]), Number(style[1])); // d0 .. d6
+    }
+  }
+
+  // A parameter shown without a numeric style.
+  function textOf(value, depth) {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number') return number(value, 0, 2);
+    if (isMessage(value)) return message(value.id, value.params, depth + 1);
+    if (Array.isArray(value)) return joined(value, 'list.sep', depth);
+    return NO_VALUE;
+  }
+
+  function joined(items, separatorId, depth) {
+    if (depth > MAX_DEPTH) return NO_VALUE;
+    const separator = message(separatorId, undefined, depth + 1);
+    return items.map((item) => textOf(item, depth + 1)).join(separator);
+  }
+
+  function message(id, params, depth) {
+    if (depth > MAX_DEPTH) return NO_VALUE;
+    let entryLang = base;
+    let entry = own && Object.hasOwn(own, id) ? own[id] : undefined;
+    if (entry === undefined) {
+      entryLang = 'en';
+      entry = Object.hasOwn(english, id) ? english[id] : undefined;
+    }
+    if (entry === undefined) {
+      missing.add(id);
+      return String(id);
+    }
+    const values = params !== null && typeof params === 'object' && !Array.isArray(params) ? params : {};
+    let template = entry;
+    if (typeof entry === 'object' && entry !== null) {
+      // A plural entry: the category in the template's own language (an
+      // English fallback takes English plurals).
+      const count = Object.hasOwn(values, entry.plural) ? values[entry.plural] : undefined;
+      const category = typeof count === 'number' ? pluralCategory(entryLang, count) : 'other';
+      template = typeof entry[category] === 'string' ? entry[category] : entry.other;
+    }
+    if (typeof template !== 'string') return String(id);
+    return template.replace(PLACEHOLDER, (written, name, style) =>
+      Object.hasOwn(values, name) && values[name] !== undefined ? styled(values[name], style, depth) : written,
+    );
+  }
+
+  return {
+    lang: base,
+    missing,
+    /** One message {id, params} as text. */
+    render: (msg) => (isMessage(msg) ? message(msg.id, msg.params, 0) : NO_VALUE),
+    /** An id and its params as text. */
+    t: (id, params) => message(String(id), params, 0),
+  };
+}
