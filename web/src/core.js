@@ -8,11 +8,6 @@ export class CoreError extends Error {
     this.code = error.code;
     this.field = error.field;
   }
-
-  /** True when this build of the core lacks the method (an older core). */
-  get unavailable() {
-    return this.code === 'unknown_method';
-  }
 }
 
 /** Wraps the raw string binding as calls on plain objects. */
