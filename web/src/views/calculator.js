@@ -127,7 +127,7 @@ export class CalculatorView {
       out.push(h('p', { class: `fit ${fit.fits ? (tight ? 'is-tight' : 'is-fit') : 'is-over'}`, dataset: { fits: String(fit.fits), tight: String(Boolean(tight)) } },
         h('strong', {}, fitText), ' ', h('span', { class: 'muted core-text', dir: 'auto' }, t('fit.basis', { basis: fit.basis }))));
     }
-    this.live.textContent = fitText ? `${totalText}. ${fitText}` : totalText;
+    this.live.textContent = fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText;
     out.push(stackedBar(t, terms, result.total_gb, fit ? fit.capacity_gb : 0));
 
     if (result.fits && result.fits.length) out.push(this.cheapest(result.fits, state));
