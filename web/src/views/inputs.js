@@ -101,7 +101,10 @@ export class InputsPanel {
     );
 
     // config.json: choose a file, drop one anywhere on the panel, or paste.
-    this.file = h('input', { id: 'config-file', type: 'file', accept: '.json,application/json' });
+    // The browser words a file input's button and status in its own
+    // language, not the page's: the input is hidden (still focusable) and
+    // its label, in the page's words, is the button.
+    this.file = h('input', { id: 'config-file', type: 'file', class: 'file visually-hidden', accept: '.json,application/json' });
     this.file.addEventListener('change', () => {
       if (this.file.files[0]) this.loadFile(this.file.files[0]);
     });
@@ -127,7 +130,7 @@ export class InputsPanel {
         h('div', { class: 'field' }, h('label', { for: this.search.id }, t('input.search')), this.search, this.searchStatus),
         f('model'),
         this.sections.custom,
-        h('div', { class: 'field drop' }, h('label', { for: this.file.id }, t('input.configFile')), this.file, h('p', { class: 'hint' }, t('input.configDrop'))),
+        h('div', { class: 'field drop' }, this.file, h('label', { for: this.file.id, class: 'file-button' }, t('input.configFile')), h('p', { class: 'hint' }, t('input.configDrop'))),
         this.pasteBox,
         this.configError,
       ),
