@@ -63,7 +63,7 @@ export function defineVramCalculator(factory) {
         this.loadCatalog();
         return;
       }
-      if (name === 'lang' || name === 'dir' || name === 'digits') {
+      if (name === 'lang' || name === 'dir') {
         this.render();
         return;
       }

@@ -1,9 +1,9 @@
 // The page's languages: the catalogs of data/messages/ (bundled at build
 // time, the CLI embeds the same files), which language an element speaks,
 // its direction, and a translator over the one renderer (messages.js).
-import ar from '../../data/messages/ar.json';
-import en from '../../data/messages/en.json';
-import fa from '../../data/messages/fa.json';
+import ar from '../../data/messages/ar.json' with { type: 'json' };
+import en from '../../data/messages/en.json' with { type: 'json' };
+import fa from '../../data/messages/fa.json' with { type: 'json' };
 import { createRenderer } from './messages.js';
 import { DIGITS, LANGUAGES } from './state.js';
 
@@ -47,9 +47,10 @@ const RTL_CATALOGS = Object.fromEntries(Object.entries(CATALOGS).map(([lang, cat
 /**
  * A translator for one language, digit choice and display unit:
  * t(id, params) renders a catalog entry (English fallback key by key),
- * t.render(message) a core {id, params}; t.lang, t.dir, t.digits say what
- * it speaks, and t.number / t.parseNumber move numbers in and out of
- * inputs in the language's digits.
+ * t.render(message) a message {id, params} as the core answers them;
+ * t.lang, t.dir, t.digits say what it speaks; t.format(value, decimals)
+ * writes a bare figure, and t.number / t.parseNumber move numbers in and
+ * out of inputs in the language's digits.
  */
 const translators = new Map();
 export function translator(lang, { digits = '', unit = 'GB' } = {}) {
@@ -64,7 +65,6 @@ function makeTranslator(base, digits, unit) {
   const renderer = createRenderer({ catalogs: dir === 'rtl' ? RTL_CATALOGS : CATALOGS, lang: base, digits, unit });
   const t = (id, params) => renderer.t(id, params);
   t.render = renderer.render;
-  t.missing = renderer.missing;
   t.lang = base;
   t.dir = dir;
   t.digits = renderer.locale.includes('-nu-latn') ? 'latn' : 'native';
