@@ -29,6 +29,19 @@ test('every catalog is in the one layout (node tools/messages.mjs --fix)', () =>
   for (const [lang, { text, messages }] of Object.entries(catalogs)) assert.equal(text, layout(messages), lang);
 });
 
+test('every template parses as the CLI reads it: known styles, no brace outside a placeholder', () => {
+  const STYLE = /^(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list)$/;
+  for (const [lang, { messages }] of Object.entries(catalogs)) {
+    for (const [key, entry] of Object.entries(messages)) {
+      const forms = typeof entry === 'string' ? [entry] : CATEGORIES.filter((c) => c in entry).map((c) => entry[c]);
+      for (const form of forms) {
+        for (const [, , style] of form.matchAll(PLACEHOLDER)) assert.ok(!style || STYLE.test(style), `${lang} ${key}: style ${style}`);
+        assert.doesNotMatch(form.replace(PLACEHOLDER, ''), /[{}]/, `${lang} ${key}: a brace outside a placeholder`);
+      }
+    }
+  }
+});
+
 test('Arabic and Persian have every English key, no other, with the same placeholders', () => {
   for (const lang of LANGUAGES.filter((l) => l !== 'en')) {
     const messages = catalogs[lang].messages;

@@ -112,12 +112,12 @@ export function defineVramCalculator(factory) {
       mark('vram:first-render');
     }
 
-    /** The nearest `lang` above the element, across shadow roots: the host's language. */
+    /** The nearest `lang` above the element, across shadow roots: the host's language ('' when none). */
     hostLanguage() {
       for (let node = this.parentNode; node; node = node.parentNode || node.host) {
-        if (node.nodeType === 1 && node.hasAttribute('lang')) return { lang: node.getAttribute('lang'), holder: node };
+        if (node.nodeType === 1 && node.hasAttribute('lang')) return node.getAttribute('lang');
       }
-      return { lang: '', holder: document.documentElement };
+      return '';
     }
 
     /**
@@ -134,7 +134,7 @@ export function defineVramCalculator(factory) {
 
     /** The language, direction and digits asked for now, from the URL, the attributes and the host. */
     wanted() {
-      const lang = resolveLanguage(this.state.lang || this.getAttribute('lang') || this.hostLanguage().lang);
+      const lang = resolveLanguage(this.state.lang || this.getAttribute('lang') || this.hostLanguage());
       const dirAttr = (this.getAttribute('dir') || '').toLowerCase();
       const digitsAttr = this.getAttribute('digits') || '';
       const digits = this.state.digits || (DIGITS.includes(digitsAttr) ? digitsAttr : '');
@@ -145,11 +145,11 @@ export function defineVramCalculator(factory) {
 
     /** The translator for the current language, digits and display unit. */
     setLanguage() {
-      const { lang, dir, t } = this.wanted();
+      const { lang, dir, t, key } = this.wanted();
       this.t = t;
       this.frame.lang = lang;
       this.frame.dir = dir;
-      return this.wanted().key;
+      return key;
     }
 
     /** view, model and preset attributes (and a malformed digits), read through the URL schema. */
