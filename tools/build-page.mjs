@@ -1,10 +1,13 @@
 // Assembles the page from the built wasm module and web/src:
 //   dist/vram-calculator.js    one classic script: the module (wasm inline)
 //                              and the <vram-calculator> element
-//   dist/vram-calculator.html  the standalone page, that script inline: one
-//                              self-contained file that works from file://
+//   dist/vram-calculator.mjs   the same as an ES module that defines nothing
+//                              on import and exports the definer and `call`
+//   dist/vram-calculator.html  the standalone page, the classic script
+//                              inline: one self-contained file that works
+//                              from file:// (which blocks ES modules)
 //   dist/index.html            the same page, for the preview server
-// plus the examples. Classic scripts only: file:// blocks ES modules.
+// plus the examples. package.json's version is written into both scripts.
 import { build } from 'esbuild';
 import { mkdir, readFile, writeFile, copyFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -18,19 +21,31 @@ function inlineSafe(js) {
   return js.replace(/<\/script/gi, '<\\/script').replace(/<!--/g, '<\\!--');
 }
 
-export async function buildPage() {
-  const glue = await readFile(join(root, 'build/wasm/module/vram.js'), 'utf8');
-  const bundle = await build({
-    entryPoints: [join(root, 'web/src/entry.js')],
+/** The root package.json's version: the one version of every artifact. */
+export async function packageVersion() {
+  const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) throw new Error(`package.json: version '${version}' is not semver`);
+  return version;
+}
+
+async function bundle(entry, format, version) {
+  const result = await build({
+    entryPoints: [join(root, entry)],
     bundle: true,
-    format: 'iife',
+    format,
     target: ['es2020'],
     minify: true,
     legalComments: 'none',
     loader: { '.css': 'text' },
+    define: { __VRAM_VERSION__: JSON.stringify(version) },
     write: false,
   });
-  const app = bundle.outputFiles[0].text;
+  return result.outputFiles[0].text;
+}
+
+export async function buildPage() {
+  const version = await packageVersion();
+  const glue = await readFile(join(root, 'build/wasm/module/vram.js'), 'utf8');
   // The wasm bytes travel as a base64 string beside the glue, not inside
   // it: the page decodes them with Uint8Array.fromBase64 where the browser
   // has it (the glue's own decoder walks atob's output byte by byte) and
@@ -40,16 +55,17 @@ export async function buildPage() {
   const lean = glue.replace(inline[1], '');
   // The module glue exports through module/exports/define when they exist;
   // shadowing them keeps it from touching a host page's loaders, so the
-  // element is the only global this script creates.
-  const script = inlineSafe(
-    '/* VRAM calculator: sizing core compiled to WebAssembly. */\n' +
-      `(function(){var VRAM_WASM_BASE64="${inline[1]}";\n` +
-      'var createVramModule=(function(){var module,exports,define;\n' +
-      lean +
-      '\nreturn createVramModule;})();\n' +
-      app +
-      '})();\n',
-  );
+  // element is the only global the classic script creates. Shadowing
+  // `process` keeps it on its plain path (wasmBinary given, no require)
+  // under a host's process polyfill, and for the ES module under Node.
+  const core =
+    `var VRAM_WASM_BASE64="${inline[1]}";\n` +
+    'var createVramModule=(function(){var module,exports,define,process;\n' +
+    lean +
+    '\nreturn createVramModule;})();\n';
+  const banner = `/* VRAM calculator ${version}: sizing core compiled to WebAssembly. MIT License. */\n`;
+  const script = inlineSafe(`${banner}(function(){${core}${await bundle('web/src/entry.js', 'iife', version)}})();\n`);
+  const esm = `${banner}${core}${await bundle('web/src/module.js', 'esm', version)}`;
   const template = await readFile(join(root, 'web/page.html'), 'utf8');
   const marker = '<script>/*VRAM_CALCULATOR_SCRIPT*/</script>';
   if (!template.includes(marker)) throw new Error('web/page.html lost its script marker');
@@ -57,6 +73,7 @@ export async function buildPage() {
 
   await mkdir(dist, { recursive: true });
   await writeFile(join(dist, 'vram-calculator.js'), script);
+  await writeFile(join(dist, 'vram-calculator.mjs'), esm);
   await writeFile(join(dist, 'vram-calculator.html'), page);
   await writeFile(join(dist, 'index.html'), page);
   const examples = join(root, 'examples');
@@ -67,7 +84,7 @@ export async function buildPage() {
   } catch (error) {
     if (error.code !== 'ENOENT') throw error;
   }
-  return { script, page };
+  return { script, esm, page };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -40,7 +40,8 @@ json Calculator::presets() const {
               {"kv_formats", catalog_.formats.kv_formats()},
               {"gpus", catalog_.gpus.gpus},
               {"engines", engines},
-              {"links", catalog_.presets}};
+              {"links", catalog_.presets},
+              {"data_versions", catalog_.data_versions}};
 }
 
 std::string call(const Calculator& calculator, std::string_view method,

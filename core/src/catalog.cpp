@@ -23,6 +23,28 @@ json parse_embedded(std::string_view name) {
   return parsed;
 }
 
+bool digits(std::string_view text) {
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  return !text.empty();
+}
+
+/** A data file's "updated" date, checked as YYYY-MM-DD (a broken file is a build bug). */
+std::string updated_date(const json& file, std::string_view name) {
+  const std::string field = std::string(name) + ".updated";
+  const std::string date = jr::get_string(file, "updated", std::string(name));
+  const std::string_view d(date);
+  const bool shaped = d.size() == 10 && d[4] == '-' && d[7] == '-' && digits(d.substr(0, 4)) &&
+                      digits(d.substr(5, 2)) && digits(d.substr(8, 2));
+  if (!shaped || d.substr(5, 2) < "01" || d.substr(5, 2) > "12" || d.substr(8, 2) < "01" ||
+      d.substr(8, 2) > "31") {
+    throw Error("internal", field,
+                "data/" + std::string(name) + ".json: updated must be YYYY-MM-DD");
+  }
+  return date;
+}
+
 ModelPreset preset_from_json(const json& j, std::size_t index) {
   const std::string at = "models[" + std::to_string(index) + "]";
   ModelPreset preset;
@@ -46,7 +68,8 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
 
 Catalog Catalog::builtin() {
   Catalog catalog;
-  catalog.formats = format_catalog_from_json(parse_embedded("formats"));
+  const json formats = parse_embedded("formats");
+  catalog.formats = format_catalog_from_json(formats);
   const json models = parse_embedded("models");
   std::set<std::string> ids;
   const json& list = models.at("models");
@@ -57,9 +80,19 @@ Catalog Catalog::builtin() {
     }
     catalog.models.push_back(std::move(preset));
   }
-  catalog.gpus = gpu_catalog_from_json(parse_embedded("gpus"), "gpus");
-  catalog.engines = engine_profiles_from_json(parse_embedded("engines").at("engines"));
-  catalog.presets = parse_embedded("presets").at("presets");
+  const json gpus = parse_embedded("gpus");
+  catalog.gpus = gpu_catalog_from_json(gpus, "gpus");
+  const json engines = parse_embedded("engines");
+  catalog.engines = engine_profiles_from_json(engines.at("engines"));
+  const json presets = parse_embedded("presets");
+  catalog.presets = presets.at("presets");
+  for (const auto& [name, file] : {std::pair<const char*, const json*>{"models", &models},
+                                   {"formats", &formats},
+                                   {"gpus", &gpus},
+                                   {"engines", &engines},
+                                   {"presets", &presets}}) {
+    catalog.data_versions[name] = {{"updated", updated_date(*file, name)}};
+  }
   return catalog;
 }
 

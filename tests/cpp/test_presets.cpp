@@ -71,3 +71,14 @@ TEST_CASE("where the vendor counts active parameters differently, the output say
   const json mixtral = testing::estimate({{"model", "mixtral-8x7b"}}).at("model");
   CHECK(mixtral.at("notes").dump().find("leaves out the input embedding") == std::string::npos);
 }
+
+TEST_CASE("presets carry the date of every data file, read from the file") {
+  const json versions = testing::calculator().presets().at("data_versions");
+  CHECK(versions.size() == 5);
+  for (const char* name : {"models", "formats", "gpus", "engines", "presets"}) {
+    INFO("data/" << name << ".json");
+    const json file = testing::read_json(std::string("data/") + name + ".json");
+    REQUIRE(versions.contains(name));
+    CHECK(versions.at(name).at("updated") == file.at("updated"));
+  }
+}

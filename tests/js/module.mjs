@@ -52,3 +52,20 @@ export function failure(result, expect) {
   if (expect.below !== undefined && !(value < expect.below)) return `${expect.path}: ${value} >= ${expect.below}`;
   return null;
 }
+
+/**
+ * CLI flags for an estimate request (docs/cli.md lists them): each field
+ * `a_b` is `--a-b VALUE`, engine options are `--engine-opt KEY=VALUE`.
+ */
+export function estimateFlags(request) {
+  const renamed = { gpu_count: '--gpus' };
+  const args = [];
+  for (const [key, value] of Object.entries(request)) {
+    if (key === 'engine_options') {
+      for (const [name, option] of Object.entries(value)) args.push('--engine-opt', `${name}=${option}`);
+      continue;
+    }
+    args.push(renamed[key] ?? `--${key.replace(/_/g, '-')}`, String(value));
+  }
+  return args;
+}

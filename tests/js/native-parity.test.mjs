@@ -6,23 +6,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { core, loadJson, root } from './module.mjs';
+import { core, estimateFlags, loadJson, root } from './module.mjs';
 
 const cli = join(root, 'build/native/vramcalc');
-
-/** CLI flags for an estimate request (docs/cli.md lists them). */
-const RENAMED = { gpu_count: '--gpus' };
-function flags(request) {
-  const args = ['estimate', '--json'];
-  for (const [key, value] of Object.entries(request)) {
-    if (key === 'engine_options') {
-      for (const [name, option] of Object.entries(value)) args.push('--engine-opt', `${name}=${option}`);
-      continue;
-    }
-    args.push(RENAMED[key] ?? `--${key.replace(/_/g, '-')}`, String(value));
-  }
-  return args;
-}
 
 test('native CLI and wasm module return identical JSON', async () => {
   const { call } = await core();
@@ -31,7 +17,7 @@ test('native CLI and wasm module return identical JSON', async () => {
   for (const file of files) {
     for (const c of loadJson(`tests/vectors/${file}`).cases) {
       if (c.error || c.method !== 'estimate' || 'config' in c.request) continue;
-      const native = JSON.parse(execFileSync(cli, flags(c.request), { encoding: 'utf8' }));
+      const native = JSON.parse(execFileSync(cli, ['estimate', '--json', ...estimateFlags(c.request)], { encoding: 'utf8' }));
       const wasm = call('estimate', c.request);
       assert.deepStrictEqual(wasm, native, c.name);
       compared++;

@@ -5,9 +5,10 @@
 //
 // Attributes: view, model, preset (a named link), lang, dir, digits,
 // catalog (a URL or inline JSON: a vendor's own fleet and prices, passed to
-// the core), and url-state. Events: vram-change (detail { state, query }) on
-// every change, vram-result (detail: the estimate) on every new calculator
-// answer.
+// the core), and url-state. Events: vram-ready (detail { version,
+// dataVersions }) once the core has loaded, vram-change (detail { state,
+// query }) on every change, vram-result (detail: the estimate) on every new
+// calculator answer. Properties: version, dataVersions.
 //
 // Language: the `lang` URL parameter (standalone page, picker), else the
 // `lang` attribute, else the nearest ancestor's `lang` (the host document's
@@ -19,6 +20,7 @@ import { loadCore } from './core.js';
 import { h, replace } from './dom.js';
 import { DIGITS, LANGUAGES, problemMessage, resolveLanguage, translator } from './i18n.js';
 import { DEFAULT_STATE, VIEWS, UNITS, parseQuery, toQuery } from './state.js';
+import { VERSION } from './version.js';
 import { CalculatorView } from './views/calculator.js';
 import { DevicesView } from './views/devices.js';
 import { FleetView } from './views/fleet.js';
@@ -71,6 +73,20 @@ export function defineVramCalculator(factory) {
       this.render();
     }
 
+    /** The package version this element was built from. */
+    get version() {
+      return VERSION;
+    }
+
+    /**
+     * The date of each data file the core carries ({ models: { updated },
+     * gpus, formats, engines, presets }); null until the core has loaded
+     * (the vram-ready event).
+     */
+    get dataVersions() {
+      return this.presets ? this.presets.data_versions : null;
+    }
+
     get urlBound() {
       return this.hasAttribute('url-state');
     }
@@ -93,6 +109,7 @@ export function defineVramCalculator(factory) {
         replace(this.frame, h('p', { class: 'error', role: 'alert' }, h('bdi', {}, this.t('app.loadFailed', { message: error.message }))));
         return;
       }
+      this.dispatchEvent(new CustomEvent('vram-ready', { detail: { version: this.version, dataVersions: this.dataVersions } }));
       this.loadCatalog();
       this.applyAttributes();
       // What a link leaves out means the default, not what was there before.

@@ -29,7 +29,10 @@ class Calculator {
   nlohmann::json devices(const nlohmann::json& request) const;
   /** The fleet's cost ratios (SPEC 4), with a model's fit and decode ceiling per card. */
   nlohmann::json fleet(const nlohmann::json& request) const;
-  /** Presets, formats, GPUs and engines, for pickers. */
+  /**
+   * Presets, formats, GPUs and engines, for pickers; `data_versions` says
+   * which data they come from (Catalog::data_versions).
+   */
   nlohmann::json presets() const;
 
   const Catalog& catalog() const { return catalog_; }

@@ -36,6 +36,12 @@ struct Catalog {
   GpuCatalog gpus;
   std::vector<EngineProfile> engines;
   nlohmann::json presets;  ///< data/presets.json "presets" (named links)
+  /**
+   * Which data this build carries: {"models": {"updated": "YYYY-MM-DD"}, ...}
+   * for models, formats, gpus, engines and presets, from each data file's
+   * "updated" field, so a host can show or pin the figures' basis.
+   */
+  nlohmann::json data_versions = nlohmann::json::object();
 
   /** The data embedded at build time. Throws vram::Error if it is broken. */
   static Catalog builtin();

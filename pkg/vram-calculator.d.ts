@@ -1,0 +1,430 @@
+// Types for the vram-calculator package: the <vram-calculator> element
+// (vram-calculator.js, or defineVramCalculator() from the ES module) and the
+// core's `call` API. Requests and results are the JSON of docs/cli.md, the
+// same the CLI prints with --json. Results name the keys docs/cli.md
+// documents and may carry more; sizes are decimal GB (10^9 bytes), unrounded.
+
+/** An error the core returns as data: the field it concerns and why. */
+export interface CoreErrorData {
+  /** Stable code: invalid_value, wrong_type, missing_field, unknown_field, unknown_model, unknown_gpu, parse_error, internal... */
+  code: string;
+  /** The request field ("context", "catalog.gpus[1].vram_gb"), or "" when none. */
+  field: string;
+  message: string;
+}
+
+/** Thrown (rejected) by `call` and its shorthands when the core refuses a request. */
+export declare class CoreError extends Error implements CoreErrorData {
+  constructor(error: CoreErrorData);
+  code: string;
+  field: string;
+}
+
+/** A message id with its parameters, rendered from messages/<lang>.json (docs/i18n.md). */
+export interface Message {
+  id: string;
+  params?: Record<string, unknown>;
+}
+
+/** A GPU catalog shaped like data/gpus.json ("Replacing the catalog" in docs/cli.md). */
+export interface GpuCatalog {
+  gpus: Array<{
+    id: string;
+    name?: string;
+    vendor?: string;
+    vram_gb: number;
+    bandwidth_gbps: number;
+    monthly_usd?: number | null;
+    hourly_usd?: number | null;
+    fp8?: boolean;
+    interconnect?: { kind: string; gbps: number; topology: string };
+    stock?: number;
+    min_order?: number;
+    usable_gib?: number;
+    [key: string]: unknown;
+  }>;
+  currency?: string;
+  hours_per_month?: number;
+  discounts?: unknown[];
+  node_size?: number;
+  [key: string]: unknown;
+}
+
+export type Mode = 'inference' | 'full' | 'lora' | 'qlora';
+export type Optimizer = 'adamw' | 'adamw-8bit' | 'sgd' | 'adafactor';
+
+/** An `estimate` request: one field per `vramcalc estimate` flag (docs/cli.md). */
+export interface EstimateRequest {
+  /** A preset id (`presets().models`); or `config` instead. */
+  model?: string;
+  /** A Hugging Face config.json, as an object. */
+  config?: Record<string, unknown>;
+  params_total?: number;
+  params_active?: number;
+  /** A weight format id, or 'native' (the checkpoint's own storage, the default). */
+  weights?: string;
+  /** KV cache format id (inference); default 'fp16'. */
+  kv?: string;
+  /** Tokens per sequence (inference); default 8192. */
+  context?: number;
+  /** Concurrent sequences (inference); default 1. */
+  batch?: number;
+  overhead_gb?: number;
+  overhead_pct?: number;
+  /** 'guide' (default), 'percent', 'vllm', 'sglang', 'llamacpp'. */
+  engine?: string;
+  /** Engine knobs (data/engines.json), e.g. { gpu_memory_utilization: 0.95, tensor_parallel_size: 2 }. */
+  engine_options?: Record<string, number | boolean>;
+  gpu?: string;
+  gpu_count?: number;
+  budget_gb?: number;
+  catalog?: GpuCatalog;
+  mode?: Mode;
+  finetune_profile?: 'physical' | 'guide';
+  seq?: number;
+  micro_batch?: number;
+  optimizer?: Optimizer;
+  precision?: 'mixed' | 'bf16';
+  loss?: 'standard' | 'chunked' | 'fused';
+  upcast_unquantized?: boolean;
+  lora_rank?: number;
+  lora_targets?: string[];
+  checkpointing?: boolean;
+  flash_attention?: boolean;
+  zero?: 0 | 1 | 2 | 3;
+  offload_optimizer?: boolean;
+}
+
+/** One term of the answer with the formula and inputs it was computed from. */
+export interface Term {
+  id: string;
+  gb: number;
+  label?: string | Message;
+  formula: string | Message;
+  inputs?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface Fit {
+  capacity_gb: number;
+  basis: string;
+  spare_gb: number;
+  fits: boolean;
+}
+
+export interface Layout {
+  tensor_parallel: number;
+  pipeline_stages: number;
+  servers: number;
+  devices: number;
+}
+
+/** The result of `estimate` (docs/cli.md, "JSON output of estimate"). */
+export interface EstimateResult {
+  params_total: number;
+  params_active: number;
+  params_active_excluding_embedding?: number;
+  weights_gb: number;
+  weights_storage?: Array<{ component: string; params: number; format: string; bits_per_weight: number; gb: number }>;
+  kv_cache_gb?: number;
+  kv_bytes_per_token?: number;
+  kv_groups?: Array<{
+    attention: string;
+    layers: number;
+    bytes_per_token_per_layer: number;
+    tokens_held: number;
+    state_bytes_per_layer: number;
+    gb: number;
+  }>;
+  overhead_gb?: number;
+  /** The sum of the terms (per GPU with tensor parallelism). */
+  total_gb: number;
+  terms: Term[];
+  assumptions: Array<{ id: string; text?: string | Message; [key: string]: unknown }>;
+  warnings: unknown[];
+  model: Record<string, unknown>;
+  engine?: { id: string; name: string; kind: string; options: Record<string, number | boolean> };
+  budget?: {
+    usable_gib: number;
+    usable_estimated: boolean;
+    reserved_gb: number;
+    kv_budget_gb: number;
+    kv_budget_gib: number;
+    kv_blocks: number;
+    kv_tokens: number;
+    max_concurrency: number;
+    fits: boolean;
+    [key: string]: unknown;
+  };
+  kv_budget_gb?: number;
+  kv_blocks?: number;
+  max_concurrency?: number;
+  fit?: Fit;
+  decode?: {
+    guide_tokens_per_s: number;
+    stream_tokens_per_s: number;
+    batch_tokens_per_s: number;
+    active_weight_gb: number;
+    kv_read_gb: number;
+    step_gb: number;
+    experts_touched: number;
+    bandwidth_gbps: number;
+    gpus: number;
+  };
+  inverse?: {
+    max_context?: number;
+    context_limited_by_model?: boolean;
+    max_batch?: number;
+    best_format?: string | null;
+    formats?: Array<{ format: string; total_gb: number; fits: boolean; supported: boolean }>;
+    max_seq?: number;
+    max_micro_batch?: number;
+    [key: string]: unknown;
+  };
+  fits?: Array<{
+    gpu: string;
+    name: string;
+    count: number;
+    monthly_usd: number | null;
+    list_monthly_usd: number | null;
+    discount_percent: number;
+    capacity_gb: number;
+    spare_gb: number;
+    tight: boolean;
+    layout: Layout;
+    decode_tokens_per_s?: number;
+  }>;
+  /** Fine-tuning (mode full, lora, qlora). */
+  gradients_gb?: number;
+  optimizer_gb?: number;
+  activations_gb?: number;
+  adapter_params?: number;
+  trainable_params?: number;
+  host_ram_gb?: number;
+  [key: string]: unknown;
+}
+
+export interface GridRequest {
+  models?: string[];
+  methods?: Array<'bf16' | 'fp8' | 'int4' | 'qlora' | 'lora' | 'full'>;
+  context?: number;
+  batch?: number;
+  usable_fraction?: number;
+  catalog?: GpuCatalog;
+}
+
+export interface GridResult {
+  context: number;
+  batch: number;
+  currency: string;
+  rules: Record<string, unknown>;
+  conventions: string | Message;
+  rows: Array<{
+    model: string;
+    name: string;
+    cells: Array<{
+      method: string;
+      vram_gb: number;
+      needs_fast_link: boolean;
+      pick: {
+        gpu: string;
+        name: string;
+        count: number;
+        nodes: number;
+        monthly_usd: number | null;
+        list_monthly_usd: number | null;
+        discount_percent: number;
+        tight: boolean;
+        by_quote: boolean;
+        capacity_gb: number;
+        spare_gb: number;
+        layout: Layout;
+      } | null;
+      excluded: Array<{ gpu: string; name: string; count: number; monthly_usd: number | null; rule: string; reason: string | Message }>;
+    }>;
+  }>;
+  [key: string]: unknown;
+}
+
+export interface DevicesRequest {
+  model?: string;
+  accelerators?: string[];
+  formats?: string[];
+  usable_fraction?: number;
+  context?: number;
+  batch?: number;
+  kv?: string;
+  catalog?: GpuCatalog;
+}
+
+export interface DevicesResult {
+  model: string;
+  params_total: number;
+  usable_fraction: number;
+  context: number;
+  kv: string;
+  kv_bytes_per_token: number;
+  placeholders: string[];
+  rows: Array<{
+    accelerator: string;
+    name: string;
+    vram_gb: number;
+    cells: Array<{
+      format: string;
+      weights_gb: number;
+      min_devices: number;
+      layout: Layout;
+      kv_room_gb: number;
+      kv_room_min_devices_gb: number;
+      kv_cache_gb: number;
+      kv_fits: boolean;
+      kv_fits_min_devices: boolean;
+      [key: string]: unknown;
+    }>;
+    [key: string]: unknown;
+  }>;
+  [key: string]: unknown;
+}
+
+export interface FleetRequest {
+  model?: string;
+  weights?: string;
+  context?: number;
+  batch?: number;
+  catalog?: GpuCatalog;
+}
+
+/** One row per priced card. */
+export type FleetResult = Array<{
+  id: string;
+  name: string;
+  vram_gb: number;
+  bandwidth_gbps: number;
+  monthly_usd: number;
+  usd_per_gb_month: number;
+  gbps_per_usd_month: number;
+  usd_per_hour: number;
+  vram_needed_gb?: number;
+  fit?: Record<string, unknown>;
+  decode_tokens_per_s?: number;
+  usd_per_million_tokens?: number;
+  [key: string]: unknown;
+}>;
+
+/** The date of one data file the core carries (its "updated" field). */
+export interface DataVersion {
+  /** YYYY-MM-DD */
+  updated: string;
+}
+
+/** Which data the figures come from: one entry per data/*.json file. */
+export interface DataVersions {
+  models: DataVersion;
+  formats: DataVersion;
+  gpus: DataVersion;
+  engines: DataVersion;
+  presets: DataVersion;
+}
+
+/** The result of `presets`: what the pickers offer, and the data's dates. */
+export interface PresetsResult {
+  models: Array<{ id: string; name: string; group: string; source: string; placeholders: string[] }>;
+  weight_formats: Array<{ id: string; name: string; bits_per_weight: number; requires: string[]; gguf: boolean; source: string }>;
+  kv_formats: Array<{ id: string; name: string; bits_per_element: number; source: string }>;
+  gpus: GpuCatalog['gpus'];
+  engines: Array<{ id: string; name: string; kind: string; source: string; defaults: Record<string, unknown>; option_sources: Record<string, string> }>;
+  /** Named links (data/presets.json), for the `preset` attribute. */
+  links: Array<{ id: string; name: string; state: Record<string, unknown> }>;
+  data_versions: DataVersions;
+  [key: string]: unknown;
+}
+
+export interface Methods {
+  estimate: [EstimateRequest, EstimateResult];
+  grid: [GridRequest, GridResult];
+  devices: [DevicesRequest, DevicesResult];
+  fleet: [FleetRequest, FleetResult];
+  presets: [Record<string, never>, PresetsResult];
+}
+
+/** The package version (package.json), e.g. "0.1.0". */
+export declare const version: string;
+
+/** Registers <vram-calculator>; later calls do nothing. Browsers only. */
+export declare function defineVramCalculator(): void;
+
+/**
+ * One request to the core. The core is created on first use and shared with
+ * every element on the page. Rejects with CoreError.
+ */
+export declare function call<M extends keyof Methods>(method: M, request?: Methods[M][0]): Promise<Methods[M][1]>;
+export declare function estimate(request: EstimateRequest): Promise<EstimateResult>;
+export declare function grid(request?: GridRequest): Promise<GridResult>;
+export declare function devices(request?: DevicesRequest): Promise<DevicesResult>;
+export declare function fleet(request?: FleetRequest): Promise<FleetResult>;
+export declare function presets(): Promise<PresetsResult>;
+
+/** The element's attributes (docs/embedding.md, "Attributes"). */
+export interface VramCalculatorAttributes {
+  /** 'calculator' (default), 'grid', 'devices' or 'fleet'. */
+  view?: 'calculator' | 'grid' | 'devices' | 'fleet';
+  /** A model preset id. */
+  model?: string;
+  /** A named link from data/presets.json. */
+  preset?: string;
+  /** The interface language; ar, fa (and he, ur) lay it out right to left. */
+  lang?: string;
+  /** Force 'ltr' or 'rtl' regardless of lang. */
+  dir?: 'ltr' | 'rtl';
+  /** Your own fleet and prices: inline JSON (a GpuCatalog) or a URL to fetch. */
+  catalog?: string;
+  /** Bind the inputs to the page's address (at most one element per page). */
+  'url-state'?: boolean | '';
+}
+
+export interface VramReadyDetail {
+  version: string;
+  dataVersions: DataVersions;
+}
+
+export interface VramChangeDetail {
+  /** The inputs, named like the core's request fields. */
+  state: Record<string, unknown>;
+  /** The link's query string for that state. */
+  query: string;
+}
+
+export interface VramCalculatorEventMap extends HTMLElementEventMap {
+  /** Once, when the core has loaded. */
+  'vram-ready': CustomEvent<VramReadyDetail>;
+  /** Every input change. */
+  'vram-change': CustomEvent<VramChangeDetail>;
+  /** Every new calculator answer: the core's estimate. */
+  'vram-result': CustomEvent<EstimateResult>;
+}
+
+/** <vram-calculator>: attributes in, events out, rendered in a shadow root. */
+export interface VramCalculatorElement extends HTMLElement {
+  /** The package version this element was built from. */
+  readonly version: string;
+  /** The data's dates; null until the core has loaded (vram-ready). */
+  readonly dataVersions: DataVersions | null;
+  addEventListener<K extends keyof VramCalculatorEventMap>(
+    type: K,
+    listener: (this: VramCalculatorElement, event: VramCalculatorEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof VramCalculatorEventMap>(
+    type: K,
+    listener: (this: VramCalculatorElement, event: VramCalculatorEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'vram-calculator': VramCalculatorElement;
+  }
+}
