@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DEFAULT_STATE, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
+  DEFAULT_STATE, MAX_QUERY_LENGTH, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
 } from '../../web/src/state.js';
 
 const catalog = {
@@ -159,4 +159,26 @@ test('a custom shape goes to the core as a config.json', () => {
 test('the grid adds the chosen preset to the five guide shapes', () => {
   assert.deepEqual(gridRequest(DEFAULT_STATE), { context: 8192, batch: 1 });
   assert.deepEqual(gridRequest({ ...DEFAULT_STATE, model: 'beam' }).models.at(-1), 'beam');
+});
+
+test('a query longer than MAX_QUERY_LENGTH is ignored whole, with one problem', () => {
+  const search = `?context=4096&${'x'.repeat(MAX_QUERY_LENGTH)}`;
+  const { state, problems } = parseQuery(search, catalog);
+  assert.deepEqual(state, { ...DEFAULT_STATE });
+  assert.deepEqual(problems, [{ param: '', error: { code: 'queryTooLong', length: search.length, max: MAX_QUERY_LENGTH } }]);
+  // Just under the cap it is read as usual.
+  const under = `?context=4096&pad=${'x'.repeat(MAX_QUERY_LENGTH - 20)}`;
+  assert.equal(parseQuery(under, catalog).state.context, 4096);
+});
+
+test('100,000 unknown parameters are read, each reported, in a few seconds at most', () => {
+  // Short names, so the query stays under MAX_QUERY_LENGTH.
+  const search = `?${'x&'.repeat(100000)}context=4096`;
+  const start = performance.now();
+  const { state, problems } = parseQuery(search, catalog);
+  const ms = performance.now() - start;
+  assert.equal(state.context, 4096);
+  assert.equal(problems.length, 100000);
+  // About 0.1 s on an idle machine; the bound leaves room for a loaded one.
+  assert.ok(ms < 5000, `${ms} ms`);
 });

@@ -27,6 +27,9 @@ import { FleetView } from './views/fleet.js';
 import { GridView } from './views/grid.js';
 import { InputsPanel } from './views/inputs.js';
 
+/** Problems shown one by one; the rest are counted in one more notice. */
+const MAX_NOTICES = 5;
+
 const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView };
 
 /** A User Timing mark (tools/bench.mjs reads them); nothing when unsupported. */
@@ -101,6 +104,7 @@ export function defineVramCalculator(factory) {
       replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));
       try {
         this.core = await loadCore(factory);
+        this.core.onRestart(() => this.afterRestart());
         mark('vram:core-ready');
         this.presets = this.core.presets();
         mark('vram:presets');
@@ -127,6 +131,19 @@ export function defineVramCalculator(factory) {
       mark('vram:built');
       this.render();
       mark('vram:first-render');
+    }
+
+    /**
+     * A fresh core is up after a crash: redo the views that asked while it
+     * was starting. The view whose call crashed keeps its error until an
+     * input changes, so an input that traps every time cannot loop.
+     */
+    afterRestart() {
+      if (!this.views) return;
+      for (const view of Object.values(this.views)) {
+        if (view.element.querySelector('[data-code="core_restarting"]')) view.key = null;
+      }
+      this.render();
     }
 
     /** The nearest `lang` above the element, across shadow roots: the host's language ('' when none). */
@@ -362,11 +379,17 @@ export function defineVramCalculator(factory) {
       const t = this.t;
       this.ctx.t = t;
       this.ctx.state = this.state;
+      // At most MAX_NOTICES problems in words, then their count: a crafted
+      // link with 100,000 bad parameters must not bury the page.
+      const problem = ({ param, error, preset, source }) => {
+        if (param === '') return t('error.query', { problem: problemMessage(error) });
+        const id = preset !== undefined ? 'error.preset' : source === 'attribute' ? 'error.attribute' : 'error.url';
+        return t(id, { param, preset, problem: problemMessage(error) });
+      };
+      const more = this.problems.length - MAX_NOTICES;
       const notices = [
-        ...this.problems.map(({ param, error, preset, source }) => {
-          const id = preset !== undefined ? 'error.preset' : source === 'attribute' ? 'error.attribute' : 'error.url';
-          return t(id, { param, preset, problem: problemMessage(error) });
-        }),
+        ...this.problems.slice(0, MAX_NOTICES).map(problem),
+        more > 0 ? t('error.moreIgnored', { count: more }) : null,
         this.catalogProblem && t(this.catalogProblem.id, this.catalogProblem.params),
       ].filter(Boolean);
       if (notices.join('\n') !== this.shownNotices) {

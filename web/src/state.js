@@ -121,6 +121,13 @@ const OPTION_PREFIX = 'opt.';
 
 const MAX_PARAM_LENGTH = 200;
 const MAX_CONFIG_LENGTH = 100000;
+/**
+ * The longest query read: the largest config.json the page takes, fully
+ * percent-encoded (3 characters a byte), and room for every other input.
+ * A longer one is ignored as a whole rather than cut: a cut could end
+ * inside a value and give a different answer than the link meant.
+ */
+export const MAX_QUERY_LENGTH = 3 * MAX_CONFIG_LENGTH + 100000;
 
 /** Shown in problem reports: printable, short, never markup (it lands in textContent). */
 function quote(value) {
@@ -189,13 +196,18 @@ export function readOption(engine, key, raw) {
 /**
  * Reads a query string. Returns { state, problems } where problems is a list
  * of { param, error: { code, ...values } } for every parameter that was
- * ignored; the page words each code from its message catalog (problem.*). `preset=ID`
+ * ignored (param '' when the whole query was: longer than MAX_QUERY_LENGTH);
+ * the page words each code from its message catalog (problem.*). `preset=ID`
  * applies a named preset (catalog.links) first; the other parameters then
  * override it.
  */
 export function parseQuery(search, catalog, base = DEFAULT_STATE) {
   let state = { ...base };
   const problems = [];
+  if (typeof search === 'string' && search.length > MAX_QUERY_LENGTH) {
+    problems.push({ param: '', error: { code: 'queryTooLong', length: search.length, max: MAX_QUERY_LENGTH } });
+    return { state, problems };
+  }
   const params = new URLSearchParams(search);
   const preset = params.get('preset');
   if (preset !== null) {

@@ -15,6 +15,12 @@ const bytes = (gb) => gb * BYTES_PER_GB;
 // unrounded one the renderer would pick it from.
 const tps = (t, value) => t('decode.tps', { value: roundDisplay(value, 0) });
 
+// A warning or note from the core: English text, or a message
+// {id, params, text} whose English the core sends beside it (docs/i18n.md).
+function messageText(item) {
+  return typeof item === 'string' ? item : item.text;
+}
+
 /** A term's input as the formula's <details> lists it. */
 function inputText(t, value) {
   if (typeof value === 'number') return t.format(value, Number.isInteger(value) ? 0 : 4);
@@ -113,7 +119,7 @@ export class CalculatorView {
     // What the importer noticed about this model (vendor counting conventions,
     // layers the checkpoint holds but inference skips): core text, as text.
     const notes = (result.model && result.model.notes) || [];
-    if (notes.length) out.push(h('ul', { class: 'muted small model-notes core-text' }, notes.map((note) => h('li', { dir: 'auto' }, note))));
+    if (notes.length) out.push(h('ul', { class: 'muted small model-notes core-text' }, notes.map((note) => h('li', { dir: 'auto' }, messageText(note)))));
     if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: result.adapter_params })));
 
     let fitText = '';
@@ -203,7 +209,7 @@ export class CalculatorView {
     }
 
     if (result.warnings.length) {
-      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', { class: 'core-text' }, result.warnings.map((w) => h('li', { dir: 'auto' }, w)))));
+      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', { class: 'core-text' }, result.warnings.map((w) => h('li', { dir: 'auto' }, messageText(w))))));
     }
     out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', { class: 'core-text' }, result.assumptions.map((a) => h('li', { dir: 'auto' }, a.text)))));
     return out;

@@ -1,6 +1,7 @@
 // Pieces the views share: calling the core, naming a core error for the
 // user, and tables that scroll on their own on a narrow screen instead of
 // widening the page.
+import { CoreCrash } from '../core.js';
 import { h } from '../dom.js';
 
 /** Calls a core method. Returns { result } or { error } (a CoreError: code, field, message). */
@@ -22,15 +23,18 @@ export function fieldLabel(t, field) {
 }
 
 /**
- * One core error as a paragraph: the field it names, and what is wrong.
- * `core-text` marks words the core still makes in English (error messages,
- * formulas, notes, warnings, assumptions, reasons); the core's answers
- * become messages on the "schema" branch, and the class goes with them.
+ * One core error as a paragraph: a crashed core and its restart, or the
+ * field it names and what is wrong. `core-text` marks words the core still
+ * makes in English (error messages, formulas, notes, warnings, assumptions,
+ * reasons); the core's answers become messages on the "schema" branch, and
+ * the class goes with them.
  */
 export function errorBox(t, error) {
-  const text = error.field
-    ? t('error.field', { field: fieldLabel(t, error.field), message: error.message })
-    : t('error.plain', { message: error.message });
+  const text = error instanceof CoreCrash
+    ? t(`error.${error.code}`, { message: error.message })
+    : error.field
+      ? t('error.field', { field: fieldLabel(t, error.field), message: error.message })
+      : t('error.plain', { message: error.message });
   return h('p', { class: 'error core-text', role: 'alert', dir: 'auto', dataset: { code: error.code || '' } }, text);
 }
 
