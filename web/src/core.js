@@ -10,11 +10,6 @@ export class CoreError extends Error {
     // A header read from too short a prefix: how many bytes to read next.
     if (error.needed_bytes !== undefined) this.neededBytes = error.needed_bytes;
   }
-
-  /** True when this build of the core lacks the method (an older core). */
-  get unavailable() {
-    return this.code === 'unknown_method';
-  }
 }
 
 /**

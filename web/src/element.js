@@ -3,16 +3,22 @@
 // out. The standalone page is this element with the `url-state` attribute,
 // which binds its inputs to the address bar.
 //
-// Attributes: view, model, preset (a named link), lang, catalog (a URL or
-// inline JSON: a vendor's own fleet and prices, passed to the core), and
-// url-state. Events: vram-ready (detail { version, dataVersions }) once the
-// core has loaded, vram-change (detail { state, query }) on every change,
-// vram-result (detail: the estimate) on every new calculator answer.
-// Properties: version, dataVersions.
+// Attributes: view, model, preset (a named link), lang, dir, digits,
+// catalog (a URL or inline JSON: a vendor's own fleet and prices, passed to
+// the core), and url-state. Events: vram-ready (detail { version,
+// dataVersions }) once the core has loaded, vram-change (detail { state,
+// query }) on every change, vram-result (detail: the estimate) on every new
+// calculator answer. Properties: version, dataVersions.
+//
+// Language: the `lang` URL parameter (standalone page, picker), else the
+// `lang` attribute, else the nearest ancestor's `lang` (the host document's
+// <html lang> at the last). Direction: the `dir` attribute, else the
+// language's own. Digits: the `digits` URL parameter, else the attribute,
+// else the language's own (docs/i18n.md).
 import css from './style.css';
 import { loadCore } from './core.js';
 import { h, replace } from './dom.js';
-import { direction, problemText, translator } from './i18n.js';
+import { DIGITS, LANGUAGES, problemMessage, resolveLanguage, translator } from './i18n.js';
 import { DEFAULT_STATE, VIEWS, UNITS, parseQuery, toQuery } from './state.js';
 import { VERSION } from './version.js';
 import { CalculatorView } from './views/calculator.js';
@@ -36,7 +42,7 @@ export function defineVramCalculator(factory) {
 
   class VramCalculator extends HTMLElement {
     static get observedAttributes() {
-      return ['view', 'model', 'preset', 'lang', 'catalog'];
+      return ['view', 'model', 'preset', 'lang', 'dir', 'digits', 'catalog'];
     }
 
     constructor() {
@@ -45,6 +51,9 @@ export function defineVramCalculator(factory) {
       this.state = { ...DEFAULT_STATE };
       this.problems = [];
       this.started = false;
+      // Which <details> are open, by key: survives every rebuild, a change of
+      // language included.
+      this.open = new Set();
     }
 
     connectedCallback() {
@@ -59,8 +68,11 @@ export function defineVramCalculator(factory) {
         this.loadCatalog();
         return;
       }
-      if (name === 'lang') this.build();
-      else this.applyAttributes();
+      if (name === 'lang' || name === 'dir') {
+        this.render();
+        return;
+      }
+      this.applyAttributes();
       this.render();
     }
 
@@ -88,6 +100,7 @@ export function defineVramCalculator(factory) {
       this.frame = h('div', { class: 'frame' });
       root.append(this.frame);
       this.setLanguage();
+      this.watchHost();
       replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));
       try {
         this.core = await loadCore(factory);
@@ -97,7 +110,7 @@ export function defineVramCalculator(factory) {
         mark('vram:presets');
         this.catalog = this.presets;
       } catch (error) {
-        replace(this.frame, h('p', { class: 'error', role: 'alert' }, this.t('app.loadFailed', { message: error.message })));
+        replace(this.frame, h('p', { class: 'error', role: 'alert' }, h('bdi', {}, this.t('app.loadFailed', { message: error.message }))));
         return;
       }
       this.dispatchEvent(new CustomEvent('vram-ready', { detail: { version: this.version, dataVersions: this.dataVersions } }));
@@ -133,22 +146,58 @@ export function defineVramCalculator(factory) {
       this.render();
     }
 
-    setLanguage() {
-      const lang = this.getAttribute('lang') || 'en';
-      this.t = translator(lang);
-      this.frame.lang = lang;
-      this.frame.dir = this.getAttribute('dir') || direction(lang);
+    /** The nearest `lang` above the element, across shadow roots: the host's language ('' when none). */
+    hostLanguage() {
+      for (let node = this.parentNode; node; node = node.parentNode || node.host) {
+        if (node.nodeType === 1 && node.hasAttribute('lang')) return node.getAttribute('lang');
+      }
+      return '';
     }
 
-    /** view, model and preset attributes, read through the URL schema. */
+    /**
+     * A host that changes its language (a site's own switcher on <html
+     * lang>) changes ours, when neither the attribute nor the URL names one.
+     */
+    watchHost() {
+      if (typeof MutationObserver === 'undefined') return;
+      this.hostWatch = new MutationObserver(() => {
+        if (this.views && this.wanted().key !== this.builtFor) this.render();
+      });
+      this.hostWatch.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'], subtree: true });
+    }
+
+    /** The language, direction and digits asked for now, from the URL, the attributes and the host. */
+    wanted() {
+      const lang = resolveLanguage(this.state.lang || this.getAttribute('lang') || this.hostLanguage());
+      const dirAttr = (this.getAttribute('dir') || '').toLowerCase();
+      const digitsAttr = this.getAttribute('digits') || '';
+      const digits = this.state.digits || (DIGITS.includes(digitsAttr) ? digitsAttr : '');
+      const t = translator(lang, { digits, unit: this.state.unit });
+      const dir = dirAttr === 'ltr' || dirAttr === 'rtl' ? dirAttr : t.dir;
+      return { lang, dir, digits, t, key: `${lang}|${dir}|${digits}` };
+    }
+
+    /** The translator for the current language, digits and display unit. */
+    setLanguage() {
+      const { lang, dir, t, key } = this.wanted();
+      this.t = t;
+      this.frame.lang = lang;
+      this.frame.dir = dir;
+      return key;
+    }
+
+    /** view, model and preset attributes (and a malformed digits), read through the URL schema. */
     applyAttributes() {
       const query = new URLSearchParams();
-      for (const name of ['preset', 'view', 'model']) {
+      for (const name of ['preset', 'view', 'model', 'digits']) {
         if (this.hasAttribute(name)) query.set(name, this.getAttribute(name));
       }
       const { state, problems } = parseQuery(query, this.catalog, this.state);
-      this.state = state;
-      this.problems = problems.map((p) => ({ ...p, param: `${p.param} (attribute)` }));
+      // The digits attribute is read where the language is (wanted()), so an
+      // attribute never becomes part of a link; it is parsed here only to be
+      // reported when it is not one of the choices.
+      this.state = { ...state, digits: this.state.digits };
+      this.problems = problems.map((p) => ({ ...p, source: 'attribute' }));
     }
 
     readUrl() {
@@ -170,7 +219,7 @@ export function defineVramCalculator(factory) {
         if (raw.startsWith('{') || raw.startsWith('[')) {
           this.vendorCatalog = JSON.parse(raw);
         } else if (raw) {
-          this.catalogProblem = this.t('catalog.loading');
+          this.catalogProblem = { id: 'catalog.loading' };
           if (this.views) this.render();
           const response = await fetch(new URL(raw, document.baseURI), { credentials: 'omit' });
           if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -180,7 +229,7 @@ export function defineVramCalculator(factory) {
           this.catalogProblem = null;
         }
       } catch (error) {
-        this.catalogProblem = this.t('catalog.error', { message: error.message });
+        this.catalogProblem = { id: 'catalog.error', params: { message: error.message } };
       }
       this.useCatalog();
     }
@@ -229,14 +278,22 @@ export function defineVramCalculator(factory) {
       this.committed = query;
     }
 
+    /**
+     * Builds the whole interface in the current language. A rebuild (a new
+     * language, digits or catalog) keeps the state, which <details> are open,
+     * what the search box and the paste box hold, and the focus.
+     */
     build() {
-      this.setLanguage();
+      this.builtFor = this.setLanguage();
       const t = this.t;
+      const focused = this.shadowRoot.activeElement && this.shadowRoot.activeElement.id;
+      const before = this.inputs;
       const ctx = {
         t,
         core: this.core,
         catalog: this.catalog,
         root: this.shadowRoot,
+        open: this.open,
         emit: (result) => this.dispatchEvent(new CustomEvent('vram-result', { detail: result })),
         change: (patch, options) => this.change(patch, options),
         // network="off": no model-id field, so the page never fetches a model.
@@ -247,10 +304,16 @@ export function defineVramCalculator(factory) {
       this.notices = h('div', { class: 'notices' });
       this.shownNotices = '';
       this.inputs = new InputsPanel(ctx);
+      if (before) this.inputs.carry(before);
       this.unit = h('select', { id: 'unit', onchange: () => this.change({ unit: this.unit.value }, { push: true }) },
         UNITS.map((u) => h('option', { value: u }, t(`unit.${u}`))));
       const tools = [h('label', { for: 'unit' }, t('input.unit')), this.unit];
       if (this.urlBound) {
+        // The standalone page's language picker; each name in its own language.
+        this.langPicker = h('select', { id: 'lang', onchange: () => this.change({ lang: this.langPicker.value }, { push: true }) },
+          LANGUAGES.map((l) => h('option', { value: l, lang: l, dir: l === 'en' ? 'ltr' : 'rtl' }, t(`lang.${l}`))));
+        this.langPicker.value = this.frame.lang;
+        tools.unshift(h('label', { for: 'lang' }, t('lang.label')), this.langPicker);
         this.linkStatus = h('span', { class: 'muted', role: 'status' });
         this.linkBox = h('input', { id: 'link', type: 'text', readonly: true, hidden: true, 'aria-label': t('link.box') });
         tools.push(h('button', { type: 'button', class: 'copy', onclick: () => this.copyLink() }, t('link.copy')), this.linkStatus, this.linkBox);
@@ -263,7 +326,7 @@ export function defineVramCalculator(factory) {
         this.tabs[name] = h('button', {
           type: 'button', role: 'tab', id: `tab-${name}`, 'aria-controls': `panel-${name}`,
           onclick: () => this.selectView(name, false),
-        }, t(`view.${name}`));
+        }, h('bdi', {}, t(`view.${name}`)));
         this.panels[name] = h('div', { role: 'tabpanel', id: `panel-${name}`, 'aria-labelledby': `tab-${name}`, tabindex: 0 }, this.views[name].element);
       }
       const tablist = h('div', { role: 'tablist', class: 'tabs', 'aria-label': t('view.label') }, Object.values(this.tabs));
@@ -275,6 +338,7 @@ export function defineVramCalculator(factory) {
         this.notices,
         h('div', { class: 'layout' }, this.inputs.element, h('main', { class: 'main' }, tablist, Object.values(this.panels))),
       );
+      if (focused) this.shadowRoot.getElementById(focused)?.focus();
     }
 
     /** Arrow keys move between tabs (mirrored right to left), Home and End jump. */
@@ -310,22 +374,32 @@ export function defineVramCalculator(factory) {
     }
 
     render() {
+      const wanted = this.wanted();
+      if (wanted.key !== this.builtFor) this.build();
+      // The display unit is the renderer's too: a new unit, another translator.
+      this.t = wanted.t;
       const t = this.t;
+      this.ctx.t = t;
       this.ctx.state = this.state;
       // At most MAX_NOTICES problems in words, then their count: a crafted
       // link with 100,000 bad parameters must not bury the page.
-      const problem = (p) => (p.param === '' ? t('error.query', { problem: problemText(t, p.error) }) : t('error.url', { param: p.param, problem: problemText(t, p.error) }));
+      const problem = ({ param, error, preset, source }) => {
+        if (param === '') return t('error.query', { problem: problemMessage(error) });
+        const id = preset !== undefined ? 'error.preset' : source === 'attribute' ? 'error.attribute' : 'error.url';
+        return t(id, { param, preset, problem: problemMessage(error) });
+      };
       const more = this.problems.length - MAX_NOTICES;
       const notices = [
         ...this.problems.slice(0, MAX_NOTICES).map(problem),
         more > 0 ? t('error.moreIgnored', { count: more }) : null,
-        this.catalogProblem,
+        this.catalogProblem && t(this.catalogProblem.id, this.catalogProblem.params),
       ].filter(Boolean);
       if (notices.join('\n') !== this.shownNotices) {
         this.shownNotices = notices.join('\n');
-        replace(this.notices, notices.map((notice) => h('p', { class: 'notice', role: 'status' }, notice)));
+        replace(this.notices, notices.map((notice) => h('p', { class: 'notice', role: 'status', dir: 'auto' }, notice)));
       }
       this.unit.value = this.state.unit;
+      if (this.langPicker) this.langPicker.value = this.frame.lang;
       this.inputs.sync(this.state);
       for (const name of VIEWS) {
         const active = name === this.state.view;

@@ -7,6 +7,10 @@ import { readConfigText } from './config.js';
 
 export const VIEWS = ['calculator', 'grid', 'devices', 'fleet'];
 export const UNITS = ['GB', 'GiB'];
+/** The languages the page speaks (data/messages/), in the picker's order. */
+export const LANGUAGES = ['en', 'ar', 'fa'];
+/** The `digits` choices (docs/i18n.md): Latin, or the language's own. */
+export const DIGITS = ['latn', 'native'];
 export const MODES = ['inference', 'full', 'lora', 'qlora'];
 export const OPTIMIZERS = ['adamw', 'adamw-8bit', 'sgd', 'adafactor'];
 export const PROFILES = ['physical', 'guide'];
@@ -61,6 +65,9 @@ export const DEFAULT_STATE = Object.freeze({
   params: null,
   config: '',
   usable_fraction: 0.92,
+  // '': the element's attribute or host decides (element.js).
+  lang: '',
+  digits: '',
 });
 
 const int = (min, max) => ({ kind: 'int', min, max });
@@ -103,6 +110,8 @@ const SCHEMA = {
   params: { kind: 'number', min: 0.000001, max: 1000000, optional: true },
   config: { kind: 'config' },
   usable_fraction: { kind: 'number', min: 0.01, max: 1 },
+  lang: enumOf(() => LANGUAGES),
+  digits: enumOf(() => DIGITS),
 };
 
 /** Parameters every link carries; the rest only when they matter. */
@@ -211,7 +220,7 @@ export function parseQuery(search, catalog, base = DEFAULT_STATE) {
       }
       const applied = parseQuery(query, catalog, state);
       state = applied.state;
-      problems.push(...applied.problems.map((p) => ({ ...p, param: `${p.param} (preset ${preset})` })));
+      problems.push(...applied.problems.map((p) => ({ ...p, preset })));
     } else {
       problems.push({ param: 'preset', error: { code: 'unknownPreset', value: quote(preset) } });
     }
@@ -255,6 +264,9 @@ function linkParams(state) {
   if (state.model === CUSTOM) names.push(...Object.keys(SHAPE), 'params');
   if (state.model === IMPORTED) names.push('config');
   if (state.usable_fraction !== DEFAULT_STATE.usable_fraction) names.push('usable_fraction');
+  // A link made in Persian opens in Persian: the language goes with it once chosen.
+  if (state.lang) names.push('lang');
+  if (state.digits) names.push('digits');
   return names;
 }
 

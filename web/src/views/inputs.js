@@ -1,22 +1,35 @@
 // The inputs every view shares: the model (preset, custom shape or
 // config.json), formats, load, mode and its options, engine and its options,
 // the card. Built once; `sync` writes state into them without touching the
-// one that has focus, so typing never loses the caret.
+// one that has focus, so typing never loses the caret. Numbers are text
+// inputs shown in the language's digits (a number input shows Latin digits
+// whatever the page's language, and refuses Persian ones); what is typed in
+// any of the three digit systems is read back as Latin digits.
 import { readConfigText } from '../config.js';
 import { fileKind, hubFiles, readCheckpoint } from '../checkpoint.js';
 import { h, replace } from '../dom.js';
-import { formatMemory } from '../format.js';
-import { problemText } from '../i18n.js';
+import { NUMBER_CHARS, problemMessage } from '../i18n.js';
 import {
   CUSTOM, IMPORTED, LORA_TARGETS, MODES, OPTIMIZERS, PROFILES, SHAPE,
   engineById, readOption, readParam,
 } from '../state.js';
 
+/**
+ * An engine's name in the picker: the guide's and the planner's conventions
+ * are sentences, worded from the catalog with the engine's own default; a
+ * product (vLLM, SGLang, llama.cpp) keeps its name.
+ */
+export function engineLabel(t, engine) {
+  const id = `engine.${engine.id}`;
+  const text = t(id, { size: { id: 'size.gbPlain', params: { gb: engine.defaults.overhead_gb } }, pct: engine.defaults.overhead_pct });
+  return text === id ? engine.name : text;
+}
+
 const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const LORA_ONLY = ['lora_rank', 'lora_targets'];
 
 export class InputsPanel {
-  /** ctx: { t, catalog, state, change(patch, { push }), root } */
+  /** ctx: { t, catalog, state, open, change(patch, { push }), root } */
   constructor(ctx) {
     this.ctx = ctx;
     this.controls = {};
@@ -43,7 +56,7 @@ export class InputsPanel {
     const select = (name, options) =>
       this.control(name, h('select', {}, options.map(([value, label]) => h('option', { value }, label))));
     const number = (name, attrs = {}) =>
-      this.control(name, h('input', { type: 'number', inputmode: 'numeric', min: 1, step: 1, ...attrs }));
+      this.control(name, h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' }, ...attrs }));
     const check = (name) => this.control(name, h('input', { type: 'checkbox' }), 'checked');
 
     select('model', []);
@@ -60,20 +73,20 @@ export class InputsPanel {
     number('lora_rank');
     check('checkpointing');
     check('flash_attention');
-    select('zero', [0, 1, 2, 3].map((z) => [String(z), t(`zero.${z}`)]));
+    select('zero', [0, 1, 2, 3].map((z) => [String(z), t(`zero.${z}`, { stage: z })]));
     check('offload_optimizer');
     select('finetune_profile', PROFILES.map((p) => [p, t(`profile.${p}`)]));
-    select('engine', catalog.engines.map((e) => [e.id, e.name]));
+    select('engine', catalog.engines.map((e) => [e.id, engineLabel(t, e)]));
     const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
     for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
       const list = catalog.gpus.filter((g) => (g.monthly_usd != null || g.hourly_usd != null) === rentable);
-      if (list.length) gpus.append(h('optgroup', { label }, list.map((g) => h('option', { value: g.id }, t('gpu.option', { name: g.name, gb: g.vram_gb })))));
+      if (list.length) gpus.append(h('optgroup', { label }, list.map((g) => h('option', { value: g.id }, t('gpu.option', { name: g.name, size: { id: 'size.gbPlain', params: { gb: g.vram_gb } } })))));
     }
     this.control('gpu', gpus);
     number('gpu_count');
-    number('usable_fraction', { min: 0.01, max: 1, step: 0.01, inputmode: 'decimal' });
+    number('usable_fraction', { inputmode: 'decimal' });
     for (const name of Object.keys(SHAPE)) number(name);
-    number('params', { min: 0, step: 'any', inputmode: 'decimal' });
+    number('params', { inputmode: 'decimal' });
 
     // LoRA targets: a group of checkboxes, one state value.
     this.targets = LORA_TARGETS.map((target) => {
@@ -89,12 +102,15 @@ export class InputsPanel {
     );
 
     // config.json: choose a file, drop one anywhere on the panel, or paste.
-    this.file = h('input', { id: 'config-file', type: 'file', multiple: true, accept: '.json,application/json,.gguf,.safetensors' });
+    // The browser words a file input's button and status in its own
+    // language, not the page's: the input is hidden (still focusable) and
+    // its label, in the page's words, is the button.
+    this.file = h('input', { id: 'config-file', type: 'file', class: 'file visually-hidden', multiple: true, accept: '.json,application/json,.gguf,.safetensors' });
     this.file.addEventListener('change', () => this.loadFiles(this.file.files));
     this.checkpointInfo = h('p', { id: 'checkpoint-info', class: 'hint', 'aria-live': 'polite', hidden: true });
     // A Hugging Face model id, fetched only when the user asks (web/src/checkpoint.js hubFiles).
-    this.hubId = h('input', { id: 'hub-id', type: 'text', spellcheck: 'false', placeholder: 'Qwen/Qwen3-32B-AWQ' });
-    this.hubToken = h('input', { id: 'hub-token', type: 'password', autocomplete: 'off' });
+    this.hubId = h('input', { id: 'hub-id', type: 'text', spellcheck: 'false', dir: 'ltr', placeholder: 'Qwen/Qwen3-32B-AWQ' });
+    this.hubToken = h('input', { id: 'hub-token', type: 'password', autocomplete: 'off', dir: 'ltr' });
     this.hub = ctx.network
       ? h('details', { class: 'hub' }, h('summary', {}, t('hub.title')),
         h('div', { class: 'field' }, h('label', { for: this.hubId.id }, t('hub.id')), this.hubId),
@@ -111,6 +127,7 @@ export class InputsPanel {
 
     const f = (name) => this.fields[name];
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
+    this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
       inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), f('batch'), f('engine'), this.engineOptions),
       finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), LORA_ONLY.map(f), FINETUNE_ONLY.slice(3).map(f)),
@@ -122,8 +139,8 @@ export class InputsPanel {
         h('div', { class: 'field' }, h('label', { for: this.search.id }, t('input.search')), this.search, this.searchStatus),
         f('model'),
         this.sections.custom,
-        h('div', { class: 'field drop' }, h('label', { for: this.file.id }, t('input.configFile')), this.file, h('p', { class: 'hint' }, t('input.configDrop')), h('p', { class: 'hint' }, t('input.checkpointHint'))),
-        h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste),
+        h('div', { class: 'field drop' }, this.file, h('label', { for: this.file.id, class: 'file-button' }, t('input.configFile')), h('p', { class: 'hint' }, t('input.configDrop')), h('p', { class: 'hint' }, t('input.checkpointHint'))),
+        this.pasteBox,
         this.hub,
         this.checkpointInfo,
         this.configError,
@@ -145,6 +162,28 @@ export class InputsPanel {
     });
   }
 
+  /** A <details> whose open state is kept in ctx.open under `key`, across rebuilds. */
+  remember(details, key, openByDefault = false) {
+    const open = this.ctx.open;
+    const known = open.has(key) || open.has(`closed:${key}`);
+    details.open = known ? open.has(key) : openByDefault;
+    details.dataset.key = key;
+    details.addEventListener('toggle', () => {
+      open.delete(details.open ? `closed:${key}` : key);
+      open.add(details.open ? key : `closed:${key}`);
+    });
+    return details;
+  }
+
+  /** What the panel it replaces held that the state does not: the search and paste boxes. */
+  carry(before) {
+    if (before.search.value) {
+      this.search.value = before.search.value;
+      this.filterModels();
+    }
+    if (before.paste.value && !this.paste.value) this.paste.value = before.paste.value;
+  }
+
   errorNode(name) {
     return (this.errors[name] = h('p', { id: `${name}-error`, class: 'error field-error', hidden: true }));
   }
@@ -156,6 +195,12 @@ export class InputsPanel {
     el.setAttribute('aria-describedby', `${name}-error`);
     this.controls[name] = { el, prop };
     const label = h('label', { for: el.id }, this.ctx.t(`input.${name}`));
+    if (el.dataset.number !== undefined) {
+      // Only digits (any of the three systems) and separators get typed in.
+      el.addEventListener('beforeinput', (event) => {
+        if (event.data && !NUMBER_CHARS.test(event.data)) event.preventDefault();
+      });
+    }
     this.fields[name] = prop === 'checked'
       ? h('div', { class: 'field check' }, el, label, this.errorNode(name))
       : h('div', { class: 'field' }, label, el, this.errorNode(name));
@@ -167,12 +212,12 @@ export class InputsPanel {
   /** Reads a control, validates it like a URL parameter, and applies it. */
   commit(name, push) {
     const { el, prop } = this.controls[name];
-    const raw = prop === 'checked' ? String(el.checked) : el.value;
+    const raw = prop === 'checked' ? String(el.checked) : el.dataset.number !== undefined ? this.ctx.t.parseNumber(el.value) : el.value;
     const { value, error } = name.startsWith('opt.')
       ? readOption(engineById(this.ctx.catalog, this.ctx.state.engine), name.slice(4), raw)
       : readParam(name, raw, this.ctx.catalog);
     if (error) {
-      this.showFieldError(name, this.ctx.t('error.input', { problem: problemText(this.ctx.t, error) }));
+      this.showFieldError(name, this.ctx.t('error.input', { problem: problemMessage(error) }));
       return;
     }
     this.showFieldError(name, null);
@@ -225,7 +270,7 @@ export class InputsPanel {
     try {
       this.loadText(await file.text(), file.name, true);
     } catch (error) {
-      this.showConfigError(t('config.error', { source: file.name, problem: error.message }));
+      this.showConfigError(t('config.error', { source: file.name, problem: { id: 'error.plain', params: { message: error.message } } }));
     }
   }
 
@@ -251,7 +296,7 @@ export class InputsPanel {
       await this.loadCheckpoint(await hubFiles(this.hubId.value, { token: this.hubToken.value.trim() }), this.hubId.value.trim());
     } catch (error) {
       this.checkpointInfo.hidden = true;
-      this.showConfigError(t('config.error', { source: this.hubId.value.trim() || t('hub.id'), problem: problemText(t, error.problem || { code: 'hubNetwork' }) }));
+      this.showConfigError(t('config.error', { source: this.hubId.value.trim() || t('hub.id'), problem: problemMessage(error.problem || { code: 'hubNetwork' }) }));
     }
   }
 
@@ -264,13 +309,13 @@ export class InputsPanel {
     try {
       const core = await this.ctx.core;
       const read = await readCheckpoint(files, core);
-      const mix = read.summary.by_type.map((m) => t('checkpoint.type', { type: m.type, size: formatMemory(m.gb, this.ctx.state.unit, 2) }));
-      this.checkpointInfo.textContent = t('checkpoint.mix', { kind: read.kind, files: read.checkpoint.files.length, mix: mix.join(', ') });
+      const mix = read.summary.by_type.map((m) => ({ id: 'checkpoint.type', params: { type: m.type, bytes: m.gb * 1e9 } }));
+      this.checkpointInfo.textContent = t('checkpoint.mix', { kind: read.kind, files: read.checkpoint.files.length, mix });
       this.ctx.change({ model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint }, { push: true });
       if (name) this.checkpointInfo.textContent = `${name}: ${this.checkpointInfo.textContent}`;
     } catch (error) {
       this.checkpointInfo.hidden = true;
-      const problem = error.problem ? problemText(t, error.problem) : t('checkpoint.core', { field: error.field || '', message: error.message });
+      const problem = error.problem ? problemMessage(error.problem) : { id: 'checkpoint.core', params: { field: error.field || '', message: error.message } };
       this.showConfigError(t('config.error', { source: error.source || error.problem?.source || t('checkpoint.files'), problem }));
     }
   }
@@ -279,7 +324,7 @@ export class InputsPanel {
   loadText(text, source, push) {
     const { value, error } = readConfigText(text);
     if (error) {
-      this.showConfigError(this.ctx.t('config.error', { source, problem: problemText(this.ctx.t, error) }));
+      this.showConfigError(this.ctx.t('config.error', { source, problem: problemMessage(error) }));
       return;
     }
     this.showConfigError(null);
@@ -288,7 +333,6 @@ export class InputsPanel {
   }
 
   filterModels() {
-    const { t } = this.ctx;
     const query = this.search.value.trim().toLowerCase();
     const current = this.ctx.state.model;
     this.matches = [];
@@ -304,7 +348,7 @@ export class InputsPanel {
     });
     replace(this.controls.model.el, groups);
     this.controls.model.el.value = current;
-    this.searchStatus.textContent = query ? t('input.searchStatus', { count: this.matches.length }) : '';
+    this.searchStatus.textContent = query ? this.ctx.t('input.searchStatus', { count: this.matches.length }) : '';
   }
 
   /** The engine's knobs as inputs, rebuilt only when the engine changes. */
@@ -313,10 +357,10 @@ export class InputsPanel {
     for (const name of Object.keys(this.controls)) if (name.startsWith('opt.')) delete this.controls[name];
     const fields = Object.entries(engine.defaults).map(([key, value]) => {
       const name = `opt.${key}`;
-      const label = t(`option.${key}`) === `option.${key}` ? key : t(`option.${key}`);
+      const label = t(`option.${key}`);
       const input = typeof value === 'boolean'
         ? h('input', { type: 'checkbox' })
-        : h('input', { type: 'number', min: 0, step: 'any', inputmode: 'decimal' });
+        : h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } });
       this.control(name, input, typeof value === 'boolean' ? 'checked' : 'value');
       this.fields[name].querySelector('label').textContent = label;
       return this.fields[name];
@@ -324,9 +368,10 @@ export class InputsPanel {
     const sources = Object.entries(engine.option_sources || {});
     // Few people change these: closed by default, except the guide's one knob.
     replace(this.engineOptions, fields.length
-      ? h('details', { open: fields.length === 1 }, h('summary', {}, t('input.engineOptions', { engine: engine.name })),
+      ? this.remember(h('details', {}, h('summary', {}, t('input.engineOptions', { engine: engineLabel(t, engine) })),
           h('div', { class: 'stack' }, fields),
-          sources.length ? h('details', {}, h('summary', {}, t('input.engineSources')), h('dl', { class: 'sources' }, sources.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))) : null)
+          // The sources are the data's own citations, in the data's language.
+          sources.length ? this.remember(h('details', {}, h('summary', {}, t('input.engineSources')), h('dl', { class: 'sources', dir: 'ltr', lang: 'en' }, sources.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))), `sources-${engine.id}`) : null), `engine-${engine.id}`, fields.length === 1)
       : null);
     this.shownEngine = engine.id;
   }
@@ -341,7 +386,10 @@ export class InputsPanel {
       if (el === focused || name === 'lora_targets') continue;
       let value = name.startsWith('opt.') ? state.opts[name.slice(4)] ?? engine.defaults[name.slice(4)] : state[name];
       if (prop === 'checked') el.checked = Boolean(value);
-      else if (el.value !== String(value ?? '')) el.value = value ?? '';
+      else {
+        const shown = el.dataset.number !== undefined ? this.ctx.t.number(value) : String(value ?? '');
+        if (el.value !== shown) el.value = shown;
+      }
       this.showFieldError(name, null);
     }
     for (const box of this.targets) box.checked = state.lora_targets.includes(box.value);
