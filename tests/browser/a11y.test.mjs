@@ -59,7 +59,7 @@ test('keyboard focus is visible and every control has a name', async () => {
   const browser = await openPage();
   try {
     const { page } = browser;
-    await page.locator('vram-calculator #search').focus();
+    await page.locator('vram-calculator #model').focus();
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
       const ring = await page.evaluate(() => {

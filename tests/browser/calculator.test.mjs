@@ -95,18 +95,48 @@ test('the cheapest cards that hold the answer, with spare, tight and decode ceil
   }
 });
 
-test('model search filters the presets, Enter picks the first match', async () => {
+test('model combobox: type, arrows move the highlight, Enter picks it, Escape closes', async () => {
   const browser = await openPage();
   try {
     const { page } = browser;
-    const search = page.locator('vram-calculator #search');
-    await search.fill('qwen3 8');
-    const options = await page.locator('vram-calculator #model option').evaluateAll((o) => o.map((x) => x.value));
-    assert.ok(options.includes('qwen3-8b'));
-    assert.ok(!options.includes('llama-3.1-8b'));
-    await search.press('Enter');
-    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'qwen3-8b');
-    assert.match(await text(page, 'vram-calculator .results .muted'), /Qwen3 8B/);
+    const box = page.locator('vram-calculator #model');
+    assert.equal(await box.getAttribute('role'), 'combobox');
+    assert.equal(await box.getAttribute('aria-expanded'), 'false');
+    await box.fill('deepseek');
+    assert.equal(await box.getAttribute('aria-expanded'), 'true');
+    const options = () => page.locator('vram-calculator #model-list [role=option]').evaluateAll((o) => o.map((x) => x.dataset.value));
+    const listed = await options();
+    assert.equal(listed[0], 'deepseek-v3');
+    assert.ok(listed.includes('deepseek-v2-lite'));
+    // The highlight is the active descendant, and the arrows move it.
+    const active = () => page.evaluate(() => {
+      const root = document.querySelector('vram-calculator').shadowRoot;
+      const id = root.querySelector('#model').getAttribute('aria-activedescendant');
+      return id ? root.getElementById(id).dataset.value : null;
+    });
+    assert.equal(await active(), 'deepseek-v3');
+    await box.press('ArrowDown');
+    assert.equal(await active(), 'deepseek-v2-lite');
+    await box.press('ArrowUp');
+    assert.equal(await active(), 'deepseek-v3');
+    await box.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'deepseek-v3');
+    assert.equal(await box.getAttribute('aria-expanded'), 'false');
+    assert.equal(await box.inputValue(), 'DeepSeek V3 / R1 671B (MoE, MLA)');
+    assert.match(await text(page, 'vram-calculator .results .muted'), /DeepSeek V3/);
+    // Escape closes without picking; nothing found says so and offers config.json.
+    await box.fill('llama 70b');
+    await box.press('Escape');
+    assert.equal(await box.getAttribute('aria-expanded'), 'false');
+    assert.equal(new URL(page.url()).searchParams.get('model'), 'deepseek-v3');
+    await box.fill('zzzz');
+    assert.match(await text(page, 'vram-calculator #model-status'), /No preset matches “zzzz”/);
+    await box.press('Enter');
+    assert.equal(new URL(page.url()).searchParams.get('model'), 'deepseek-v3');
+    await page.locator('vram-calculator .combo button.link').click();
+    assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.activeElement.id), 'config-file');
+    // Leaving the box shows the chosen model's name again.
+    assert.equal(await box.inputValue(), 'DeepSeek V3 / R1 671B (MoE, MLA)');
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

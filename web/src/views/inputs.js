@@ -5,6 +5,8 @@
 import { readConfigText } from '../config.js';
 import { h, replace } from '../dom.js';
 import { problemText } from '../i18n.js';
+import { CONTEXT_PICKS, SUFFIXES, parseNumber } from '../numbers.js';
+import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, LORA_TARGETS, MODES, OPTIMIZERS, PROFILES, SHAPE,
   engineById, readOption, readParam,
@@ -12,6 +14,9 @@ import {
 
 const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const LORA_ONLY = ['lora_rank', 'lora_targets'];
+// Token counts read "32k" as 32,768 (numbers.js); a typed value commits after this pause.
+const TOKEN_FIELDS = ['context', 'seq'];
+const TYPING_PAUSE_MS = 600;
 
 export class InputsPanel {
   /** ctx: { t, catalog, state, change(patch, { push }), root } */
@@ -20,32 +25,29 @@ export class InputsPanel {
     this.controls = {};
     this.fields = {};
     this.errors = {};
+    this.numeric = {};
     const { t, catalog } = ctx;
 
-    const groups = {};
-    for (const model of catalog.models) (groups[model.group] ||= []).push({ value: model.id, label: model.name });
-    this.modelGroups = [
-      ...Object.entries(groups).map(([group, options]) => ({ label: t(`group.${group}`), options })),
-      { label: t('group.own'), options: [{ value: CUSTOM, label: t('model.custom') }, { value: IMPORTED, label: t('model.config') }] },
-    ];
-    this.search = h('input', { id: 'search', type: 'search', autocomplete: 'off', 'aria-describedby': 'search-status' });
-    this.searchStatus = h('p', { id: 'search-status', class: 'hint', 'aria-live': 'polite' });
-    this.search.addEventListener('input', () => this.filterModels());
-    this.search.addEventListener('keydown', (event) => {
-      if (event.key !== 'Enter') return;
-      event.preventDefault();
-      const first = this.matches[0];
-      if (first && first !== this.ctx.state.model) this.pick('model', first, true);
+    this.picker = new ModelPicker({
+      t,
+      models: catalog.models,
+      own: [{ value: CUSTOM, label: t('model.custom') }, { value: IMPORTED, label: t('model.config') }],
+      onPick: (id) => {
+        if (id !== this.ctx.state.model) this.pick('model', id, true);
+      },
+      onConfig: () => this.file.focus(),
     });
 
     const select = (name, options) =>
       this.control(name, h('select', {}, options.map(([value, label]) => h('option', { value }, label))));
-    const number = (name, attrs = {}) =>
-      this.control(name, h('input', { type: 'number', inputmode: 'numeric', min: 1, step: 1, ...attrs }));
+    const number = (name, { integer = true } = {}) => {
+      const tokens = TOKEN_FIELDS.includes(name);
+      this.numeric[name] = { integer, suffixes: tokens ? 'tokens' : 'count' };
+      // Token fields keep the letter keyboard on phones, for "32k".
+      return this.control(name, h('input', { type: 'text', inputmode: tokens ? 'text' : 'decimal', autocomplete: 'off', spellcheck: 'false' }));
+    };
     const check = (name) => this.control(name, h('input', { type: 'checkbox' }), 'checked');
 
-    select('model', []);
-    this.filterModels();
     const weights = [['native', t('input.weights.native')], ...catalog.weight_formats.map((f) => [f.id, f.name])];
     select('weights', weights);
     select('kv', catalog.kv_formats.map((f) => [f.id, f.name]));
@@ -69,9 +71,9 @@ export class InputsPanel {
     }
     this.control('gpu', gpus);
     number('gpu_count');
-    number('usable_fraction', { min: 0.01, max: 1, step: 0.01, inputmode: 'decimal' });
+    number('usable_fraction', { integer: false });
     for (const name of Object.keys(SHAPE)) number(name);
-    number('params', { min: 0, step: 'any', inputmode: 'decimal' });
+    number('params', { integer: false });
 
     // LoRA targets: a group of checkboxes, one state value.
     this.targets = LORA_TARGETS.map((target) => {
@@ -102,15 +104,14 @@ export class InputsPanel {
     const f = (name) => this.fields[name];
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), f('batch'), f('engine'), this.engineOptions),
+      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('engine'), this.engineOptions),
       finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), LORA_ONLY.map(f), FINETUNE_ONLY.slice(3).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
     };
     this.element = h('form', { class: 'inputs', 'aria-label': t('input.panel'), onsubmit: (e) => e.preventDefault() },
       section('input.modelGroup',
-        h('div', { class: 'field' }, h('label', { for: this.search.id }, t('input.search')), this.search, this.searchStatus),
-        f('model'),
+        this.picker.element,
         this.sections.custom,
         h('div', { class: 'field drop' }, h('label', { for: this.file.id }, t('input.configFile')), this.file, h('p', { class: 'hint' }, t('input.configDrop'))),
         h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste),
@@ -147,15 +148,66 @@ export class InputsPanel {
     this.fields[name] = prop === 'checked'
       ? h('div', { class: 'field check' }, el, label, this.errorNode(name))
       : h('div', { class: 'field' }, label, el, this.errorNode(name));
+    if (this.numeric[name]) {
+      this.typing(name, el);
+      return el;
+    }
     el.addEventListener('input', () => this.commit(name, false));
     el.addEventListener('change', () => this.commit(name, true));
     return el;
   }
 
+  /**
+   * A number field commits on change, Enter or blur, and after a short pause
+   * on a value that reads: never on each keystroke, so the "1" of "1e5" or
+   * the "32" of "32k" never reaches the answer or the address.
+   */
+  typing(name, el) {
+    const timers = (this.timers ||= {});
+    const stop = () => clearTimeout(timers[name]);
+    el.addEventListener('input', () => {
+      stop();
+      if (!parseNumber(el.value, this.numeric[name]).error) timers[name] = setTimeout(() => this.commit(name, false), TYPING_PAUSE_MS);
+    });
+    el.addEventListener('change', () => {
+      stop();
+      this.commit(name, true);
+    });
+    el.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      stop();
+      this.commit(name, true);
+    });
+  }
+
+  /** Buttons for the common context sizes: 4k ... 128k tokens. */
+  contextPicks() {
+    const { t } = this.ctx;
+    return (this.picks = h('div', { class: 'picks', role: 'group', 'aria-label': t('input.contextPicks') },
+      CONTEXT_PICKS.map((tokens) => h('button', {
+        type: 'button', class: 'pick', dataset: { tokens },
+        onclick: () => {
+          this.showFieldError('context', null);
+          this.ctx.change({ context: tokens }, { push: true });
+        },
+      }, t('input.contextPick', { k: tokens / SUFFIXES.tokens.k })))));
+  }
+
   /** Reads a control, validates it like a URL parameter, and applies it. */
   commit(name, push) {
     const { el, prop } = this.controls[name];
-    const raw = prop === 'checked' ? String(el.checked) : el.value;
+    let raw = prop === 'checked' ? String(el.checked) : el.value;
+    if (this.numeric[name]) {
+      // "32k", "32,768", "٣٢٬٧٦٨" to 32768; empty goes on to the schema, which
+      // takes it where a field is optional.
+      const read = parseNumber(raw, this.numeric[name]);
+      if (read.error && read.error.code !== 'empty') {
+        const code = this.numeric[name].suffixes === 'tokens' && read.error.code === 'notNumber' ? 'notTyped' : read.error.code;
+        this.showFieldError(name, this.ctx.t('error.input', { problem: problemText(this.ctx.t, { code, value: raw.trim().slice(0, 40) }) }));
+        return;
+      }
+      raw = read.error ? '' : String(read.value);
+    }
     const { value, error } = name.startsWith('opt.')
       ? readOption(engineById(this.ctx.catalog, this.ctx.state.engine), name.slice(4), raw)
       : readParam(name, raw, this.ctx.catalog);
@@ -174,7 +226,7 @@ export class InputsPanel {
   pick(name, value, push) {
     if (name === 'model' && value === IMPORTED && !this.ctx.state.config) {
       this.showConfigError(this.ctx.t('config.none'));
-      this.sync(this.ctx.state);
+      this.picker.sync(this.ctx.state.model, false);
       return;
     }
     const patch = { [name]: value };
@@ -228,26 +280,6 @@ export class InputsPanel {
     this.ctx.change({ model: IMPORTED, config: JSON.stringify(value) }, { push });
   }
 
-  filterModels() {
-    const { t } = this.ctx;
-    const query = this.search.value.trim().toLowerCase();
-    const current = this.ctx.state.model;
-    this.matches = [];
-    const groups = this.modelGroups.map((group) => {
-      const options = group.options.filter((o) => {
-        const match = !query || o.label.toLowerCase().includes(query) || o.value.includes(query);
-        if (match) this.matches.push(o.value);
-        return match || o.value === current;
-      });
-      return options.length
-        ? h('optgroup', { label: group.label }, options.map((o) => h('option', { value: o.value, selected: o.value === current }, o.label)))
-        : null;
-    });
-    replace(this.controls.model.el, groups);
-    this.controls.model.el.value = current;
-    this.searchStatus.textContent = query ? t('input.searchStatus', { count: this.matches.length }) : '';
-  }
-
   /** The engine's knobs as inputs, rebuilt only when the engine changes. */
   buildEngineOptions(engine) {
     const { t } = this.ctx;
@@ -277,7 +309,7 @@ export class InputsPanel {
     const focused = this.ctx.root.activeElement;
     const engine = engineById(this.ctx.catalog, state.engine);
     if (engine && this.shownEngine !== engine.id) this.buildEngineOptions(engine);
-    if (focused !== this.search && this.controls.model.el.value !== state.model) this.filterModels();
+    this.picker.sync(state.model, focused === this.picker.input);
     for (const [name, { el, prop }] of Object.entries(this.controls)) {
       if (el === focused || name === 'lora_targets') continue;
       let value = name.startsWith('opt.') ? state.opts[name.slice(4)] ?? engine.defaults[name.slice(4)] : state[name];
@@ -286,6 +318,7 @@ export class InputsPanel {
       this.showFieldError(name, null);
     }
     for (const box of this.targets) box.checked = state.lora_targets.includes(box.value);
+    for (const pick of this.picks.children) pick.setAttribute('aria-pressed', String(Number(pick.dataset.tokens) === state.context));
     if (focused !== this.paste && state.model === IMPORTED && this.paste.value.replace(/\s/g, '') !== state.config.replace(/\s/g, '')) {
       this.paste.value = state.config;
     }
