@@ -5,6 +5,7 @@
 import { readConfigText } from '../config.js';
 import { h, replace } from '../dom.js';
 import { problemText } from '../i18n.js';
+import { visibleInputs } from '../embed.js';
 import { CONTEXT_PICKS, SUFFIXES, parseNumber } from '../numbers.js';
 import { ModelPicker } from './model-picker.js';
 import {
@@ -102,6 +103,7 @@ export class InputsPanel {
     this.shownEngine = null;
 
     const f = (name) => this.fields[name];
+    this.groups = {};
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.sections = {
       inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('engine'), this.engineOptions),
@@ -110,15 +112,15 @@ export class InputsPanel {
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
     };
     this.element = h('form', { class: 'inputs', 'aria-label': t('input.panel'), onsubmit: (e) => e.preventDefault() },
-      section('input.modelGroup',
+      this.groups.model = section('input.modelGroup',
         this.picker.element,
         this.sections.custom,
         h('div', { class: 'field drop' }, h('label', { for: this.file.id }, t('input.configFile')), this.file, h('p', { class: 'hint' }, t('input.configDrop'))),
         h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste),
         this.configError,
       ),
-      section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
-      section('input.hardware', f('gpu'), f('gpu_count'), this.sections.devices),
+      this.groups.workload = section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
+      this.groups.hardware = section('input.hardware', f('gpu'), f('gpu_count'), this.sections.devices),
     );
     this.element.addEventListener('dragover', (event) => {
       event.preventDefault();
@@ -322,12 +324,30 @@ export class InputsPanel {
     if (focused !== this.paste && state.model === IMPORTED && this.paste.value.replace(/\s/g, '') !== state.config.replace(/\s/g, '')) {
       this.paste.value = state.config;
     }
-    const finetune = state.mode !== 'inference';
+    this.showFor(state);
+  }
+
+  /**
+   * Only the inputs that change the view show (embed.js VIEW_INPUTS), and
+   * of those only the ones the host's `inputs` attribute names; the mode
+   * brings its fine-tuning options, the card its count.
+   */
+  showFor(state) {
+    const show = visibleInputs(state.view, this.ctx.inputs);
+    // Only the calculator has a fine-tuning mode; the tables read the inference inputs.
+    const finetune = state.view === 'calculator' && state.mode !== 'inference';
     this.sections.inference.hidden = finetune;
-    this.sections.finetune.hidden = !finetune;
+    this.sections.finetune.hidden = !finetune || !show.has('mode');
+    for (const name of ['weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu']) this.fields[name].hidden = !show.has(name);
+    this.picks.hidden = !show.has('context');
+    this.engineOptions.hidden = !show.has('engine');
     for (const name of LORA_ONLY) this.fields[name].hidden = state.mode === 'full';
     this.sections.custom.hidden = state.model !== CUSTOM;
-    this.sections.devices.hidden = state.view !== 'devices';
-    this.fields.gpu_count.hidden = !state.gpu;
+    this.sections.devices.hidden = !show.has('usable_fraction');
+    this.fields.gpu_count.hidden = !state.gpu || !show.has('gpu');
+    this.groups.model.hidden = !show.has('model');
+    this.groups.workload.hidden = !['weights', 'kv', 'context', 'batch', 'mode', 'engine'].some((name) => show.has(name));
+    this.groups.hardware.hidden = !show.has('gpu') && !show.has('usable_fraction');
+    this.element.hidden = !show.size;
   }
 }
