@@ -3,10 +3,12 @@
 // decode ceilings, the inverse answers, warnings and assumptions. Rebuilt on
 // every change; which <details> are open survives the rebuild.
 import { h } from '../dom.js';
-import { formatMemory, formatNumber, formatUsd, isTight } from '../format.js';
+import { formatMemory, formatNumber, formatUsd } from '../format.js';
 import { estimateRequest } from '../state.js';
+import { fitSummary } from './answer-bar.js';
 import { stackedBar } from './bar.js';
 import { bdi, compute, dataTable, errorBox, facts } from './common.js';
+import { rentLink } from './rent-link.js';
 
 function inputText(value) {
   if (typeof value === 'number') return formatNumber(value, Number.isInteger(value) ? 0 : 4);
@@ -40,6 +42,7 @@ export class CalculatorView {
       const missing = error.code === 'unknown_field' && state.mode !== 'inference';
       this.body.replaceChildren(missing ? h('p', { class: 'notice unavailable', role: 'alert' }, t('error.unavailable', { method: t(`mode.${state.mode}`) })) : errorBox(t, error, 'calculator'));
       this.live.textContent = '';
+      this.ctx.emit(null);
       return;
     }
     this.body.replaceChildren(...this.render(result, state, catalogIgnored));
@@ -66,11 +69,12 @@ export class CalculatorView {
     const training = state.mode !== 'inference';
     const head = ['fits.card', 'fits.monthly', 'fits.spare', ...(training ? [] : ['fits.decode'])].map((k) => t(k));
     const row = (f) => h('tr', { dataset: { gpu: f.gpu } },
-      h('th', { scope: 'row' }, t('fits.cardName', { count: f.count, name: f.name }), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null),
+      h('th', { scope: 'row' }, t('fits.cardName', { count: f.count, name: f.name }), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null,
+        rentLink(this.ctx, { gpu: f.gpu, count: f.count, name: f.name, monthly_usd: f.monthly_usd ?? null }, 'cards')),
       h('td', { class: 'num' }, bdi(formatUsd(f.monthly_usd))),
       h('td', { class: 'num' }, bdi(mem(f.spare_gb))),
       training ? null : h('td', { class: 'num' }, bdi(t('decode.tps', { value: formatNumber(f.decode_tokens_per_s) }))));
-    const table = (list) => dataTable(t('fits.title'), null, head, list.map(row), { class: 'fits' });
+    const table = (list) => dataTable(t('fits.title'), null, head, list.map(row), { class: 'fits' }, t('table.scrollCue'));
     return h('section', { class: 'block' }, h('h3', {}, t('fits.title')), table(fits.slice(0, 5)),
       fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length }), () => table(fits.slice(5))) : null,
       h('p', { class: 'muted small' }, t('fits.note')));
@@ -89,8 +93,7 @@ export class CalculatorView {
     const training = state.mode !== 'inference';
     const total = mem(result.total_gb, 0);
     const fit = result.fit;
-    const cards = result.gpu_count || 1;
-    const tight = fit && fit.fits && isTight(fit.spare_gb, cards);
+    const summary = fitSummary(t, result, unit);
     const terms = result.terms.map((term) => ({ ...term, label: this.termLabel(term) }));
     const out = [];
 
@@ -108,13 +111,9 @@ export class CalculatorView {
     if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', { dir: 'auto' }, note))));
     if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: formatNumber(result.adapter_params) })));
 
-    let fitText = '';
-    if (fit) {
-      const where = result.gpu ? t('fit.on', { count: cards, name: result.gpu.name, capacity: mem(fit.capacity_gb, 0) }) : t('fit.budget', { capacity: mem(fit.capacity_gb, 0) });
-      fitText = fit.fits
-        ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: mem(fit.spare_gb) })
-        : t('fit.short', { where, over: mem(-fit.spare_gb) });
-      out.push(h('p', { class: `fit ${fit.fits ? (tight ? 'is-tight' : 'is-fit') : 'is-over'}`, dataset: { fits: String(fit.fits), tight: String(Boolean(tight)) } },
+    const fitText = summary ? summary.text : '';
+    if (summary) {
+      out.push(h('p', { class: `fit ${summary.state}`, dataset: { fits: String(summary.fits), tight: String(Boolean(summary.tight)) } },
         h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: fit.basis }))));
     }
     this.live.textContent = fitText ? `${total}. ${fitText}` : total;

@@ -34,7 +34,7 @@ export class DevicesView extends TableView {
         ),
       ),
     );
-    const table = dataTable(t('view.devices'), t('devices.caption', { model, fraction: formatNumber(state.usable_fraction * 100) }), head, rows, { class: 'devices' });
+    const table = dataTable(t('view.devices'), t('devices.caption', { model, fraction: formatNumber(state.usable_fraction * 100) }), head, rows, { class: 'devices' }, t('table.scrollCue'));
     const placeholders = result.placeholders || [];
     return placeholders.length
       ? h('div', {}, h('p', { class: 'notice' }, t('devices.placeholders', { fields: placeholders.join(', ') })), table)
