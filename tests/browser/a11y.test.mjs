@@ -45,6 +45,7 @@ test('text meets WCAG AA contrast in every view and in the error and notice stat
     }
     await page.locator('vram-calculator #tab-calculator').click();
     await page.locator('vram-calculator #context').fill('');
+    await page.locator('vram-calculator #context').press('Enter');
     await page.locator('vram-calculator #context-error').waitFor();
     await page.locator('vram-calculator #config-file').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{') });
     await page.locator('vram-calculator #config-error').waitFor();
