@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, openPage, pageUrl, root, screenshot, text } from './harness.mjs';
+import { launch, networkRequests, openPage, pageUrl, root, screenshot, text } from './harness.mjs';
 
 const script = pathToFileURL(join(root, 'dist/vram-calculator.js')).href;
 
@@ -233,6 +233,37 @@ test('the iframe page takes a catalog from its fragment or by postMessage, valid
     // Broken text is named, not thrown.
     await page.evaluate(() => document.querySelector('#f2').contentWindow.postMessage({ type: 'vram-catalog', catalog: '{"gpus": [' }, '*'));
     await f2.locator('vram-calculator .notices', { hasText: 'catalog could not be read' }).waitFor();
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test("the vendor example: one catalog for the calculator, grid and device table, and a call to action that follows the pick", async () => {
+  const browser = await launch({ offline: true, viewport: { width: 1366, height: 900 } });
+  try {
+    const { page } = browser;
+    await page.goto(pathToFileURL(join(root, 'dist/vendor.html')).href);
+    await page.locator('#calc .total-value').waitFor();
+    await page.locator('#grid table.grid').waitFor();
+    await page.locator('#devices table.devices').waitFor();
+    const vendor = ['a40', 'h100-sxm', 'h200-sxm', 'l40s'];
+    const gpus = await page.locator('#calc #gpu option').evaluateAll((o) => o.map((x) => x.value).filter(Boolean));
+    assert.deepEqual(gpus.sort(), vendor);
+    const rows = await page.locator('#devices table.devices tbody tr').evaluateAll((r) => r.map((x) => x.dataset.accelerator));
+    assert.deepEqual(rows.sort(), vendor);
+    for (const href of await page.locator('#grid a.rent').evaluateAll((a) => a.map((x) => x.href))) {
+      assert.match(href, /^https:\/\/northwind\.example\/order\?gpu=(a40|h100-sxm|h200-sxm|l40s)&count=\d+$/);
+    }
+    // The call to action names the calculator's pick and links to it.
+    await page.waitForFunction(() => !document.querySelector('#cta').hasAttribute('aria-disabled'));
+    const pick = await page.locator('#calc .answer-bar a.rent').getAttribute('href');
+    assert.equal(await page.locator('#cta').getAttribute('href'), pick);
+    assert.match(await page.locator('#cta').textContent(), /^Rent \d+× /);
+    for (const id of ['calc', 'grid', 'devices']) assert.equal(await page.locator(`#${id} .notices`).textContent(), '', id);
+    assert.equal(await page.locator('#grid form.inputs #model').isVisible(), false, 'the grid shows only context and batch');
+    await screenshot(page, 'vendor-1366');
+    assert.deepEqual(networkRequests(browser.requests), []);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

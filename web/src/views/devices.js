@@ -11,7 +11,13 @@ export class DevicesView extends TableView {
   }
 
   request(state, catalog) {
-    return isPreset(state) ? devicesRequest(state, catalog) : null;
+    if (!isPreset(state)) return null;
+    const request = devicesRequest(state, catalog);
+    // A vendor's catalog: its own cards are the rows (the planner's default
+    // accelerators may not be in it).
+    const ids = catalog && Array.isArray(catalog.gpus) ? catalog.gpus.map((g) => g && g.id).filter((id) => typeof id === 'string') : [];
+    if (ids.length) request.accelerators = [...new Set(ids)];
+    return request;
   }
 
   render(result, state) {
