@@ -122,7 +122,8 @@ test('inputs, compact and hide attributes', async () => {
     <vram-calculator id="some" inputs="model context bogus"></vram-calculator>
     <vram-calculator id="none" inputs="none" view="grid"></vram-calculator>
     <vram-calculator id="compact" compact model="llama-3.1-8b"></vram-calculator>
-    <vram-calculator id="bare" hide="header tabs"></vram-calculator>`);
+    <vram-calculator id="bare" hide="header tabs"></vram-calculator>
+    <vram-calculator id="compact-grid" compact view="grid"></vram-calculator>`);
   const browser = await launch({ offline: true });
   try {
     const { page } = browser;
@@ -141,6 +142,9 @@ test('inputs, compact and hide attributes', async () => {
     assert.equal(await page.locator('#compact .answer-bar').isVisible(), true);
     assert.match(await text(page, '#compact .answer-value'), /^\d+ GB$/);
     for (const selector of ['.head', '.tabs', 'form.inputs', '.main']) assert.equal(await page.locator(`#compact ${selector}`).isVisible(), false, selector);
+    // compact on a table view: the table alone.
+    await page.locator('#compact-grid table.grid').waitFor();
+    for (const selector of ['.head', '.tabs', 'form.inputs']) assert.equal(await page.locator(`#compact-grid ${selector}`).isVisible(), false, selector);
     // hide: no header, no tabs, inputs and answer stay.
     assert.equal(await page.locator('#bare .head').isVisible(), false);
     assert.equal(await page.locator('#bare .tabs').isVisible(), false);

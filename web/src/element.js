@@ -385,8 +385,9 @@ export function defineVramCalculator(factory) {
         this.tabs[name].tabIndex = active ? 0 : -1;
         this.panels[name].hidden = !active;
       }
-      // The answer strip belongs to the calculator's answer.
+      // The answer strip belongs to the calculator's answer; compact shows it alone.
       if (this.state.view !== 'calculator') this.answer.clear();
+      this.frame.classList.toggle('answer-only', this.embed.compact && this.state.view === 'calculator');
       this.views[this.state.view].update(this.state, this.vendorCatalog);
       // Back on the calculator with an unchanged answer: the strip shows it again.
       if (this.state.view === 'calculator' && this.answer.element.hidden && this.lastResult) this.answer.update(this.lastResult, this.state);
