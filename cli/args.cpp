@@ -5,6 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "vram/api.hpp"
+#include "vram/error.hpp"
+
 namespace vramcli {
 
 using nlohmann::json;
@@ -101,8 +104,15 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
       }
       case FlagKind::kJsonFile: {
         const std::string text = read_file(value, flag);
-        json doc = json::parse(text, nullptr, false);
-        if (doc.is_discarded()) throw UsageError(flag + ": '" + value + "' is not valid JSON");
+        json doc;
+        try {
+          doc = vram::parse_json(text, spec->key);  // size and depth limits, as in wasm
+        } catch (const vram::Error& e) {
+          if (e.code() == "parse_error") {
+            throw UsageError(flag + ": '" + value + "' is not valid JSON");
+          }
+          throw UsageError(flag + ": '" + value + "': " + e.what());
+        }
         parsed.request[spec->key] = std::move(doc);
         break;
       }

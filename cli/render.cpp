@@ -32,6 +32,11 @@ void render_terms(std::ostringstream& out, const json& r) {
       << " GB\n";
 }
 
+// A warning or note: English text, or a message {"id", "params", "text"}.
+std::string english_of(const json& item) {
+  return item.is_string() ? item.get<std::string>() : item.at("text").get<std::string>();
+}
+
 void render_notes(std::ostringstream& out, const json& r) {
   const json& assumptions = r.at("assumptions");
   if (!assumptions.empty()) {
@@ -41,10 +46,10 @@ void render_notes(std::ostringstream& out, const json& r) {
   const json& warnings = r.at("warnings");
   if (!warnings.empty()) {
     out << "\nWarnings\n";
-    for (const json& w : warnings) out << "  ! " << w.get<std::string>() << "\n";
+    for (const json& w : warnings) out << "  ! " << english_of(w) << "\n";
   }
   for (const json& note : r.at("model").at("notes")) {
-    out << "\nNote: " << note.get<std::string>() << "\n";
+    out << "\nNote: " << english_of(note) << "\n";
   }
 }
 

@@ -373,10 +373,16 @@ export interface VramCalculatorAttributes {
   model?: string;
   /** A named link from data/presets.json. */
   preset?: string;
-  /** The interface language; ar, fa (and he, ur) lay it out right to left. */
+  /**
+   * The interface language: 'en', 'ar' or 'fa' ('fa-IR' is fa; any other is
+   * English). Without it, the nearest lang above the element (the host's
+   * <html lang> at the last). ar and fa lay it out right to left.
+   */
   lang?: string;
-  /** Force 'ltr' or 'rtl' regardless of lang. */
+  /** Force 'ltr' or 'rtl' regardless of the language. */
   dir?: 'ltr' | 'rtl';
+  /** 'latn' or 'native' digits; by default Arabic writes Latin digits, Persian its own. */
+  digits?: 'latn' | 'native';
   /** Your own fleet and prices: inline JSON (a GpuCatalog) or a URL to fetch. */
   catalog?: string;
   /** Bind the inputs to the page's address (at most one element per page). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: C++ (doctest through ctest), the wasm module under node, the
-# page in headless Chromium, and the source format check. Runs them all,
+# page in headless Chromium, the fuzz targets for a fixed number of inputs
+# (scripts/fuzz.sh --ci, docs/fuzzing.md), and the source format check. Runs them all,
 # prints each runner's summary, and fails if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,7 @@ run() {
 run "C++ (doctest via ctest)" ctest --test-dir build/native --output-on-failure --verbose --no-label-summary
 run "wasm module (node --test)" node --test tests/js/
 run "page (Playwright + Chromium)" node --test --test-concurrency=1 tests/browser/
+run "fuzzing (libFuzzer, ASan + UBSan, fixed seed)" bash scripts/fuzz.sh --ci
 run "source format (clang-format)" bash scripts/format.sh --check
 
 echo

@@ -9,6 +9,7 @@
 //   dist/index.html            the same page, for the preview server
 // plus the examples. package.json's version is written into both scripts.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile, copyFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,25 @@ const dist = join(root, 'dist');
 /** Text safe inside an inline <script>: no closing tag, no comment opener. */
 function inlineSafe(js) {
   return js.replace(/<\/script/gi, '<\\/script').replace(/<!--/g, '<\\!--');
+}
+
+/**
+ * The standalone page's Content-Security-Policy, for its one inline script
+ * (by hash): the wasm compiled from bytes ('wasm-unsafe-eval'), the <style>
+ * in the page and in the element's shadow root ('unsafe-inline' styles),
+ * the empty data: favicon, and nothing else: no eval, no fetch, no frames,
+ * no forms, no <base>.
+ */
+export function pagePolicy(inlineScript) {
+  const hash = createHash('sha256').update(inlineScript, 'utf8').digest('base64');
+  return [
+    "default-src 'none'",
+    `script-src 'sha256-${hash}' 'wasm-unsafe-eval'`,
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
 }
 
 /** The root package.json's version: the one version of every artifact. */
@@ -69,7 +89,12 @@ export async function buildPage() {
   const template = await readFile(join(root, 'web/page.html'), 'utf8');
   const marker = '<script>/*VRAM_CALCULATOR_SCRIPT*/</script>';
   if (!template.includes(marker)) throw new Error('web/page.html lost its script marker');
-  const page = template.replace(marker, () => `<script>\n${script}</script>`);
+  const inlineScript = `\n${script}`;
+  const cspMarker = '<meta http-equiv="Content-Security-Policy" content="VRAM_CSP">';
+  if (!template.includes(cspMarker)) throw new Error('web/page.html lost its CSP marker');
+  const page = template
+    .replace(cspMarker, () => `<meta http-equiv="Content-Security-Policy" content="${pagePolicy(inlineScript)}">`)
+    .replace(marker, () => `<script>${inlineScript}</script>`);
 
   await mkdir(dist, { recursive: true });
   await writeFile(join(dist, 'vram-calculator.js'), script);

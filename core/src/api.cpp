@@ -4,6 +4,7 @@
 #include "json_read.hpp"
 #include "tables.hpp"
 #include "vram/error.hpp"
+#include "vram/limits.hpp"
 
 namespace vram {
 
@@ -46,27 +47,99 @@ json Calculator::presets() const {
               {"data_versions", catalog_.data_versions}};
 }
 
-std::string call(const Calculator& calculator, std::string_view method,
-                 std::string_view request_json) {
-  auto error = [](const std::string& code, const std::string& field, const std::string& message) {
-    return json{{"error", {{"code", code}, {"field", field}, {"message", message}}}}.dump();
+json parse_json(std::string_view text, const std::string& field) {
+  if (text.size() > limits::kMaxRequestBytes) {
+    throw Error::too_large(field, text.size(), limits::kMaxRequestBytes);
+  }
+  // Depth is checked as each object or list opens, so nothing deeper than
+  // the limit is ever built (nlohmann's parser itself does not recurse).
+  const json::parser_callback_t limit_depth = [&field](int depth, json::parse_event_t event,
+                                                       json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        static_cast<std::size_t>(depth) >= limits::kMaxJsonDepth) {
+      throw Error::too_deep(field, limits::kMaxJsonDepth);
+    }
+    return true;
   };
   try {
-    json request = request_json.empty() ? json::object()
-                                        : json::parse(request_json.begin(), request_json.end());
-    if (method == "estimate") return calculator.estimate(request).dump();
-    if (method == "presets") return calculator.presets().dump();
-    if (method == "grid") return calculator.grid(request).dump();
-    if (method == "devices") return calculator.devices(request).dump();
-    if (method == "fleet") return calculator.fleet(request).dump();
-    return error("unknown_method", "method", "unknown method '" + std::string(method) + "'");
-  } catch (const Error& e) {
-    return error(e.code(), e.field(), e.what());
-  } catch (const json::parse_error& e) {
-    return error("parse_error", "request",
-                 std::string("the request is not valid JSON: ") + e.what());
-  } catch (const std::exception& e) {
-    return error("internal", "", std::string("internal error: ") + e.what());
+    return json::parse(text.begin(), text.end(), limit_depth);
+  } catch (const Error&) {
+    throw;
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for numbers such as 1e400.
+    const std::string detail = Error::quote(e.what());
+    throw Error::make("parse_error", field, "error.parse", {{"field", field}, {"detail", detail}});
+  }
+}
+
+namespace {
+
+constexpr const char* kFallback =
+    R"({"error":{"code":"internal","field":"","message":"internal error","message_id":"error.internal","params":{"field":"","detail":"internal error"}}})";
+
+std::string dump(const json& value) {
+  // Replacement characters for any invalid UTF-8 that came in: never a throw.
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// A safety net over sentences that already quote inputs at most
+// Error::kQuoteChars long: room for the sentence around them, no more.
+constexpr std::size_t kMaxMessageChars = 1000;
+
+std::string clip(const std::string& text, std::size_t max) {
+  if (text.size() <= max) return text;
+  std::size_t end = max;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end) + "... (cut)";
+}
+
+std::string error_text(const Error& e) {
+  json error = e.to_json();
+  // A field may be the user's own key (an unknown field): quote it.
+  error["field"] = Error::quote(e.field());
+  error["message"] = clip(e.what(), kMaxMessageChars);
+  json& params = error["params"];
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (it->is_string()) *it = clip(it->get<std::string>(), kMaxMessageChars);
+  }
+  if (params.contains("field")) params["field"] = error["field"];
+  return dump(json{{"error", std::move(error)}});
+}
+
+std::string dispatch(const Calculator& calculator, std::string_view method,
+                     std::string_view request_json) {
+  const json request = request_json.empty() ? json::object() : parse_json(request_json, "request");
+  if (method == "estimate") return dump(calculator.estimate(request));
+  if (method == "presets") return dump(calculator.presets());
+  if (method == "grid") return dump(calculator.grid(request));
+  if (method == "devices") return dump(calculator.devices(request));
+  if (method == "fleet") return dump(calculator.fleet(request));
+  throw Error::make("unknown_method", "method", "error.unknown_method",
+                    {{"method", Error::quote(method)}});
+}
+
+}  // namespace
+
+std::string call(const Calculator& calculator, std::string_view method,
+                 std::string_view request_json) noexcept {
+  try {
+    try {
+      return dispatch(calculator, method, request_json);
+    } catch (const Error& e) {
+      return error_text(e);
+    } catch (const std::bad_alloc&) {
+      return error_text(Error::make("too_large", "request", "error.out_of_memory", {}));
+    } catch (const std::exception& e) {
+      return error_text(Error("internal", "", std::string("internal error: ") + e.what()));
+    }
+  } catch (...) {
+    // Building the error itself failed (memory), or something not an
+    // exception was thrown: a fixed answer that needs no allocation to form.
+    try {
+      return kFallback;
+    } catch (...) {
+      return std::string();
+    }
   }
 }
 

@@ -103,7 +103,7 @@ const ModelPreset& Catalog::model(std::string_view id, std::string_view field) c
     if (preset.id == id) return preset;
   }
   throw Error("unknown_model", std::string(field),
-              "unknown model '" + std::string(id) + "'; list them with `vramcalc models`");
+              "unknown model '" + Error::quote(id) + "'; list them with `vramcalc models`");
 }
 
 ImportedModel resolve_preset(const ModelPreset& preset) {

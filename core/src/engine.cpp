@@ -37,7 +37,8 @@ const EngineProfile& find_engine(const std::vector<EngineProfile>& engines, cons
   }
   std::string known;
   for (const EngineProfile& engine : engines) known += (known.empty() ? "" : ", ") + engine.id;
-  throw Error("unknown_engine", field, "unknown engine '" + id + "' (known: " + known + ")");
+  throw Error("unknown_engine", field,
+              "unknown engine '" + Error::quote(id) + "' (known: " + known + ")");
 }
 
 json storage_json(const WeightsSize& weights) {
@@ -75,9 +76,9 @@ json engine_options(const EngineProfile& engine, const json& options) {
       for (auto k = engine.defaults.begin(); k != engine.defaults.end(); ++k) {
         known += (known.empty() ? "" : ", ") + k.key();
       }
-      throw Error(
-          "unknown_field", field,
-          "engine '" + engine.id + "' has no option '" + it.key() + "' (options: " + known + ")");
+      throw Error("unknown_field", field,
+                  "engine '" + engine.id + "' has no option '" + Error::quote(it.key()) +
+                      "' (options: " + known + ")");
     }
     const json& fallback = engine.defaults.at(it.key());
     if (fallback.is_boolean()) {

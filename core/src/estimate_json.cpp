@@ -147,7 +147,7 @@ FinetuneMethod parse_method(const std::string& mode) {
   if (mode == "lora") return FinetuneMethod::kLora;
   if (mode == "qlora") return FinetuneMethod::kQlora;
   throw Error("invalid_value", "mode",
-              "mode must be inference, full, lora or qlora, not '" + mode + "'");
+              "mode must be inference, full, lora or qlora, not '" + Error::quote(mode) + "'");
 }
 
 Optimizer parse_optimizer(const std::string& name) {
@@ -155,8 +155,9 @@ Optimizer parse_optimizer(const std::string& name) {
   if (name == "adamw-8bit") return Optimizer::kAdamW8bit;
   if (name == "sgd") return Optimizer::kSgd;
   if (name == "adafactor") return Optimizer::kAdafactor;
-  throw Error("invalid_value", "optimizer",
-              "optimizer must be adamw, adamw-8bit, sgd or adafactor, not '" + name + "'");
+  throw Error(
+      "invalid_value", "optimizer",
+      "optimizer must be adamw, adamw-8bit, sgd or adafactor, not '" + Error::quote(name) + "'");
 }
 
 /** A fine-tuning estimate: the same request shape with training keys. */
@@ -220,7 +221,8 @@ json finetune_json(const Catalog& catalog, const json& req, const ImportedModel&
   }
   assumptions.push_back(
       {{"id", "units"}, {"text", "GB are decimal (10^9 bytes); figures are per GPU."}});
-  std::vector<std::string> warnings = imported.warnings;
+  json warnings = json::array();  // the importer's as {"id", "params", "text"}
+  for (const Message& w : imported.warnings) warnings.push_back(with_english(w));
   if (s.zero > 0 && s.gpus == 1)
     warnings.push_back("ZeRO shards over several GPUs; with gpu_count 1 it changes nothing.");
   if (model.max_context > 0 && s.seq > model.max_context) {
@@ -378,7 +380,8 @@ json estimate_json(const Catalog& catalog, const json& req) {
   auto assume = [&assumptions](const char* id, const std::string& text) {
     assumptions.push_back({{"id", id}, {"text", text}});
   };
-  std::vector<std::string> warnings = imported.warnings;
+  json warnings = json::array();  // the importer's as {"id", "params", "text"}
+  for (const Message& w : imported.warnings) warnings.push_back(with_english(w));
   if (setup.weights == nullptr) {
     assume(
         "weights_native",
@@ -404,7 +407,7 @@ json estimate_json(const Catalog& catalog, const json& req) {
   assume("engine", engine.profile->name + ": " + engine.profile->source);
   for (const std::string& text : plan.assumptions) assume("engine_option", text);
   assume("units", "GB are decimal (10^9 bytes), as cards are marketed; GiB = 2^30 bytes.");
-  warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
+  for (const std::string& w : plan.warnings) warnings.push_back(w);
   if (!model.placeholders.empty()) {
     std::string fields;
     for (const std::string& field : model.placeholders)

@@ -167,7 +167,7 @@ double lora_params(const ModelSpec& m, std::int64_t rank, const std::vector<std:
         std::end(kLoraModules)) {
       throw Error(
           "invalid_value", "lora_targets",
-          "unknown LoRA target module '" + target +
+          "unknown LoRA target module '" + Error::quote(target) +
               "' (known: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, experts)");
     }
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "vram/error.hpp"
+#include "vram/limits.hpp"
 #include "vram/text.hpp"
 
 namespace vram {
@@ -65,6 +67,17 @@ bool cheaper(const Option& a, const Option& b) {
 
 }  // namespace
 
+int device_count(double cards, const std::string& field) {
+  // The ceiling is taken in double and checked before the conversion: a
+  // huge or NaN quotient converted to int is undefined (it gave INT_MIN).
+  const double whole = std::ceil(cards);
+  if (!(whole >= 0 && whole <= limits::kMaxDevices)) {
+    throw Error::make("invalid_value", field, "error.too_many_devices",
+                      {{"field", field}, {"limit", limits::kMaxDevices}});
+  }
+  return static_cast<int>(whole);
+}
+
 Layout layout_for(const Gpu& gpu, int count, int node_size, bool tensor_parallel_needed) {
   Layout layout;
   layout.devices = count;
@@ -88,7 +101,7 @@ Layout layout_for(const Gpu& gpu, int count, int node_size, bool tensor_parallel
 
 int min_devices(double weights_bytes, const Gpu& gpu, double usable_fraction) {
   const double per_device = gpu.vram_bytes() * usable_fraction;
-  return static_cast<int>(std::ceil(weights_bytes / per_device));
+  return device_count(weights_bytes / per_device, "model");
 }
 
 Layout deployable_layout(int devices, int node_size) {
@@ -171,7 +184,7 @@ FitAnswer fit(double need, const GpuCatalog& catalog, const FitRules& rules) {
         continue;
       }
       const double per_node = gpu.vram_bytes() * catalog.node_size * rules.usable_fraction;
-      const int nodes = static_cast<int>(std::ceil(need / per_node));
+      const int nodes = device_count(need / per_node, "model");
       if (best == nullptr || nodes < best_nodes ||
           (nodes == best_nodes && gpu.monthly_usd < best->monthly_usd)) {
         best = &gpu;

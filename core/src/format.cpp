@@ -34,7 +34,7 @@ const WeightFormat& FormatCatalog::weight(std::string_view id, std::string_view 
     known += (known.empty() ? "" : ", ") + format.id;
   }
   throw Error("unknown_format", std::string(field),
-              "unknown weight format '" + std::string(id) + "' (known: " + known + ")");
+              "unknown weight format '" + Error::quote(id) + "' (known: " + known + ")");
 }
 
 const KvFormat& FormatCatalog::kv(std::string_view id, std::string_view field) const {
@@ -46,7 +46,7 @@ const KvFormat& FormatCatalog::kv(std::string_view id, std::string_view field) c
     known += (known.empty() ? "" : ", ") + format.id;
   }
   throw Error("unknown_format", std::string(field),
-              "unknown KV cache format '" + std::string(id) + "' (known: " + known + ")");
+              "unknown KV cache format '" + Error::quote(id) + "' (known: " + known + ")");
 }
 
 void from_json(const json& j, WeightFormat& format) {

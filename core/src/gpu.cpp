@@ -1,11 +1,13 @@
 #include "vram/gpu.hpp"
 
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "json_read.hpp"
 #include "vram/error.hpp"
+#include "vram/limits.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -30,7 +32,7 @@ const Gpu& GpuCatalog::find(std::string_view id, std::string_view field) const {
   std::string known;
   for (const Gpu& gpu : gpus) known += (known.empty() ? "" : ", ") + gpu.id;
   throw Error("unknown_gpu", std::string(field),
-              "unknown GPU '" + std::string(id) + "' (known: " + known + ")");
+              "unknown GPU '" + Error::quote(id) + "' (known: " + known + ")");
 }
 
 double GpuCatalog::discount_percent(int cards) const {
@@ -54,20 +56,32 @@ double GpuCatalog::usable_bytes(const Gpu& gpu, bool* estimated) const {
 
 namespace {
 
+/** A catalog string, at most kMaxTextChars long; `required` throws when absent. */
+std::optional<std::string> text(const json& j, const char* key, const std::string& at,
+                                bool required = false) {
+  std::optional<std::string> value =
+      required ? jr::get_string(j, key, at) : jr::opt_string(j, key, at);
+  if (value) jr::short_string(*value, limits::kMaxTextChars, jr::field_path(at, key));
+  return value;
+}
+
 Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
                   double hours_per_month) {
   const std::string at = prefix + "[" + std::to_string(index) + "]";
   jr::expect_object(j, at);
   Gpu gpu;
-  gpu.id = jr::get_string(j, "id", at);
+  gpu.id = *text(j, "id", at, true);
   // From here on, errors say which card they are about.
   try {
-    gpu.name = jr::opt_string(j, "name", at).value_or(gpu.id);
-    gpu.vendor = jr::opt_string(j, "vendor", at).value_or("");
+    gpu.name = text(j, "name", at).value_or(gpu.id);
+    gpu.vendor = text(j, "vendor", at).value_or("");
     gpu.vram_gb = jr::get_number(j, "vram_gb", at);
     jr::require_positive(gpu.vram_gb, at + ".vram_gb");
+    jr::require_range(gpu.vram_gb, limits::kMinVramGb, limits::kMaxVramGb, at + ".vram_gb");
     gpu.bandwidth_gbps = jr::get_number(j, "bandwidth_gbps", at);
     jr::require_positive(gpu.bandwidth_gbps, at + ".bandwidth_gbps");
+    jr::require_range(gpu.bandwidth_gbps, limits::kMinBandwidthGbps, limits::kMaxBandwidthGbps,
+                      at + ".bandwidth_gbps");
     const auto monthly = jr::opt_number(j, "monthly_usd", at);
     const auto hourly = jr::opt_number(j, "hourly_usd", at);
     if (monthly && hourly) {
@@ -76,30 +90,35 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
     }
     if (monthly) {
       jr::require_positive(*monthly, at + ".monthly_usd", true);
+      jr::require_range(*monthly, 0.0, limits::kMaxMonthlyUsd, at + ".monthly_usd");
       gpu.priced = true;
       gpu.monthly_usd = *monthly;
     } else if (hourly) {
       // Market prices by the hour: a month is hours_per_month of them.
       jr::require_positive(*hourly, at + ".hourly_usd", true);
+      jr::require_range(*hourly, 0.0, limits::kMaxHourlyUsd, at + ".hourly_usd");
       gpu.priced = true;
       gpu.monthly_usd = *hourly * hours_per_month;
     }
     if (auto usable = jr::opt_number(j, "usable_gib", at)) {
       jr::require_positive(*usable, at + ".usable_gib");
+      // Usable memory is part of the card's: at most its vram_gb in GiB.
+      jr::require_range(*usable, limits::kMinVramGb, gpu.vram_gb, at + ".usable_gib");
       gpu.usable_gib = *usable;
     }
-    gpu.usable_source = jr::opt_string(j, "usable_source", at).value_or("");
-    gpu.memory_type = jr::opt_string(j, "memory_type", at).value_or("");
-    gpu.architecture = jr::opt_string(j, "architecture", at).value_or("");
+    gpu.usable_source = text(j, "usable_source", at).value_or("");
+    gpu.memory_type = text(j, "memory_type", at).value_or("");
+    gpu.architecture = text(j, "architecture", at).value_or("");
     gpu.fp8 = jr::opt_bool(j, "fp8", at).value_or(false);
-    gpu.stack = jr::opt_string(j, "stack", at).value_or("cuda");
+    gpu.stack = text(j, "stack", at).value_or("cuda");
     if (const json* link = jr::find(j, "interconnect")) {
       const std::string lat = at + ".interconnect";
       jr::expect_object(*link, lat);
-      gpu.interconnect.kind = jr::opt_string(*link, "kind", lat).value_or("pcie");
+      gpu.interconnect.kind = text(*link, "kind", lat).value_or("pcie");
       gpu.interconnect.gbps = jr::opt_number(*link, "gbps", lat).value_or(0);
       jr::require_positive(gpu.interconnect.gbps, lat + ".gbps", true);
-      gpu.interconnect.topology = jr::opt_string(*link, "topology", lat).value_or("pcie-gen4");
+      jr::require_range(gpu.interconnect.gbps, 0.0, limits::kMaxBandwidthGbps, lat + ".gbps");
+      gpu.interconnect.topology = text(*link, "topology", lat).value_or("pcie-gen4");
       static const std::set<std::string> topologies = {"switched",  "bridged-pairs", "pcie-gen3",
                                                        "pcie-gen4", "pcie-gen5",     "single"};
       if (topologies.count(gpu.interconnect.topology) == 0) {
@@ -108,24 +127,32 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
                         ".topology must be one of switched, bridged-pairs, pcie-gen3, "
                         "pcie-gen4, pcie-gen5, single");
       }
-      gpu.interconnect.source = jr::opt_string(*link, "source", lat).value_or("");
+      gpu.interconnect.source = text(*link, "source", lat).value_or("");
     } else {
       gpu.interconnect = {"pcie", 32, "pcie-gen4", "not stated; assumed PCIe Gen4"};
     }
     const auto stock = jr::opt_int(j, "stock", at).value_or(0);
     jr::require_positive(static_cast<double>(stock), at + ".stock", true);
-    gpu.stock = static_cast<int>(stock);
+    gpu.stock = static_cast<int>(jr::require_range(stock, 0, limits::kMaxCards, at + ".stock"));
     const auto min_order = jr::opt_int(j, "min_order", at).value_or(1);
     jr::require_positive(static_cast<double>(min_order), at + ".min_order");
-    gpu.min_order = static_cast<int>(min_order);
+    gpu.min_order =
+        static_cast<int>(jr::require_range(min_order, 1, limits::kMaxCards, at + ".min_order"));
     if (gpu.stock > 0 && gpu.min_order > gpu.stock) {
       throw Error("invalid_value", at + ".min_order", at + ".min_order exceeds stock");
     }
     gpu.regions = jr::opt_strings(j, "regions", at);
-    gpu.notes = jr::opt_string(j, "notes", at).value_or("");
-    gpu.source = jr::opt_string(j, "source", at).value_or("");
+    if (gpu.regions.size() > limits::kMaxDiscounts) {
+      throw Error::too_long(at + ".regions", gpu.regions.size(), limits::kMaxDiscounts);
+    }
+    for (const std::string& region : gpu.regions) {
+      jr::short_string(region, limits::kMaxTextChars, at + ".regions");
+    }
+    gpu.notes = text(j, "notes", at).value_or("");
+    gpu.source = text(j, "source", at).value_or("");
   } catch (const Error& e) {
-    throw Error(e.code(), e.field(), "GPU '" + gpu.id + "': " + e.what());
+    // Say which card; the message id and its params stay the field's own.
+    throw Error(e.code(), e.field(), "GPU '" + gpu.id + "': " + e.what(), e.message());
   }
   return gpu;
 }
@@ -142,8 +169,13 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
   if (!list->is_array() || list->empty()) {
     throw Error("invalid_value", list_field, list_field + " must be a non-empty list of GPUs");
   }
+  if (list->size() > limits::kMaxCatalogGpus) {
+    throw Error::too_long(list_field, list->size(), limits::kMaxCatalogGpus);
+  }
   catalog.hours_per_month = jr::opt_number(j, "hours_per_month", prefix).value_or(720);
   jr::require_positive(catalog.hours_per_month, jr::field_path(prefix, "hours_per_month"));
+  jr::require_range(catalog.hours_per_month, limits::kMinHoursPerMonth, limits::kMaxHoursPerMonth,
+                    jr::field_path(prefix, "hours_per_month"));
   std::set<std::string> ids;
   for (std::size_t i = 0; i < list->size(); ++i) {
     Gpu gpu = gpu_from_json((*list)[i], list_field, i, catalog.hours_per_month);
@@ -153,21 +185,28 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
     }
     catalog.gpus.push_back(std::move(gpu));
   }
-  catalog.currency = jr::opt_string(j, "currency", prefix).value_or("USD");
-  catalog.price_period = jr::opt_string(j, "price_period", prefix).value_or("month");
+  catalog.currency = text(j, "currency", prefix).value_or("USD");
+  catalog.price_period = text(j, "price_period", prefix).value_or("month");
   const auto node = jr::opt_int(j, "node_size", prefix).value_or(8);
   jr::require_positive(static_cast<double>(node), jr::field_path(prefix, "node_size"));
-  catalog.node_size = static_cast<int>(node);
+  // Checked before the narrowing: 2^32 would wrap to 0 and divide by it.
+  catalog.node_size = static_cast<int>(
+      jr::require_range(node, 1, limits::kMaxNodeSize, jr::field_path(prefix, "node_size")));
   if (const json* discounts = jr::find(j, "discounts")) {
     const std::string field = jr::field_path(prefix, "discounts");
     if (!discounts->is_array()) throw Error("wrong_type", field, field + " must be a list");
+    if (discounts->size() > limits::kMaxDiscounts) {
+      throw Error::too_long(field, discounts->size(), limits::kMaxDiscounts);
+    }
     for (std::size_t i = 0; i < discounts->size(); ++i) {
       const std::string at = field + "[" + std::to_string(i) + "]";
       const json& d = (*discounts)[i];
       jr::expect_object(d, at);
       Discount discount;
-      discount.cards = static_cast<int>(jr::get_int(d, "cards", at));
-      jr::require_positive(discount.cards, at + ".cards");
+      const std::int64_t cards = jr::get_int(d, "cards", at);
+      jr::require_positive(static_cast<double>(cards), at + ".cards");
+      discount.cards =
+          static_cast<int>(jr::require_range(cards, 1, limits::kMaxCards, at + ".cards"));
       discount.percent = jr::get_number(d, "percent", at);
       if (discount.percent < 0 || discount.percent >= 100) {
         throw Error("invalid_value", at + ".percent", at + ".percent must be in [0, 100)");
@@ -175,13 +214,18 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
       catalog.discounts.push_back(discount);
     }
   }
-  catalog.discounts_source = jr::opt_string(j, "discounts_source", prefix).value_or("");
+  catalog.discounts_source = text(j, "discounts_source", prefix).value_or("");
   if (const json* usable = jr::find(j, "usable_default")) {
     const std::string at = jr::field_path(prefix, "usable_default");
     jr::expect_object(*usable, at);
-    catalog.usable_factor = jr::opt_number(*usable, "factor_gib_per_gb", at).value_or(0.985);
-    catalog.ecc_gddr_factor = jr::opt_number(*usable, "ecc_gddr_factor", at).value_or(0.9375);
-    catalog.usable_default_source = jr::opt_string(*usable, "source", at).value_or("");
+    // Fractions of the card's memory: in (0, 1].
+    catalog.usable_factor =
+        jr::require_range(jr::opt_number(*usable, "factor_gib_per_gb", at).value_or(0.985), 0.01,
+                          1.0, at + ".factor_gib_per_gb");
+    catalog.ecc_gddr_factor =
+        jr::require_range(jr::opt_number(*usable, "ecc_gddr_factor", at).value_or(0.9375), 0.01,
+                          1.0, at + ".ecc_gddr_factor");
+    catalog.usable_default_source = text(*usable, "source", at).value_or("");
   }
   return catalog;
 }

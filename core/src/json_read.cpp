@@ -1,12 +1,11 @@
 #include "json_read.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include "vram/error.hpp"
 
 namespace vram::json_read {
-namespace {
-
 const char* type_name(const json& value) {
   switch (value.type()) {
     case json::value_t::null:
@@ -28,16 +27,13 @@ const char* type_name(const json& value) {
   }
 }
 
+namespace {
+
 [[noreturn]] void wrong_type(const json& value, std::string_view field, std::string_view wanted) {
-  std::string name(field);
-  throw Error("wrong_type", name,
-              name + " must be " + std::string(wanted) + ", not " + type_name(value));
+  throw Error::wrong_type(std::string(field), std::string(wanted), type_name(value));
 }
 
-[[noreturn]] void missing(std::string_view field) {
-  std::string name(field);
-  throw Error("missing_field", name, name + " is required");
-}
+[[noreturn]] void missing(std::string_view field) { throw Error::missing(std::string(field)); }
 
 }  // namespace
 
@@ -65,8 +61,7 @@ std::int64_t as_int(const json& value, std::string_view field) {
   if (value.is_number_unsigned()) {
     const auto u = value.get<std::uint64_t>();
     if (u > static_cast<std::uint64_t>(INT64_MAX)) {
-      std::string name(field);
-      throw Error("invalid_value", name, name + " is too large");
+      throw Error::out_of_range(std::string(field), value, INT64_MIN, INT64_MAX);
     }
     return static_cast<std::int64_t>(u);
   }
@@ -76,8 +71,7 @@ std::int64_t as_int(const json& value, std::string_view field) {
     if (std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 9.0e15) {
       return static_cast<std::int64_t>(v);
     }
-    std::string name(field);
-    throw Error("invalid_value", name, name + " must be a whole number");
+    throw Error::not_whole(std::string(field));
   }
   wrong_type(value, field, "a whole number");
 }
@@ -85,10 +79,7 @@ std::int64_t as_int(const json& value, std::string_view field) {
 double as_number(const json& value, std::string_view field) {
   if (!value.is_number()) wrong_type(value, field, "a number");
   const double v = value.get<double>();
-  if (!std::isfinite(v)) {
-    std::string name(field);
-    throw Error("invalid_value", name, name + " must be finite");
-  }
+  if (!std::isfinite(v)) throw Error::not_finite(std::string(field));
   return v;
 }
 
@@ -158,9 +149,39 @@ std::vector<std::string> opt_strings(const json& object, std::string_view key,
 
 void require_positive(double value, std::string_view field, bool allow_zero) {
   if (value > 0 || (allow_zero && value == 0)) return;
-  std::string name(field);
-  throw Error("invalid_value", name,
-              name + (allow_zero ? " must not be negative" : " must be positive"));
+  throw Error::not_positive(std::string(field), allow_zero);
+}
+
+std::int64_t require_range(std::int64_t value, std::int64_t min, std::int64_t max,
+                           std::string_view field) {
+  if (value < min || value > max) throw Error::out_of_range(std::string(field), value, min, max);
+  return value;
+}
+
+double require_range(double value, double min, double max, std::string_view field) {
+  // Written so that NaN fails too.
+  if (!(value >= min && value <= max)) {
+    throw Error::out_of_range(std::string(field), value, min, max);
+  }
+  return value;
+}
+
+std::int64_t get_int_in(const json& object, std::string_view key, std::string_view prefix,
+                        std::int64_t min, std::int64_t max) {
+  return require_range(get_int(object, key, prefix), min, max, field_path(prefix, key));
+}
+
+std::optional<std::int64_t> opt_int_in(const json& object, std::string_view key,
+                                       std::string_view prefix, std::int64_t min,
+                                       std::int64_t max) {
+  const auto value = opt_int(object, key, prefix);
+  if (value) require_range(*value, min, max, field_path(prefix, key));
+  return value;
+}
+
+std::string short_string(std::string value, std::size_t max, std::string_view field) {
+  if (value.size() > max) throw Error::too_long(std::string(field), value.size(), max);
+  return value;
 }
 
 }  // namespace vram::json_read

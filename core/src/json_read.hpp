@@ -16,6 +16,9 @@ namespace vram::json_read {
 
 using nlohmann::json;
 
+/** "a number", "an object", ... for messages. */
+const char* type_name(const json& value);
+
 /** "prefix.key", or "key" when prefix is empty. */
 std::string field_path(std::string_view prefix, std::string_view key);
 
@@ -43,5 +46,20 @@ double as_number(const json& value, std::string_view field);
 
 /** Throws "invalid_value" unless value > 0 (or >= 0 when allow_zero). */
 void require_positive(double value, std::string_view field, bool allow_zero = false);
+
+/** `value` when min <= value <= max; else Error::out_of_range naming `field`. */
+std::int64_t require_range(std::int64_t value, std::int64_t min, std::int64_t max,
+                           std::string_view field);
+/** The same for a number; NaN is out of every range. */
+double require_range(double value, double min, double max, std::string_view field);
+
+/** get_int / opt_int with the range checked (vram/limits.hpp holds the bounds). */
+std::int64_t get_int_in(const json& object, std::string_view key, std::string_view prefix,
+                        std::int64_t min, std::int64_t max);
+std::optional<std::int64_t> opt_int_in(const json& object, std::string_view key,
+                                       std::string_view prefix, std::int64_t min, std::int64_t max);
+
+/** `value` when it has at most `max` bytes; else Error::too_long. */
+std::string short_string(std::string value, std::size_t max, std::string_view field);
 
 }  // namespace vram::json_read

@@ -22,7 +22,11 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
   const auto moe_layers = std::count_if(m.layers.begin(), m.layers.end(),
                                         [](const LayerSpec& l) { return l.mlp == LayerMlp::kMoe; });
   const ParamCount& c = params.computed;
-  std::vector<std::string> notes = m.notes;
+  // Preset notes are English strings; the importer's are messages, sent as
+  // {"id", "params", "text"} like the assumptions.
+  json notes = json::array();
+  for (const std::string& note : m.notes) notes.push_back(note);
+  for (const Message& note : m.import_notes) notes.push_back(with_english(note));
   if (m.official_params_active > 0 && !params.active_declared) {
     // Vendors differ on "active": DeepSeek and OpenAI leave out the input
     // embedding (a lookup, not a matrix product). Say so when that is the gap.

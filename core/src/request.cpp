@@ -4,6 +4,8 @@
 
 #include "json_read.hpp"
 #include "vram/error.hpp"
+#include "vram/limits.hpp"
+#include "vram/params.hpp"
 
 namespace vram::request {
 
@@ -19,7 +21,7 @@ void reject_unknown_keys(const json& request, std::initializer_list<const char*>
       for (const char* key : allowed) list += (list.empty() ? "" : ", ") + std::string(key);
       const std::string field = jr::field_path(prefix, it.key());
       throw Error("unknown_field", field,
-                  "unknown field '" + field + "' (expected one of: " + list + ")");
+                  "unknown field '" + Error::quote(field) + "' (expected one of: " + list + ")");
     }
   }
 }
@@ -45,10 +47,15 @@ ImportedModel model(const Catalog& catalog, const json& request) {
   }
   if (auto total = jr::opt_number(request, "params_total", "")) {
     jr::require_positive(*total, "params_total");
+    // A total below the input embedding alone would leave a negative rest
+    // (llama.cpp's model buffer keeps the embedding on the host).
+    const double embedding = count_params(imported.model).embedding;
+    jr::require_range(*total, std::max(1.0, embedding), limits::kMaxParams, "params_total");
     imported.model.declared_params_total = *total;
   }
   if (auto active = jr::opt_number(request, "params_active", "")) {
     jr::require_positive(*active, "params_active");
+    jr::require_range(*active, 1.0, limits::kMaxParams, "params_active");
     imported.model.declared_params_active = *active;
   }
   return imported;

@@ -132,8 +132,9 @@ json grid_json(const Catalog& catalog, const json& req) {
       string_list(req, "methods", {std::begin(kGridMethods), std::end(kGridMethods)});
   for (const std::string& m : methods) {
     if (std::find(std::begin(kGridMethods), std::end(kGridMethods), m) == std::end(kGridMethods)) {
-      throw Error("invalid_value", "methods",
-                  "unknown method '" + m + "' (methods: bf16, fp8, int4, qlora, lora, full)");
+      throw Error(
+          "invalid_value", "methods",
+          "unknown method '" + Error::quote(m) + "' (methods: bf16, fp8, int4, qlora, lora, full)");
     }
   }
   const std::int64_t context = request::positive_int(req, "context", 8192, 100'000'000);

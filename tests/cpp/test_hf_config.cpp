@@ -131,7 +131,9 @@ TEST_CASE("families and layouts the importer must understand") {
     const vram::ParamCount c = vram::count_params(m);
     // HF lists 685B: 671B main model + 14B multi-token-prediction module.
     CHECK((c.total() + c.extras_excluded) / 1e9 == doctest::Approx(685).epsilon(0.005));
-    CHECK(!m.notes.empty());
+    REQUIRE(m.import_notes.size() == 1);
+    CHECK(m.import_notes[0].id == "import.mtp");
+    CHECK(m.import_notes[0].params.at("modules") == 1);
   }
   SUBCASE("Falcon 40B's original RefinedWeb keys: n_head, n_head_kv, n_layer") {
     const auto m =
@@ -164,7 +166,9 @@ TEST_CASE("families and layouts the importer must understand") {
                          {"intermediate_size", 4096}, {"vocab_size", 1000}};
     const vram::ImportedModel imported = vram::import_hf_config(config);
     REQUIRE(imported.warnings.size() == 1);
-    CHECK(imported.warnings[0].find("brand_new") != std::string::npos);
+    CHECK(imported.warnings[0].id == "import.unknown_model_type");
+    CHECK(imported.warnings[0].params.at("model_type") == "brand_new");
+    CHECK(vram::english(imported.warnings[0]).find("'brand_new' is not one") != std::string::npos);
     CHECK(vram::count_params(imported.model).total() > 0);
   }
 }

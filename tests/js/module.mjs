@@ -11,12 +11,20 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 const require = createRequire(import.meta.url);
 
 let instance = null;
+let raw = null;
 export async function core() {
   if (!instance) {
     const factory = require(join(root, 'build/wasm/module/vram.js'));
-    instance = wrap(await factory());
+    raw = await factory();
+    instance = wrap(raw);
   }
   return instance;
+}
+
+/** The binding itself: request text in, result text out, nothing parsed. */
+export async function rawCall(method, text) {
+  await core();
+  return raw.call(method, text);
 }
 
 export function loadJson(relative) {

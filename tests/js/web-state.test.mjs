@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DEFAULT_STATE, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
+  DEFAULT_STATE, MAX_QUERY_LENGTH, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
 } from '../../web/src/state.js';
 
 const catalog = {
@@ -23,7 +23,7 @@ const catalog = {
   ],
 };
 
-const codes = (problems) => problems.map((p) => `${p.param}:${p.error.code}`);
+const codes = (problems) => problems.map((p) => `${p.param}${p.preset === undefined ? '' : ` (preset ${p.preset})`}:${p.error.code}`);
 
 test('an empty query is the default state, with nothing to report', () => {
   const { state, problems } = parseQuery('', catalog);
@@ -40,6 +40,8 @@ test('every input round-trips through the URL', () => {
     { ...DEFAULT_STATE, model: 'config', config: '{"model_type":"llama","hidden_size":4096}' },
     { ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95, enforce_eager: true } },
     { ...DEFAULT_STATE, view: 'devices', model: 'beam', usable_fraction: 0.9 },
+    { ...DEFAULT_STATE, view: 'grid', lang: 'fa', digits: 'latn' },
+    { ...DEFAULT_STATE, lang: 'ar' },
   ];
   for (const state of states) {
     const query = toQuery(state);
@@ -53,7 +55,16 @@ test('links carry only what matters for the state', () => {
   const query = toQuery(DEFAULT_STATE);
   assert.equal(query, '?view=calculator&model=guide-70b&weights=fp8&kv=fp16&context=8192&batch=1&unit=GB&mode=inference&engine=guide&gpu=h100-pcie&gpu_count=1');
   assert.match(toQuery({ ...DEFAULT_STATE, mode: 'lora' }), /lora_targets=q_proj%2Ck_proj%2Cv_proj%2Co_proj/);
-  assert.doesNotMatch(toQuery(DEFAULT_STATE), /hidden|config=|opt\./);
+  assert.doesNotMatch(toQuery(DEFAULT_STATE), /hidden|config=|opt\.|lang|digits/);
+  assert.match(toQuery({ ...DEFAULT_STATE, lang: 'fa' }), /&lang=fa$/);
+});
+
+test('lang and digits take only the page\'s languages and digit systems', () => {
+  const { state, problems } = parseQuery('?lang=fa&digits=latn', catalog);
+  assert.equal(state.lang, 'fa');
+  assert.equal(state.digits, 'latn');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(codes(parseQuery('?lang=de&digits=roman', catalog).problems), ['lang:notChoice', 'digits:notChoice']);
 });
 
 test('unknown and malformed parameters are reported and ignored', () => {
@@ -148,4 +159,26 @@ test('a custom shape goes to the core as a config.json', () => {
 test('the grid adds the chosen preset to the five guide shapes', () => {
   assert.deepEqual(gridRequest(DEFAULT_STATE), { context: 8192, batch: 1 });
   assert.deepEqual(gridRequest({ ...DEFAULT_STATE, model: 'beam' }).models.at(-1), 'beam');
+});
+
+test('a query longer than MAX_QUERY_LENGTH is ignored whole, with one problem', () => {
+  const search = `?context=4096&${'x'.repeat(MAX_QUERY_LENGTH)}`;
+  const { state, problems } = parseQuery(search, catalog);
+  assert.deepEqual(state, { ...DEFAULT_STATE });
+  assert.deepEqual(problems, [{ param: '', error: { code: 'queryTooLong', length: search.length, max: MAX_QUERY_LENGTH } }]);
+  // Just under the cap it is read as usual.
+  const under = `?context=4096&pad=${'x'.repeat(MAX_QUERY_LENGTH - 20)}`;
+  assert.equal(parseQuery(under, catalog).state.context, 4096);
+});
+
+test('100,000 unknown parameters are read, each reported, in a few seconds at most', () => {
+  // Short names, so the query stays under MAX_QUERY_LENGTH.
+  const search = `?${'x&'.repeat(100000)}context=4096`;
+  const start = performance.now();
+  const { state, problems } = parseQuery(search, catalog);
+  const ms = performance.now() - start;
+  assert.equal(state.context, 4096);
+  assert.equal(problems.length, 100000);
+  // About 0.1 s on an idle machine; the bound leaves room for a loaded one.
+  assert.ok(ms < 5000, `${ms} ms`);
 });

@@ -8,28 +8,52 @@ export class CoreError extends Error {
     this.code = error.code;
     this.field = error.field;
   }
+}
 
-  /** True when this build of the core lacks the method (an older core). */
-  get unavailable() {
-    return this.code === 'unknown_method';
+/**
+ * The core failed, not the request: the module trapped (a
+ * WebAssembly.RuntimeError), ran out of stack (RangeError), let a C++
+ * exception through (WebAssembly.Exception) or answered something that is
+ * not JSON. `code` is 'core_crashed' for the call that failed and
+ * 'core_restarting' for calls made while a fresh module is being started.
+ */
+export class CoreCrash extends Error {
+  constructor(code, cause) {
+    super(cause && cause.message ? `${cause.name || 'Error'}: ${cause.message}` : code);
+    this.code = code;
+    this.field = '';
+    this.cause = cause;
   }
 }
 
-/** Wraps the raw string binding as calls on plain objects. */
+/**
+ * Wraps the raw string binding as calls on plain objects. `module` is read
+ * on every call, so a caller may swap it (loadCore does, after a crash).
+ */
 export function wrap(module) {
+  const core = { module };
   const call = (method, request) => {
-    const result = JSON.parse(module.call(method, JSON.stringify(request ?? {})));
+    let text;
+    let result;
+    try {
+      text = core.module.call(method, JSON.stringify(request ?? {}));
+      result = JSON.parse(text);
+    } catch (error) {
+      if (error instanceof CoreCrash) throw error;
+      if (core.onCrash) core.onCrash(error);
+      throw new CoreCrash('core_crashed', error);
+    }
     if (result && result.error) throw new CoreError(result.error);
     return result;
   };
-  return {
+  return Object.assign(core, {
     call,
     estimate: (request) => call('estimate', request),
     presets: () => call('presets', {}),
     grid: (request) => call('grid', request),
     devices: (request) => call('devices', request),
     fleet: (request) => call('fleet', request),
-  };
+  });
 }
 
 /**
@@ -46,7 +70,39 @@ export function decodeBase64(text) {
 
 let pending = null;
 
+/**
+ * The page's one core, created on first use and shared by every element.
+ * After a crash its memory cannot be trusted (a trap may leave it half
+ * written, a leaked exception leaks its stack), so the instance is dropped
+ * and a fresh one started from the same factory; until it is ready, calls
+ * throw CoreCrash('core_restarting'). `onRestart(listener)` tells the
+ * elements when the fresh module answers, so they can redo those calls.
+ */
 export function loadCore(factory) {
-  if (!pending) pending = factory().then(wrap);
+  if (pending) return pending;
+  pending = factory().then((module) => {
+    const core = wrap(module);
+    const listeners = new Set();
+    const restarting = {
+      call: () => {
+        throw new CoreCrash('core_restarting');
+      },
+    };
+    core.onRestart = (listener) => listeners.add(listener);
+    core.onCrash = () => {
+      if (core.module === restarting) return;
+      core.module = restarting;
+      factory().then(
+        (fresh) => {
+          core.module = fresh;
+          for (const listener of listeners) listener();
+        },
+        // A factory that fails now failed once already for this page's
+        // bytes; leave the core answering 'core_restarting'.
+        () => {},
+      );
+    };
+    return core;
+  });
   return pending;
 }

@@ -64,5 +64,11 @@ export function parseNumber(text, { suffixes, integer = false } = {}) {
   return { value };
 }
 
+/**
+ * What a number field lets be typed, key by key: digits of the three
+ * systems, separators, spaces, and the letters of 1e5, 32k and 1M.
+ */
+export const TYPED_CHARS = /^[0-9\u0660-\u0669\u06f0-\u06f9.,\u066b\u066c \u00a0\u2009\u202feEkKmM+-]*$/;
+
 /** The context sizes offered as quick picks, in tokens (4k = 4,096). */
 export const CONTEXT_PICKS = [4, 8, 16, 32, 128].map((k) => k * SUFFIXES.tokens.k);

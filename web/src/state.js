@@ -7,6 +7,10 @@ import { readConfigText } from './config.js';
 
 export const VIEWS = ['calculator', 'grid', 'devices', 'fleet'];
 export const UNITS = ['GB', 'GiB'];
+/** The languages the page speaks (data/messages/), in the picker's order. */
+export const LANGUAGES = ['en', 'ar', 'fa'];
+/** The `digits` choices (docs/i18n.md): Latin, or the language's own. */
+export const DIGITS = ['latn', 'native'];
 export const MODES = ['inference', 'full', 'lora', 'qlora'];
 export const OPTIMIZERS = ['adamw', 'adamw-8bit', 'sgd', 'adafactor'];
 export const PROFILES = ['physical', 'guide'];
@@ -63,6 +67,9 @@ export const DEFAULT_STATE = Object.freeze({
   params: null,
   config: '',
   usable_fraction: 0.92,
+  // '': the element's attribute or host decides (element.js).
+  lang: '',
+  digits: '',
 });
 
 const int = (min, max) => ({ kind: 'int', min, max });
@@ -105,6 +112,8 @@ const SCHEMA = {
   params: { kind: 'number', min: 0.000001, max: 1000000, optional: true },
   config: { kind: 'config' },
   usable_fraction: { kind: 'number', min: 0.01, max: 1 },
+  lang: enumOf(() => LANGUAGES),
+  digits: enumOf(() => DIGITS),
 };
 
 /** Parameters every link carries; the rest only when they matter. */
@@ -114,6 +123,13 @@ const OPTION_PREFIX = 'opt.';
 
 const MAX_PARAM_LENGTH = 200;
 const MAX_CONFIG_LENGTH = 100000;
+/**
+ * The longest query read: the largest config.json the page takes, fully
+ * percent-encoded (3 characters a byte), and room for every other input.
+ * A longer one is ignored as a whole rather than cut: a cut could end
+ * inside a value and give a different answer than the link meant.
+ */
+export const MAX_QUERY_LENGTH = 3 * MAX_CONFIG_LENGTH + 100000;
 
 /** Shown in problem reports: printable, short, never markup (it lands in textContent). */
 function quote(value) {
@@ -182,13 +198,18 @@ export function readOption(engine, key, raw) {
 /**
  * Reads a query string. Returns { state, problems } where problems is a list
  * of { param, error: { code, ...values } } for every parameter that was
- * ignored; the page words each code from its message catalog (problem.*). `preset=ID`
+ * ignored (param '' when the whole query was: longer than MAX_QUERY_LENGTH);
+ * the page words each code from its message catalog (problem.*). `preset=ID`
  * applies a named preset (catalog.links) first; the other parameters then
  * override it.
  */
 export function parseQuery(search, catalog, base = DEFAULT_STATE) {
   let state = { ...base };
   const problems = [];
+  if (typeof search === 'string' && search.length > MAX_QUERY_LENGTH) {
+    problems.push({ param: '', error: { code: 'queryTooLong', length: search.length, max: MAX_QUERY_LENGTH } });
+    return { state, problems };
+  }
   const params = new URLSearchParams(search);
   const preset = params.get('preset');
   if (preset !== null) {
@@ -201,7 +222,7 @@ export function parseQuery(search, catalog, base = DEFAULT_STATE) {
       }
       const applied = parseQuery(query, catalog, state);
       state = applied.state;
-      problems.push(...applied.problems.map((p) => ({ ...p, param: `${p.param} (preset ${preset})` })));
+      problems.push(...applied.problems.map((p) => ({ ...p, preset })));
     } else {
       problems.push({ param: 'preset', error: { code: 'unknownPreset', value: quote(preset) } });
     }
@@ -245,6 +266,9 @@ function linkParams(state) {
   if (state.model === CUSTOM) names.push(...Object.keys(SHAPE), 'params');
   if (state.model === IMPORTED) names.push('config');
   if (state.usable_fraction !== DEFAULT_STATE.usable_fraction) names.push('usable_fraction');
+  // A link made in Persian opens in Persian: the language goes with it once chosen.
+  if (state.lang) names.push('lang');
+  if (state.digits) names.push('digits');
   return names;
 }
 

@@ -43,10 +43,19 @@ class Calculator {
 
 /**
  * Dispatches `method` ("estimate", "presets", ...) with a JSON request text
- * and returns JSON text. Never throws: a bad request or a core error comes
- * back as {"error": {"code", "field", "message"}}.
+ * and returns JSON text. Never throws: a bad request, a core error, even an
+ * exhausted memory comes back as {"error": {"code", "field", "message",
+ * "message_id", "params"}}. Invalid UTF-8 is replaced in what it returns.
  */
 std::string call(const Calculator& calculator, std::string_view method,
-                 std::string_view request_json);
+                 std::string_view request_json) noexcept;
+
+/**
+ * Parses untrusted JSON text with the limits of vram/limits.hpp: at most
+ * kMaxRequestBytes bytes and kMaxJsonDepth levels of nesting, checked while
+ * parsing. Throws vram::Error naming `field`: too_large, too_deep, or
+ * parse_error (bad syntax, numbers such as 1e400 that overflow a double).
+ */
+nlohmann::json parse_json(std::string_view text, const std::string& field);
 
 }  // namespace vram

@@ -1,31 +1,78 @@
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "vram/message.hpp"
 
 namespace vram {
 
 /**
  * An input the calculator cannot use. Thrown by the core, caught at the
  * boundary (CLI, wasm binding) and reported as data:
- * `{ "error": { "code": ..., "field": ..., "message": ... } }`.
+ * `{ "error": { "code", "field", "message", "message_id", "params" } }`.
  *
  * `code` is stable and machine-readable ("missing_field", "wrong_type",
  * "invalid_value", "unknown_model", ...); `field` names the input the way a
- * user wrote it ("context", "config.num_key_value_heads"); `message` is a
- * sentence for people.
+ * user wrote it ("context", "config.num_key_value_heads"); `message` is an
+ * English sentence for people; `message_id` and `params` are the same
+ * sentence for translation (docs/i18n.md; templates in
+ * data/messages/en.json). The factories below give the common shapes their
+ * ids; a site that builds its own sentence gets id `error.<code>` with
+ * params {field, detail}.
  */
 class Error : public std::runtime_error {
  public:
-  Error(std::string code, std::string field, const std::string& message)
-      : std::runtime_error(message), code_(std::move(code)), field_(std::move(field)) {}
+  Error(std::string code, std::string field, const std::string& message);
+  Error(std::string code, std::string field, const std::string& message, Message translatable);
+
+  /** An error whose English is its message's template in data/messages/en.json. */
+  static Error make(const std::string& code, const std::string& field, const std::string& id,
+                    nlohmann::json params);
+
+  /** `error.range`: "{field} must be between {min} and {max}, not {value}" (invalid_value). */
+  static Error out_of_range(const std::string& field, const nlohmann::json& value,
+                            const nlohmann::json& min, const nlohmann::json& max);
+  /** `error.missing`: "{field} is required" (missing_field). */
+  static Error missing(const std::string& field);
+  /** `error.type`: "{field} must be {expected}, not {actual}" (wrong_type). */
+  static Error wrong_type(const std::string& field, const std::string& expected,
+                          const std::string& actual);
+  /** `error.whole`: "{field} must be a whole number" (invalid_value). */
+  static Error not_whole(const std::string& field);
+  /** `error.finite`: "{field} must be finite" (invalid_value). */
+  static Error not_finite(const std::string& field);
+  /** `error.positive` / `error.non_negative` (invalid_value). */
+  static Error not_positive(const std::string& field, bool allow_zero);
+  /** `error.too_deep`: nesting over `limit` levels (code too_deep). */
+  static Error too_deep(const std::string& field, std::size_t limit);
+  /** `error.too_large`: `size` bytes over `limit` (code too_large). */
+  static Error too_large(const std::string& field, std::size_t size, std::size_t limit);
+  /** `error.too_long`: a list or string of `length` items over `limit` (invalid_value). */
+  static Error too_long(const std::string& field, std::size_t length, std::size_t limit);
 
   const std::string& code() const noexcept { return code_; }
   const std::string& field() const noexcept { return field_; }
+  const Message& message() const noexcept { return message_; }
+
+  /** The error as {"code", "field", "message", "message_id", "params"}. */
+  nlohmann::json to_json() const;
+
+  /**
+   * Text that came from the user, fit to quote in a message: at most
+   * kQuoteChars bytes (cut on a UTF-8 boundary, with "... (cut)" said).
+   */
+  static std::string quote(std::string_view input);
+  static constexpr std::size_t kQuoteChars = 200;
 
  private:
   std::string code_;
   std::string field_;
+  Message message_;
 };
 
 }  // namespace vram

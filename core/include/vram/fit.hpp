@@ -73,7 +73,16 @@ std::vector<Option> options_by_card(double need_bytes, const GpuCatalog& catalog
 /** The layout of `count` cards of `gpu`: tensor parallel where the link allows. */
 Layout layout_for(const Gpu& gpu, int count, int node_size, bool tensor_parallel_needed);
 
-/** Minimum devices for weights alone: ceil(weights / (capacity x fraction)). */
+/**
+ * ceil(cards) as an int, when in [0, limits::kMaxDevices]; else
+ * vram::Error (invalid_value, `field`, id error.too_many_devices).
+ */
+int device_count(double cards, const std::string& field);
+
+/**
+ * Minimum devices for weights alone: ceil(weights / (capacity x fraction)).
+ * Throws vram::Error naming "model" past limits::kMaxDevices.
+ */
 int min_devices(double weights_bytes, const Gpu& gpu, double usable_fraction);
 
 /** Deployable layout: a power-of-two tensor-parallel group per server, then servers. */

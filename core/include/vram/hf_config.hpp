@@ -4,15 +4,16 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
+#include "vram/message.hpp"
 #include "vram/model.hpp"
 
 namespace vram {
 
 struct ImportedModel {
   ModelSpec model;
-  std::vector<std::string> warnings;  ///< estimated fields, unknown model_type
+  std::vector<Message> warnings;  ///< ids under import. (unknown model_type, dtype, ...)
 };
 
 /**

@@ -24,4 +24,14 @@ inline void to_json(nlohmann::json& j, const Message& m) {
   j = nlohmann::json{{"id", m.id}, {"params", m.params}};
 }
 
+/**
+ * The message in English (vram::render over the embedded en.json), for the
+ * English `message` of errors and the `text` kept beside ids in answers. An
+ * id the catalog lacks renders as the id.
+ */
+std::string english(const Message& message);
+
+/** {"id", "params", "text"}: a message with its English beside it. */
+nlohmann::json with_english(const Message& message);
+
 }  // namespace vram

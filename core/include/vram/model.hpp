@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "vram/message.hpp"
+
 namespace vram {
 
 /** What one layer keeps between decoding steps. */
@@ -124,7 +126,8 @@ struct ModelSpec {
   std::string native_format_note;
 
   std::vector<std::string> placeholders;  ///< fields holding placeholder values
-  std::vector<std::string> notes;         ///< counting conventions, caveats
+  std::vector<std::string> notes;         ///< a preset's caveats (English, data/models.json)
+  std::vector<Message> import_notes;      ///< the importer's caveats (ids under import.)
 
   std::int64_t num_layers() const { return static_cast<std::int64_t>(layers.size()); }
   bool is_moe() const { return moe.num_experts > 0; }

@@ -5,23 +5,28 @@
 // the whole element. The fit sentence and the pick are computed here once
 // for both this strip and the calculator view.
 import { h, replace } from '../dom.js';
-import { formatMemory, formatUsd, isTight } from '../format.js';
+import { BYTES_PER_GB, isTight } from '../format.js';
 import { bdi } from './common.js';
 import { rentLink } from './rent-link.js';
 
-/** The fit on the chosen card (or budget): { text, fits, tight, state }, or null without one. */
-export function fitSummary(t, result, unit) {
+// Decimal GB from the core, as the bytes the renderer's gb styles take.
+const bytes = (gb) => gb * BYTES_PER_GB;
+
+/**
+ * The fit on the chosen card (or budget): { text, fits, tight, state }, or
+ * null without one. `t` carries the language, digits and display unit.
+ */
+export function fitSummary(t, result) {
   const fit = result.fit;
   if (!fit) return null;
-  const mem = (gb, decimals = 1) => formatMemory(gb, unit, decimals);
   const cards = result.gpu_count || 1;
   const tight = fit.fits && isTight(fit.spare_gb, cards);
   const where = result.gpu
-    ? t('fit.on', { count: cards, name: result.gpu.name, capacity: mem(fit.capacity_gb, 0) })
-    : t('fit.budget', { capacity: mem(fit.capacity_gb, 0) });
+    ? { id: 'fit.on', params: { count: cards, name: result.gpu.name, capacity: bytes(fit.capacity_gb) } }
+    : { id: 'fit.budget', params: { capacity: bytes(fit.capacity_gb) } };
   const text = fit.fits
-    ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: mem(fit.spare_gb) })
-    : t('fit.short', { where, over: mem(-fit.spare_gb) });
+    ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: bytes(fit.spare_gb) })
+    : t('fit.short', { where, over: bytes(-fit.spare_gb) });
   return { text, fits: fit.fits, tight, state: fit.fits ? (tight ? 'is-tight' : 'is-fit') : 'is-over' };
 }
 
@@ -49,18 +54,18 @@ export class AnswerBar {
   update(result, state) {
     const { t } = this.ctx;
     const training = state.mode !== 'inference';
-    const fit = fitSummary(t, result, state.unit);
+    const fit = fitSummary(t, result);
     const pick = pickOf(result);
-    const pickName = pick ? t('fits.cardName', { count: pick.count, name: pick.name }) : '';
+    const pickName = pick ? { id: 'fits.cardName', params: { count: pick.count, name: pick.name } } : null;
     replace(this.element,
       h('div', { class: 'answer-total' },
         h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
-        h('output', { class: 'answer-value' }, bdi(formatMemory(result.total_gb, state.unit, 0)))),
+        h('output', { class: 'answer-value' }, bdi(t('size.gb0', { bytes: bytes(result.total_gb) })))),
       fit ? h('p', { class: `answer-fit ${fit.state}`, dataset: { fits: String(fit.fits) } }, fit.text) : null,
       h('p', { class: 'answer-pick' },
         pick
           ? [pick.monthly_usd !== null
-            ? t('answer.pick', { pick: pickName, usd: formatUsd(pick.monthly_usd) })
+            ? t('answer.pick', { pick: pickName, usd: pick.monthly_usd })
             : t('answer.pickNoPrice', { pick: pickName }), ' ', rentLink(this.ctx, pick, 'answer')]
           : t('fits.none')));
     this.element.hidden = false;

@@ -1,17 +1,31 @@
 // The inputs every view shares: the model (preset, custom shape or
 // config.json), formats, load, mode and its options, engine and its options,
 // the card. Built once; `sync` writes state into them without touching the
-// one that has focus, so typing never loses the caret.
+// one that has focus, so typing never loses the caret. Numbers are text
+// inputs shown in the language's digits (a number input shows Latin digits
+// whatever the page's language, and refuses Persian ones); what is typed in
+// any of the three digit systems is read back as Latin digits.
 import { readConfigText } from '../config.js';
 import { h, replace } from '../dom.js';
-import { problemText } from '../i18n.js';
 import { visibleInputs } from '../embed.js';
-import { CONTEXT_PICKS, SUFFIXES, parseNumber } from '../numbers.js';
+import { problemMessage } from '../i18n.js';
+import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseNumber } from '../numbers.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, LORA_TARGETS, MODES, OPTIMIZERS, PROFILES, SHAPE,
   engineById, readOption, readParam,
 } from '../state.js';
+
+/**
+ * An engine's name in the picker: the guide's and the planner's conventions
+ * are sentences, worded from the catalog with the engine's own default; a
+ * product (vLLM, SGLang, llama.cpp) keeps its name.
+ */
+export function engineLabel(t, engine) {
+  const id = `engine.${engine.id}`;
+  const text = t(id, { size: { id: 'size.gbPlain', params: { gb: engine.defaults.overhead_gb } }, pct: engine.defaults.overhead_pct });
+  return text === id ? engine.name : text;
+}
 
 const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const LORA_ONLY = ['lora_rank', 'lora_targets'];
@@ -20,7 +34,7 @@ const TOKEN_FIELDS = ['context', 'seq'];
 const TYPING_PAUSE_MS = 600;
 
 export class InputsPanel {
-  /** ctx: { t, catalog, state, change(patch, { push }), root } */
+  /** ctx: { t, catalog, state, open, change(patch, { push }), root } */
   constructor(ctx) {
     this.ctx = ctx;
     this.controls = {};
@@ -45,7 +59,7 @@ export class InputsPanel {
       const tokens = TOKEN_FIELDS.includes(name);
       this.numeric[name] = { integer, suffixes: tokens ? 'tokens' : 'count' };
       // Token fields keep the letter keyboard on phones, for "32k".
-      return this.control(name, h('input', { type: 'text', inputmode: tokens ? 'text' : 'decimal', autocomplete: 'off', spellcheck: 'false' }));
+      return this.control(name, h('input', { type: 'text', inputmode: tokens ? 'text' : 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } }));
     };
     const check = (name) => this.control(name, h('input', { type: 'checkbox' }), 'checked');
 
@@ -61,14 +75,14 @@ export class InputsPanel {
     number('lora_rank');
     check('checkpointing');
     check('flash_attention');
-    select('zero', [0, 1, 2, 3].map((z) => [String(z), t(`zero.${z}`)]));
+    select('zero', [0, 1, 2, 3].map((z) => [String(z), t(`zero.${z}`, { stage: z })]));
     check('offload_optimizer');
     select('finetune_profile', PROFILES.map((p) => [p, t(`profile.${p}`)]));
-    select('engine', catalog.engines.map((e) => [e.id, e.name]));
+    select('engine', catalog.engines.map((e) => [e.id, engineLabel(t, e)]));
     const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
     for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
       const list = catalog.gpus.filter((g) => (g.monthly_usd != null || g.hourly_usd != null) === rentable);
-      if (list.length) gpus.append(h('optgroup', { label }, list.map((g) => h('option', { value: g.id }, t('gpu.option', { name: g.name, gb: g.vram_gb })))));
+      if (list.length) gpus.append(h('optgroup', { label }, list.map((g) => h('option', { value: g.id }, t('gpu.option', { name: g.name, size: { id: 'size.gbPlain', params: { gb: g.vram_gb } } })))));
     }
     this.control('gpu', gpus);
     number('gpu_count');
@@ -90,7 +104,10 @@ export class InputsPanel {
     );
 
     // config.json: choose a file, drop one anywhere on the panel, or paste.
-    this.file = h('input', { id: 'config-file', type: 'file', accept: '.json,application/json' });
+    // The browser words a file input's button and status in its own
+    // language, not the page's: the input is hidden (still focusable) and
+    // its label, in the page's words, is the button.
+    this.file = h('input', { id: 'config-file', type: 'file', class: 'file visually-hidden', accept: '.json,application/json' });
     this.file.addEventListener('change', () => {
       if (this.file.files[0]) this.loadFile(this.file.files[0]);
     });
@@ -105,6 +122,7 @@ export class InputsPanel {
     const f = (name) => this.fields[name];
     this.groups = {};
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
+    this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
       inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('engine'), this.engineOptions),
       finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), LORA_ONLY.map(f), FINETUNE_ONLY.slice(3).map(f)),
@@ -115,8 +133,8 @@ export class InputsPanel {
       this.groups.model = section('input.modelGroup',
         this.picker.element,
         this.sections.custom,
-        h('div', { class: 'field drop' }, h('label', { for: this.file.id }, t('input.configFile')), this.file, h('p', { class: 'hint' }, t('input.configDrop'))),
-        h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste),
+        h('div', { class: 'field drop' }, this.file, h('label', { for: this.file.id, class: 'file-button' }, t('input.configFile')), h('p', { class: 'hint' }, t('input.configDrop'))),
+        this.pasteBox,
         this.configError,
       ),
       this.groups.workload = section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
@@ -136,6 +154,24 @@ export class InputsPanel {
     });
   }
 
+  /** A <details> whose open state is kept in ctx.open under `key`, across rebuilds. */
+  remember(details, key, openByDefault = false) {
+    const open = this.ctx.open;
+    const known = open.has(key) || open.has(`closed:${key}`);
+    details.open = known ? open.has(key) : openByDefault;
+    details.dataset.key = key;
+    details.addEventListener('toggle', () => {
+      open.delete(details.open ? `closed:${key}` : key);
+      open.add(details.open ? key : `closed:${key}`);
+    });
+    return details;
+  }
+
+  /** What the panel it replaces held that the state does not: the paste box. */
+  carry(before) {
+    if (before.paste.value && !this.paste.value) this.paste.value = before.paste.value;
+  }
+
   errorNode(name) {
     return (this.errors[name] = h('p', { id: `${name}-error`, class: 'error field-error', hidden: true }));
   }
@@ -147,10 +183,16 @@ export class InputsPanel {
     el.setAttribute('aria-describedby', `${name}-error`);
     this.controls[name] = { el, prop };
     const label = h('label', { for: el.id }, this.ctx.t(`input.${name}`));
+    if (el.dataset.number !== undefined) {
+      // Only digits (any of the three systems) and separators get typed in.
+      el.addEventListener('beforeinput', (event) => {
+        if (event.data && !TYPED_CHARS.test(event.data)) event.preventDefault();
+      });
+    }
     this.fields[name] = prop === 'checked'
       ? h('div', { class: 'field check' }, el, label, this.errorNode(name))
       : h('div', { class: 'field' }, label, el, this.errorNode(name));
-    if (this.numeric[name]) {
+    if (this.numberSpec(name)) {
       this.typing(name, el);
       return el;
     }
@@ -169,7 +211,7 @@ export class InputsPanel {
     const stop = () => clearTimeout(timers[name]);
     el.addEventListener('input', () => {
       stop();
-      if (!parseNumber(el.value, this.numeric[name]).error) timers[name] = setTimeout(() => this.commit(name, false), TYPING_PAUSE_MS);
+      if (!parseNumber(el.value, this.numberSpec(name)).error) timers[name] = setTimeout(() => this.commit(name, false), TYPING_PAUSE_MS);
     });
     el.addEventListener('change', () => {
       stop();
@@ -180,6 +222,16 @@ export class InputsPanel {
       stop();
       this.commit(name, true);
     });
+  }
+
+  /**
+   * How a number field reads what is typed (numbers.js): the panel's own
+   * fields by kind, an engine's options as plain decimals; null for others.
+   */
+  numberSpec(name) {
+    if (this.numeric[name]) return this.numeric[name];
+    const control = this.controls[name];
+    return control && control.el.dataset.number !== undefined ? { integer: false } : null;
   }
 
   /** Buttons for the common context sizes: 4k ... 128k tokens. */
@@ -199,13 +251,14 @@ export class InputsPanel {
   commit(name, push) {
     const { el, prop } = this.controls[name];
     let raw = prop === 'checked' ? String(el.checked) : el.value;
-    if (this.numeric[name]) {
+    const numeric = this.numberSpec(name);
+    if (numeric) {
       // "32k", "32,768", "٣٢٬٧٦٨" to 32768; empty goes on to the schema, which
       // takes it where a field is optional.
-      const read = parseNumber(raw, this.numeric[name]);
+      const read = parseNumber(raw, numeric);
       if (read.error && read.error.code !== 'empty') {
-        const code = this.numeric[name].suffixes === 'tokens' && read.error.code === 'notNumber' ? 'notTyped' : read.error.code;
-        this.showFieldError(name, this.ctx.t('error.input', { problem: problemText(this.ctx.t, { code, value: raw.trim().slice(0, 40) }) }));
+        const code = numeric.suffixes === 'tokens' && read.error.code === 'notNumber' ? 'notTyped' : read.error.code;
+        this.showFieldError(name, this.ctx.t('error.input', { problem: problemMessage({ code, value: raw.trim().slice(0, 40) }) }));
         return;
       }
       raw = read.error ? '' : String(read.value);
@@ -214,7 +267,7 @@ export class InputsPanel {
       ? readOption(engineById(this.ctx.catalog, this.ctx.state.engine), name.slice(4), raw)
       : readParam(name, raw, this.ctx.catalog);
     if (error) {
-      this.showFieldError(name, this.ctx.t('error.input', { problem: problemText(this.ctx.t, error) }));
+      this.showFieldError(name, this.ctx.t('error.input', { problem: problemMessage(error) }));
       return;
     }
     this.showFieldError(name, null);
@@ -275,7 +328,7 @@ export class InputsPanel {
   loadText(text, source, push) {
     const { value, error } = readConfigText(text);
     if (error) {
-      this.showConfigError(this.ctx.t('config.error', { source, problem: problemText(this.ctx.t, error) }));
+      this.showConfigError(this.ctx.t('config.error', { source, problem: problemMessage(error) }));
       return;
     }
     this.showConfigError(null);
@@ -288,10 +341,10 @@ export class InputsPanel {
     for (const name of Object.keys(this.controls)) if (name.startsWith('opt.')) delete this.controls[name];
     const fields = Object.entries(engine.defaults).map(([key, value]) => {
       const name = `opt.${key}`;
-      const label = t(`option.${key}`) === `option.${key}` ? key : t(`option.${key}`);
+      const label = t(`option.${key}`);
       const input = typeof value === 'boolean'
         ? h('input', { type: 'checkbox' })
-        : h('input', { type: 'number', min: 0, step: 'any', inputmode: 'decimal' });
+        : h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } });
       this.control(name, input, typeof value === 'boolean' ? 'checked' : 'value');
       this.fields[name].querySelector('label').textContent = label;
       return this.fields[name];
@@ -299,9 +352,10 @@ export class InputsPanel {
     const sources = Object.entries(engine.option_sources || {});
     // Few people change these: closed by default, except the guide's one knob.
     replace(this.engineOptions, fields.length
-      ? h('details', { open: fields.length === 1 }, h('summary', {}, t('input.engineOptions', { engine: engine.name })),
+      ? this.remember(h('details', {}, h('summary', {}, t('input.engineOptions', { engine: engineLabel(t, engine) })),
           h('div', { class: 'stack' }, fields),
-          sources.length ? h('details', {}, h('summary', {}, t('input.engineSources')), h('dl', { class: 'sources' }, sources.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))) : null)
+          // The sources are the data's own citations, in the data's language.
+          sources.length ? this.remember(h('details', {}, h('summary', {}, t('input.engineSources')), h('dl', { class: 'sources', dir: 'ltr', lang: 'en' }, sources.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))), `sources-${engine.id}`) : null), `engine-${engine.id}`, fields.length === 1)
       : null);
     this.shownEngine = engine.id;
   }
@@ -316,7 +370,10 @@ export class InputsPanel {
       if (el === focused || name === 'lora_targets') continue;
       let value = name.startsWith('opt.') ? state.opts[name.slice(4)] ?? engine.defaults[name.slice(4)] : state[name];
       if (prop === 'checked') el.checked = Boolean(value);
-      else if (el.value !== String(value ?? '')) el.value = value ?? '';
+      else {
+        const shown = el.dataset.number !== undefined ? this.ctx.t.number(value) : String(value ?? '');
+        if (el.value !== shown) el.value = shown;
+      }
       this.showFieldError(name, null);
     }
     for (const box of this.targets) box.checked = state.lora_targets.includes(box.value);

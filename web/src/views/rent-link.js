@@ -13,7 +13,7 @@ export function rentLink(ctx, pick, source) {
   const rent = ctx.rent;
   const href = rent && rentHref(rent.template, pick);
   if (!href) return null;
-  const name = ctx.t('fits.cardName', { count: pick.count, name: pick.name });
+  const name = { id: 'fits.cardName', params: { count: pick.count, name: pick.name } };
   return h('a', {
     class: 'rent', href, target: '_blank', rel: 'noopener noreferrer',
     'aria-label': ctx.t('rent.label', { pick: name }),

@@ -1,0 +1,34 @@
+// fuzz_call: any bytes through the calculator's one entry point. The first
+// byte picks the method, the rest is the request text as a page, the CLI or
+// a crafted link would send it. The answer must be valid JSON: a named
+// error, or a result with no negative, infinite or NaN number
+// (result_check.hpp).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "result_check.hpp"
+#include "vram/api.hpp"
+
+namespace {
+
+const vram::Calculator& calculator() {
+  static const vram::Calculator instance;
+  return instance;
+}
+
+constexpr std::array<std::string_view, 5> kMethods = {"estimate", "grid", "devices", "fleet",
+                                                      "presets"};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view method = kMethods[data[0] % kMethods.size()];
+  const std::string_view request(reinterpret_cast<const char*>(data + 1), size - 1);
+  vram::fuzz::check_answer(vram::call(calculator(), method, request));
+  return 0;
+}

@@ -1,0 +1,30 @@
+// fuzz_import: any bytes as a Hugging Face config.json, estimated twice: on
+// its own, and with a card and an engine (the fit search, vLLM's KV budget
+// and the decode ceilings read more of the shape). The bytes go in as text,
+// so the JSON parser's limits are fuzzed with the importer's checks.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "result_check.hpp"
+#include "vram/api.hpp"
+
+namespace {
+
+const vram::Calculator& calculator() {
+  static const vram::Calculator instance;
+  return instance;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string config(reinterpret_cast<const char*>(data), size);
+  vram::fuzz::check_answer(vram::call(calculator(), "estimate", "{\"config\": " + config + "}"));
+  vram::fuzz::check_answer(vram::call(
+      calculator(), "estimate",
+      "{\"gpu\": \"h100-sxm\", \"engine\": \"vllm\", \"context\": 32768, \"config\": " + config +
+          "}"));
+  return 0;
+}
