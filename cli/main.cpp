@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "checkpoint_files.hpp"
 #include "render.hpp"
 #include "vram/api.hpp"
 #include "vram/error.hpp"
@@ -94,7 +95,10 @@ const char* kUsage =
     "usage: vramcalc <command> [flags]\n"
     "\n"
     "commands:\n"
-    "  estimate   memory for one model and setup (--model ID | --config FILE)\n"
+    "  estimate   memory for one model and setup (--model ID | --config FILE |\n"
+    "             --gguf FILE [--gguf PART2 ...] | --safetensors FILE... --config FILE |\n"
+    "             --index model.safetensors.index.json --config FILE)\n"
+    "  inspect    a checkpoint's headers: its tensor type mix (--gguf | --safetensors | --index)\n"
     "  grid       the lookup grid: models x methods, the cheapest card for each\n"
     "  devices    devices needed for a model's weights, per accelerator and format\n"
     "  fleet      the GPU fleet's cost ratios (and a model's fit on each card)\n"
@@ -139,14 +143,19 @@ int main(int argc, char** argv) {
     specs = &kDevicesFlags;
   } else if (command == "fleet") {
     specs = &kFleetFlags;
-  } else if (command == "models" || command == "formats" || command == "gpus") {
+  } else if (command == "models" || command == "formats" || command == "gpus" ||
+             command == "inspect") {
     specs = &kNoFlags;
   } else {
     return usage_error("unknown command '" + command + "'\n\n" + kUsage);
   }
 
   vramcli::Parsed parsed;
+  vramcli::CheckpointArgs files;
   try {
+    if (command == "estimate" || command == "inspect") files = vramcli::take_checkpoint_args(args);
+    if (command == "inspect" && !files.any())
+      throw vramcli::UsageError("inspect needs --gguf, --safetensors or --index");
     parsed = vramcli::parse_flags(args, *specs);
   } catch (const vramcli::UsageError& e) {
     return usage_error(e.what(), specs);
@@ -154,6 +163,19 @@ int main(int argc, char** argv) {
 
   try {
     const vram::Calculator calculator;
+    if (command == "inspect") {
+      const std::vector<json> inspections = vramcli::inspect_files(files);
+      std::cout << (parsed.json_output
+                        ? json(inspections).dump(2, ' ', false, json::error_handler_t::replace) +
+                              "\n"
+                        : vramcli::render_inspection(inspections));
+      return 0;
+    }
+    if (command == "estimate" && files.any()) {
+      const std::vector<json> inspections = vramcli::inspect_files(files);
+      parsed.request["checkpoint"] = vramcli::checkpoint_request(inspections);
+      if (!parsed.json_output) std::cout << vramcli::render_inspection(inspections) << "\n";
+    }
     if (command == "estimate") {
       const json result = calculator.estimate(parsed.request);
       std::cout << (parsed.json_output ? result.dump(2) + "\n" : vramcli::render_estimate(result));
@@ -171,6 +193,8 @@ int main(int argc, char** argv) {
       std::cout << (parsed.json_output ? presets.dump(2) + "\n"
                                        : vramcli::render_presets(presets, command));
     }
+  } catch (const vramcli::UsageError& e) {
+    return usage_error(e.what(), specs);
   } catch (const vram::Error& e) {
     const std::string flag = vramcli::flag_for_field(*specs, e.field());
     std::cerr << "vramcalc: " << (flag.empty() ? e.field() : flag) << ": " << e.what() << " ["

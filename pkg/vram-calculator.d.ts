@@ -386,6 +386,8 @@ export interface VramCalculatorAttributes {
   /** Your own fleet and prices: inline JSON (a GpuCatalog) or a URL to fetch. */
   catalog?: string;
   /** Bind the inputs to the page's address (at most one element per page). */
+  /** 'off' removes the Hugging Face model-id field: the element then never fetches a model. */
+  network?: 'off' | string;
   'url-state'?: boolean | '';
   /**
    * Which inputs show: 'none', or a space-separated list of model, weights,

@@ -1,11 +1,13 @@
 #include "estimate_json.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "json_read.hpp"
 #include "model_json.hpp"
 #include "request.hpp"
 #include "tables.hpp"
+#include "vram/checkpoint.hpp"
 #include "vram/decode.hpp"
 #include "vram/error.hpp"
 #include "vram/finetune.hpp"
@@ -335,7 +337,8 @@ json estimate_json(const Catalog& catalog, const json& req) {
                                      "precision",
                                      "loss",
                                      "upcast_unquantized",
-                                     "catalog"});
+                                     "catalog",
+                                     "checkpoint"});
   const std::string mode = jr::opt_string(req, "mode", "").value_or("inference");
   if (mode != "inference") {
     for (const char* key : {"kv", "context", "batch", "engine_options"}) {
@@ -345,6 +348,8 @@ json estimate_json(const Catalog& catalog, const json& req) {
             std::string(key) + " applies to inference; fine-tuning takes seq and micro_batch");
       }
     }
+    // Checked like any input; fine-tuning sizes its weights from the format.
+    if (const json* files = jr::find(req, "checkpoint")) checkpoint_from_json(*files, "checkpoint");
     return finetune_json(catalog, req, request::model(catalog, req));
   }
   for (const char* key : {"finetune_profile", "seq", "micro_batch", "optimizer", "lora_rank",
@@ -359,6 +364,11 @@ json estimate_json(const Catalog& catalog, const json& req) {
   const ModelSpec& model = imported.model;
   InferenceSetup setup;
   setup.model = &model;
+  std::optional<CheckpointWeights> checkpoint;
+  if (const json* files = jr::find(req, "checkpoint")) {
+    checkpoint = checkpoint_from_json(*files, "checkpoint");
+    setup.checkpoint = &*checkpoint;
+  }
   setup.context = request::positive_int(req, "context", 8192, kMaxContext);
   setup.batch = request::positive_int(req, "batch", 1, kMaxBatch);
   const std::string weights_id = jr::opt_string(req, "weights", "").value_or("native");
@@ -382,7 +392,12 @@ json estimate_json(const Catalog& catalog, const json& req) {
   };
   json warnings = json::array();  // the importer's as {"id", "params", "text"}
   for (const Message& w : imported.warnings) warnings.push_back(with_english(w));
-  if (setup.weights == nullptr) {
+  if (setup.weights == nullptr && checkpoint) {
+    assume("weights_checkpoint",
+           "Weights are the checkpoint's own tensors, byte for byte from its " +
+               checkpoint->format + " header" + (checkpoint->files > 1 ? "s" : "") +
+               "; choose a weight format to override.");
+  } else if (setup.weights == nullptr) {
     assume(
         "weights_native",
         "Weights sized in the checkpoint's own storage (" + model.native_format +
@@ -461,6 +476,7 @@ json estimate_json(const Catalog& catalog, const json& req) {
     if (term.id != "weights" && term.id != "kv_cache") overhead += term.bytes;
   }
   out["overhead_gb"] = bytes_to_gb(overhead);
+  if (checkpoint) out["checkpoint"] = checkpoint_summary(*checkpoint);
   if (plan.host_bytes > 0) out["host_gb"] = bytes_to_gb(plan.host_bytes);
   if (plan.budget.present) {
     out["budget"] = budget_json(plan.budget);

@@ -62,6 +62,9 @@ std::optional<Placeholder> parse_placeholder(std::string_view text, std::size_t 
 // digit, 1e23 included ("100000000000000000000000", not its exact binary).
 std::string shortest_decimal(double value) {
   if (value == 0) return "0";
+  // Not a number a person can read (a hostile 1e308 overflowed on its way):
+  // the same dash the styles show.
+  if (!std::isfinite(value)) return "\u2013";
   char buffer[40];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buffer, sizeof buffer, "%.*e", precision - 1, value);
@@ -228,7 +231,10 @@ class Renderer {
   std::string number(double value, int min_decimals, int max_decimals, std::string_view prefix = "",
                      std::string_view suffix = "") const {
     if (!std::isfinite(value)) return std::string(kNoValue);
-    const double rounded = round_display(value, max_decimals);
+    // Near the double's limit the scaled rounding overflows; such a value has
+    // no fraction to round anyway.
+    double rounded = round_display(value, max_decimals);
+    if (!std::isfinite(rounded)) rounded = value;
     const std::string plain = shortest_decimal(std::fabs(rounded));
     const std::size_t point = plain.find('.');
     const std::string whole = plain.substr(0, point);

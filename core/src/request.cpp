@@ -32,8 +32,22 @@ ImportedModel model(const Catalog& catalog, const json& request) {
   if (id != nullptr && config != nullptr) {
     throw Error("invalid_value", "model", "give either model (a preset id) or config, not both");
   }
+  // A GGUF checkpoint carries its own config (checkpoint.hpp).
+  const json* checkpoint = jr::find(request, "checkpoint");
+  const json* own =
+      checkpoint != nullptr && checkpoint->is_object() ? jr::find(*checkpoint, "config") : nullptr;
+  if (own != nullptr && (id != nullptr || config != nullptr)) {
+    throw Error("invalid_value", "checkpoint.config",
+                "the checkpoint carries its own config: drop model and config");
+  }
   ImportedModel imported;
-  if (config != nullptr) {
+  if (own != nullptr) {
+    imported = import_hf_config(*own, "checkpoint.config");
+    const std::string name = jr::opt_string(request, "name", "").value_or("");
+    imported.model.id = "checkpoint";
+    imported.model.name = name.empty() ? "checkpoint (" + imported.model.model_type + ")" : name;
+    imported.model.source = "the checkpoint's own header, supplied by the user";
+  } else if (config != nullptr) {
     imported = import_hf_config(*config, "config");
     const std::string name = jr::opt_string(request, "name", "").value_or("");
     imported.model.id = "config";

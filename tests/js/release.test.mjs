@@ -127,7 +127,8 @@ test('refused input: the same message on stderr and exit status 2', async () => 
   mkdirSync(inputs, { recursive: true });
   const runs = [];
   for (const c of loadJson('tests/vectors/errors.json').cases) {
-    if (Array.isArray(c.request)) continue; // not expressible as flags
+    // Raw request text and non-object requests are not expressible as flags.
+    if (!c.request || typeof c.request !== 'object' || Array.isArray(c.request)) continue;
     const { config, ...rest } = c.request;
     const args = [c.method, ...estimateFlags(rest)];
     if (config !== undefined) {

@@ -374,6 +374,8 @@ export function defineVramCalculator(factory) {
           // Cancelable: a host that takes the pick itself stops the link.
           pick: (detail) => this.dispatchEvent(new CustomEvent('vram-pick', { detail, cancelable: true })),
         },
+        // network="off": no model-id field, so the page never fetches a model.
+        network: this.getAttribute('network') !== 'off',
       };
       ctx.state = this.state;
       this.ctx = ctx;

@@ -304,6 +304,9 @@ export function modelRequest(state) {
  */
 export function estimateRequest(state, catalog) {
   const request = { ...modelRequest(state) };
+  // A checkpoint's tensor totals (web/src/checkpoint.js) stay in memory,
+  // never in the address: a link carries the config it maps to.
+  if (state.model === IMPORTED && state.checkpoint) request.checkpoint = state.checkpoint;
   if (state.gpu) {
     request.gpu = state.gpu;
     request.gpu_count = state.gpu_count;

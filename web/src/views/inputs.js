@@ -6,6 +6,7 @@
 // whatever the page's language, and refuses Persian ones); what is typed in
 // any of the three digit systems is read back as Latin digits.
 import { readConfigText } from '../config.js';
+import { fileKind, hubFiles, readCheckpoint } from '../checkpoint.js';
 import { h, replace } from '../dom.js';
 import { visibleInputs } from '../embed.js';
 import { problemMessage } from '../i18n.js';
@@ -107,10 +108,18 @@ export class InputsPanel {
     // The browser words a file input's button and status in its own
     // language, not the page's: the input is hidden (still focusable) and
     // its label, in the page's words, is the button.
-    this.file = h('input', { id: 'config-file', type: 'file', class: 'file visually-hidden', accept: '.json,application/json' });
-    this.file.addEventListener('change', () => {
-      if (this.file.files[0]) this.loadFile(this.file.files[0]);
-    });
+    this.file = h('input', { id: 'config-file', type: 'file', class: 'file visually-hidden', multiple: true, accept: '.json,application/json,.gguf,.safetensors' });
+    this.file.addEventListener('change', () => this.loadFiles(this.file.files));
+    this.checkpointInfo = h('p', { id: 'checkpoint-info', class: 'hint', 'aria-live': 'polite', hidden: true });
+    // A Hugging Face model id, fetched only when the user asks (web/src/checkpoint.js hubFiles).
+    this.hubId = h('input', { id: 'hub-id', type: 'text', spellcheck: 'false', dir: 'ltr', placeholder: 'Qwen/Qwen3-32B-AWQ' });
+    this.hubToken = h('input', { id: 'hub-token', type: 'password', autocomplete: 'off', dir: 'ltr' });
+    this.hub = ctx.network
+      ? h('details', { class: 'hub' }, h('summary', {}, t('hub.title')),
+        h('div', { class: 'field' }, h('label', { for: this.hubId.id }, t('hub.id')), this.hubId),
+        h('div', { class: 'field' }, h('label', { for: this.hubToken.id }, t('hub.token')), this.hubToken, h('p', { class: 'hint' }, t('hub.tokenHint'))),
+        h('button', { id: 'hub-load', type: 'button', onclick: () => this.loadHub() }, t('hub.load')))
+      : null;
     this.paste = h('textarea', { id: 'config-text', rows: 5, spellcheck: 'false', 'aria-describedby': 'config-error' });
     this.paste.addEventListener('input', () => this.loadText(this.paste.value, t('config.pasted'), false));
     this.paste.addEventListener('change', () => this.loadText(this.paste.value, t('config.pasted'), true));
@@ -133,8 +142,10 @@ export class InputsPanel {
       this.groups.model = section('input.modelGroup',
         this.picker.element,
         this.sections.custom,
-        h('div', { class: 'field drop' }, this.file, h('label', { for: this.file.id, class: 'file-button' }, t('input.configFile')), h('p', { class: 'hint' }, t('input.configDrop'))),
+        h('div', { class: 'field drop' }, this.file, h('label', { for: this.file.id, class: 'file-button' }, t('input.configFile')), h('p', { class: 'hint' }, t('input.configDrop')), h('p', { class: 'hint' }, t('input.checkpointHint'))),
         this.pasteBox,
+        this.hub,
+        this.checkpointInfo,
         this.configError,
       ),
       this.groups.workload = section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
@@ -148,8 +159,8 @@ export class InputsPanel {
     this.element.addEventListener('drop', (event) => {
       event.preventDefault();
       this.element.classList.remove('dragging');
-      const file = event.dataTransfer && event.dataTransfer.files[0];
-      if (file) this.loadFile(file);
+      const files = event.dataTransfer && event.dataTransfer.files;
+      if (files && files.length) this.loadFiles(files);
       else if (event.dataTransfer) this.loadText(event.dataTransfer.getData('text/plain'), t('config.dropped'), true);
     });
   }
@@ -320,7 +331,53 @@ export class InputsPanel {
     try {
       this.loadText(await file.text(), file.name, true);
     } catch (error) {
-      this.showConfigError(t('config.error', { source: file.name, problem: error.message }));
+      this.showConfigError(t('config.error', { source: file.name, problem: { id: 'error.plain', params: { message: error.message } } }));
+    }
+  }
+
+  /** A config.json alone, or a checkpoint's files (GGUF, safetensors, index, config). */
+  loadFiles(list) {
+    const files = [...(list || [])];
+    if (!files.length) return;
+    if (files.length === 1 && fileKind(files[0].name) !== 'gguf' && fileKind(files[0].name) !== 'safetensors') {
+      this.loadFile(files[0]);
+    } else {
+      this.loadCheckpoint(files);
+    }
+  }
+
+  /** Fetches config.json, the index and the safetensors headers of a Hub model, on request. */
+  async loadHub() {
+    const { t } = this.ctx;
+    this.showConfigError(null);
+    this.checkpointInfo.hidden = false;
+    this.checkpointInfo.textContent = t('hub.fetching', { id: this.hubId.value.trim() });
+    try {
+      // The token lives in this input only: never in the state, the address or storage.
+      await this.loadCheckpoint(await hubFiles(this.hubId.value, { token: this.hubToken.value.trim() }), this.hubId.value.trim());
+    } catch (error) {
+      this.checkpointInfo.hidden = true;
+      this.showConfigError(t('config.error', { source: this.hubId.value.trim() || t('hub.id'), problem: problemMessage(error.problem || { code: 'hubNetwork' }) }));
+    }
+  }
+
+  /** Reads the files' headers (never their data) and applies the checkpoint. */
+  async loadCheckpoint(files, name) {
+    const { t } = this.ctx;
+    this.showConfigError(null);
+    this.checkpointInfo.hidden = false;
+    this.checkpointInfo.textContent = t('checkpoint.reading', { count: files.length });
+    try {
+      const core = await this.ctx.core;
+      const read = await readCheckpoint(files, core);
+      const mix = read.summary.by_type.map((m) => ({ id: 'checkpoint.type', params: { type: m.type, bytes: m.gb * 1e9 } }));
+      this.checkpointInfo.textContent = t('checkpoint.mix', { kind: read.kind, files: read.checkpoint.files.length, mix });
+      this.ctx.change({ model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint }, { push: true });
+      if (name) this.checkpointInfo.textContent = `${name}: ${this.checkpointInfo.textContent}`;
+    } catch (error) {
+      this.checkpointInfo.hidden = true;
+      const problem = error.problem ? problemMessage(error.problem) : { id: 'checkpoint.core', params: { field: error.field || '', message: error.message } };
+      this.showConfigError(t('config.error', { source: error.source || error.problem?.source || t('checkpoint.files'), problem }));
     }
   }
 
@@ -332,7 +389,8 @@ export class InputsPanel {
       return;
     }
     this.showConfigError(null);
-    this.ctx.change({ model: IMPORTED, config: JSON.stringify(value) }, { push });
+    this.checkpointInfo.hidden = true;
+    this.ctx.change({ model: IMPORTED, config: JSON.stringify(value), checkpoint: null }, { push });
   }
 
   /** The engine's knobs as inputs, rebuilt only when the engine changes. */
