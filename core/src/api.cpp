@@ -25,6 +25,8 @@ json Calculator::presets() const {
     models.push_back({{"id", preset.id},
                       {"name", preset.name},
                       {"group", preset.group},
+                      {"family", preset.family},
+                      {"aliases", preset.aliases},
                       {"source", preset.source},
                       {"placeholders", preset.placeholders}});
   }

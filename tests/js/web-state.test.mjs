@@ -53,7 +53,7 @@ test('every input round-trips through the URL', () => {
 
 test('links carry only what matters for the state', () => {
   const query = toQuery(DEFAULT_STATE);
-  assert.equal(query, '?view=calculator&model=guide-70b&weights=native&kv=fp16&context=8192&batch=1&unit=GB&mode=inference&engine=guide&gpu=h100-pcie&gpu_count=1');
+  assert.equal(query, '?view=calculator&model=guide-70b&weights=fp8&kv=fp16&context=8192&batch=1&unit=GB&mode=inference&engine=guide&gpu=h100-pcie&gpu_count=1');
   assert.match(toQuery({ ...DEFAULT_STATE, mode: 'lora' }), /lora_targets=q_proj%2Ck_proj%2Cv_proj%2Co_proj/);
   assert.doesNotMatch(toQuery(DEFAULT_STATE), /hidden|config=|opt\.|lang|digits/);
   assert.match(toQuery({ ...DEFAULT_STATE, lang: 'fa' }), /&lang=fa$/);
@@ -127,7 +127,7 @@ test('inputs are validated with the URL schema', () => {
 test('an inference request carries inference keys only', () => {
   const request = estimateRequest({ ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95 } });
   assert.deepEqual(request, {
-    model: 'guide-70b', gpu: 'h100-pcie', gpu_count: 1, weights: 'native', kv: 'fp16', context: 8192, batch: 1,
+    model: 'guide-70b', gpu: 'h100-pcie', gpu_count: 1, weights: 'fp8', kv: 'fp16', context: 8192, batch: 1,
     engine: 'vllm', engine_options: { gpu_memory_utilization: 0.95 },
   });
   assert.equal('catalog' in request, false);

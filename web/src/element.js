@@ -5,10 +5,13 @@
 //
 // Attributes: view, model, preset (a named link), lang, dir, digits,
 // catalog (a URL or inline JSON: a vendor's own fleet and prices, passed to
-// the core), and url-state. Events: vram-ready (detail { version,
+// the core), and url-state; embed modes (embed.js, docs/embedding.md):
+// inputs, compact, hide, rent-url. Events: vram-ready (detail { version,
 // dataVersions }) once the core has loaded, vram-change (detail { state,
 // query }) on every change, vram-result (detail: the estimate) on every new
-// calculator answer. Properties: version, dataVersions.
+// calculator answer, vram-pick (detail: the pick) when the answer's pick
+// changes and, cancelable, when a "Rent this" link is followed. Properties:
+// version, dataVersions.
 //
 // Language: the `lang` URL parameter (standalone page, picker), else the
 // `lang` attribute, else the nearest ancestor's `lang` (the host document's
@@ -18,9 +21,12 @@
 import css from './style.css';
 import { loadCore } from './core.js';
 import { h, replace } from './dom.js';
+import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
 import { DIGITS, LANGUAGES, problemMessage, resolveLanguage, translator } from './i18n.js';
 import { DEFAULT_STATE, VIEWS, UNITS, parseQuery, toQuery } from './state.js';
+import { readRentTemplate } from './rent.js';
 import { VERSION } from './version.js';
+import { AnswerBar, pickOf } from './views/answer-bar.js';
 import { CalculatorView } from './views/calculator.js';
 import { DevicesView } from './views/devices.js';
 import { FleetView } from './views/fleet.js';
@@ -42,7 +48,7 @@ export function defineVramCalculator(factory) {
 
   class VramCalculator extends HTMLElement {
     static get observedAttributes() {
-      return ['view', 'model', 'preset', 'lang', 'dir', 'digits', 'catalog'];
+      return ['view', 'model', 'preset', 'lang', 'dir', 'digits', 'catalog', 'inputs', 'compact', 'hide', 'rent-url'];
     }
 
     constructor() {
@@ -69,6 +75,11 @@ export function defineVramCalculator(factory) {
         return;
       }
       if (name === 'lang' || name === 'dir') {
+        this.render();
+        return;
+      }
+      if (['inputs', 'compact', 'hide', 'rent-url'].includes(name)) {
+        this.build();
         this.render();
         return;
       }
@@ -120,6 +131,13 @@ export function defineVramCalculator(factory) {
       this.baseState = this.state;
       if (this.urlBound) {
         this.readUrl();
+        // The iframe page: a catalog posted by the embedding page, read like the attribute.
+        window.addEventListener('message', (event) => {
+          const text = window.parent !== window && event.source === window.parent ? messageCatalogText(event.data) : null;
+          if (text === null) return;
+          this.postedCatalog = text;
+          this.loadCatalog();
+        });
         window.addEventListener('popstate', () => {
           clearTimeout(this.urlTimer);
           this.problems = [];
@@ -212,13 +230,20 @@ export function defineVramCalculator(factory) {
      * given: the default page asks the network for nothing).
      */
     async loadCatalog() {
-      const raw = (this.getAttribute('catalog') || '').trim();
+      const own = (this.getAttribute('catalog') || '').trim();
+      const raw = own || this.sharedCatalogText();
       this.vendorCatalog = undefined;
       this.catalogProblem = null;
       try {
-        if (raw.startsWith('{') || raw.startsWith('[')) {
-          this.vendorCatalog = JSON.parse(raw);
-        } else if (raw) {
+        // Only the element's own attribute may name a URL; shared catalogs are inline.
+        if (!own || raw.startsWith('{') || raw.startsWith('[')) {
+          const { catalog, error } = raw ? readCatalogText(raw) : {};
+          if (error) {
+            const problem = problemMessage(error);
+            throw new Error(this.t(problem.id, problem.params));
+          }
+          this.vendorCatalog = catalog;
+        } else {
           this.catalogProblem = { id: 'catalog.loading' };
           if (this.views) this.render();
           const response = await fetch(new URL(raw, document.baseURI), { credentials: 'omit' });
@@ -232,6 +257,51 @@ export function defineVramCalculator(factory) {
         this.catalogProblem = { id: 'catalog.error', params: { message: error.message } };
       }
       this.useCatalog();
+    }
+
+    /**
+     * A catalog the element does not carry itself: on the iframe page the one
+     * posted to it, else its URL fragment's; on any page the page-wide
+     * <script type="application/json" data-vram-catalog> shared by every
+     * element. Inline JSON only: these never make the page fetch.
+     */
+    sharedCatalogText() {
+      const text = (this.urlBound && (this.postedCatalog ?? fragmentCatalogText(window.location.hash))) || pageCatalogText(document) || '';
+      return text.trim();
+    }
+
+    /** inputs, compact, hide and rent-url, read once per build; unknown words become notices. */
+    readEmbed() {
+      const t = this.t;
+      const { inputs, unknown } = readInputs(this.getAttribute('inputs'));
+      const hidden = readHide(this.getAttribute('hide'));
+      const rentRaw = this.getAttribute('rent-url');
+      const rent = rentRaw === null ? {} : readRentTemplate(rentRaw);
+      this.embedProblems = [
+        ...unknown.map((word) => t('embed.unknown', { attribute: 'inputs', word })),
+        ...hidden.unknown.map((word) => t('embed.unknown', { attribute: 'hide', word })),
+        rent.error ? t('embed.rent', { problem: problemMessage(rent.error) }) : null,
+      ].filter(Boolean);
+      const compact = this.hasAttribute('compact');
+      return { inputs: compact ? [] : inputs, hide: compact ? ['header', 'tabs'] : hidden.hide, compact, rent: rent.template };
+    }
+
+    /** The pick of each new answer: vram-pick when it changed (a host's own call to action). */
+    answered(result) {
+      this.lastResult = result;
+      if (!result) {
+        // The calculator could not answer: no stale total, no stale pick.
+        this.answer.clear();
+        return;
+      }
+      this.answer.update(result, this.state);
+      const pick = pickOf(result);
+      const key = JSON.stringify(pick);
+      if (key !== this.lastPick) {
+        this.lastPick = key;
+        this.dispatchEvent(new CustomEvent('vram-pick', { detail: pick && { ...pick, source: 'answer' } }));
+      }
+      this.dispatchEvent(new CustomEvent('vram-result', { detail: result }));
     }
 
     /**
@@ -286,6 +356,8 @@ export function defineVramCalculator(factory) {
     build() {
       this.builtFor = this.setLanguage();
       const t = this.t;
+      const embed = this.readEmbed();
+      this.embed = embed;
       const focused = this.shadowRoot.activeElement && this.shadowRoot.activeElement.id;
       const before = this.inputs;
       const ctx = {
@@ -294,8 +366,14 @@ export function defineVramCalculator(factory) {
         catalog: this.catalog,
         root: this.shadowRoot,
         open: this.open,
-        emit: (result) => this.dispatchEvent(new CustomEvent('vram-result', { detail: result })),
+        inputs: embed.inputs,
+        emit: (result) => this.answered(result),
         change: (patch, options) => this.change(patch, options),
+        rent: embed.rent && {
+          template: embed.rent,
+          // Cancelable: a host that takes the pick itself stops the link.
+          pick: (detail) => this.dispatchEvent(new CustomEvent('vram-pick', { detail, cancelable: true })),
+        },
         // network="off": no model-id field, so the page never fetches a model.
         network: this.getAttribute('network') !== 'off',
       };
@@ -305,6 +383,8 @@ export function defineVramCalculator(factory) {
       this.shownNotices = '';
       this.inputs = new InputsPanel(ctx);
       if (before) this.inputs.carry(before);
+      this.answer = new AnswerBar(ctx);
+      this.lastPick = undefined;
       this.unit = h('select', { id: 'unit', onchange: () => this.change({ unit: this.unit.value }, { push: true }) },
         UNITS.map((u) => h('option', { value: u }, t(`unit.${u}`))));
       const tools = [h('label', { for: 'unit' }, t('input.unit')), this.unit];
@@ -331,11 +411,15 @@ export function defineVramCalculator(factory) {
       }
       const tablist = h('div', { role: 'tablist', class: 'tabs', 'aria-label': t('view.label') }, Object.values(this.tabs));
       tablist.addEventListener('keydown', (event) => this.tabKey(event));
+      this.frame.classList.toggle('compact', embed.compact);
+      this.frame.classList.toggle('no-inputs', Boolean(embed.inputs && !embed.inputs.length));
+      for (const part of ['header', 'tabs']) this.frame.classList.toggle(`no-${part}`, embed.hide.includes(part));
       replace(this.frame,
         h('header', { class: 'head' },
           h('div', {}, h('h2', { class: 'title' }, t('app.title')), h('p', { class: 'muted tagline' }, t('app.tagline'))),
           h('div', { class: 'tools' }, tools)),
         this.notices,
+        this.answer.element,
         h('div', { class: 'layout' }, this.inputs.element, h('main', { class: 'main' }, tablist, Object.values(this.panels))),
       );
       if (focused) this.shadowRoot.getElementById(focused)?.focus();
@@ -393,6 +477,7 @@ export function defineVramCalculator(factory) {
         ...this.problems.slice(0, MAX_NOTICES).map(problem),
         more > 0 ? t('error.moreIgnored', { count: more }) : null,
         this.catalogProblem && t(this.catalogProblem.id, this.catalogProblem.params),
+        ...this.embedProblems,
       ].filter(Boolean);
       if (notices.join('\n') !== this.shownNotices) {
         this.shownNotices = notices.join('\n');
@@ -407,7 +492,12 @@ export function defineVramCalculator(factory) {
         this.tabs[name].tabIndex = active ? 0 : -1;
         this.panels[name].hidden = !active;
       }
+      // The answer strip belongs to the calculator's answer; compact shows it alone.
+      if (this.state.view !== 'calculator') this.answer.clear();
+      this.frame.classList.toggle('answer-only', this.embed.compact && this.state.view === 'calculator');
       this.views[this.state.view].update(this.state, this.vendorCatalog);
+      // Back on the calculator with an unchanged answer: the strip shows it again.
+      if (this.state.view === 'calculator' && this.answer.element.hidden && this.lastResult) this.answer.update(this.lastResult, this.state);
     }
   }
 

@@ -3,10 +3,12 @@
 // decode ceilings, the inverse answers, warnings and assumptions. Rebuilt on
 // every change; which <details> are open survives the rebuild.
 import { h } from '../dom.js';
-import { BYTES_PER_GB, BYTES_PER_GIB, isTight, roundDisplay, roundToTotal } from '../format.js';
+import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../format.js';
 import { CUSTOM, estimateRequest } from '../state.js';
+import { fitSummary } from './answer-bar.js';
 import { stackedBar } from './bar.js';
 import { bdi, compute, dataTable, errorBox, facts } from './common.js';
+import { rentLink } from './rent-link.js';
 
 // Decimal GB from the core, as the bytes the renderer's gb styles take.
 const bytes = (gb) => gb * BYTES_PER_GB;
@@ -51,6 +53,7 @@ export class CalculatorView {
     if (error) {
       this.body.replaceChildren(errorBox(t, error));
       this.live.textContent = '';
+      this.ctx.emit(null);
       return;
     }
     this.body.replaceChildren(...this.render(result, state));
@@ -77,11 +80,12 @@ export class CalculatorView {
     const training = state.mode !== 'inference';
     const head = ['fits.card', 'fits.monthly', 'fits.spare', ...(training ? [] : ['fits.decode'])].map((k) => t(k));
     const row = (f) => h('tr', { dataset: { gpu: f.gpu } },
-      h('th', { scope: 'row' }, bdi(t('fits.cardName', { count: f.count, name: f.name })), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null),
+      h('th', { scope: 'row' }, bdi(t('fits.cardName', { count: f.count, name: f.name })), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null,
+        rentLink(this.ctx, { gpu: f.gpu, count: f.count, name: f.name, monthly_usd: f.monthly_usd ?? null }, 'cards')),
       h('td', { class: 'num' }, bdi(t('size.usd', { usd: f.monthly_usd }))),
       h('td', { class: 'num' }, bdi(t('size.gb', { bytes: bytes(f.spare_gb) }))),
       training ? null : h('td', { class: 'num' }, bdi(tps(t, f.decode_tokens_per_s))));
-    const table = (list) => dataTable(t('fits.title'), null, head, list.map(row), { class: 'fits' });
+    const table = (list) => dataTable(t('fits.title'), null, head, list.map(row), { class: 'fits' }, t('table.scrollCue'));
     return h('section', { class: 'block' }, h('h3', {}, t('fits.title')), table(fits.slice(0, 5)),
       fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length - 5 }), () => table(fits.slice(5))) : null,
       h('p', { class: 'muted small' }, t('fits.note')));
@@ -98,8 +102,7 @@ export class CalculatorView {
     const mem = (value) => t('size.gb', { bytes: bytes(value) });
     const training = state.mode !== 'inference';
     const fit = result.fit;
-    const cards = result.gpu_count || 1;
-    const tight = fit && fit.fits && isTight(fit.spare_gb, cards);
+    const summary = fitSummary(t, result);
     // The terms as shown add up to the total as shown (format.js roundToTotal),
     // in the display unit, at the table's one decimal.
     const perUnit = state.unit === 'GiB' ? BYTES_PER_GIB / BYTES_PER_GB : 1;
@@ -122,15 +125,9 @@ export class CalculatorView {
     if (notes.length) out.push(h('ul', { class: 'muted small model-notes core-text' }, notes.map((note) => h('li', { dir: 'auto' }, messageText(note)))));
     if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: result.adapter_params })));
 
-    let fitText = '';
-    if (fit) {
-      const where = result.gpu
-        ? { id: 'fit.on', params: { count: cards, name: result.gpu.name, capacity: bytes(fit.capacity_gb) } }
-        : { id: 'fit.budget', params: { capacity: bytes(fit.capacity_gb) } };
-      fitText = fit.fits
-        ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: bytes(fit.spare_gb) })
-        : t('fit.short', { where, over: bytes(-fit.spare_gb) });
-      out.push(h('p', { class: `fit ${fit.fits ? (tight ? 'is-tight' : 'is-fit') : 'is-over'}`, dataset: { fits: String(fit.fits), tight: String(Boolean(tight)) } },
+    const fitText = summary ? summary.text : '';
+    if (summary) {
+      out.push(h('p', { class: `fit ${summary.state}`, dataset: { fits: String(summary.fits), tight: String(Boolean(summary.tight)) } },
         h('strong', {}, fitText), ' ', h('span', { class: 'muted core-text', dir: 'auto' }, t('fit.basis', { basis: fit.basis }))));
     }
     this.live.textContent = fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText;

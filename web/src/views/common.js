@@ -38,15 +38,30 @@ export function errorBox(t, error) {
   return h('p', { class: 'error core-text', role: 'alert', dir: 'auto', dataset: { code: error.code || '' } }, text);
 }
 
-/** A table in a keyboard-scrollable region, so wide tables never widen the page. */
-export function dataTable(label, caption, head, rows, attrs = {}) {
-  return h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': label },
+/**
+ * A table in a keyboard-scrollable region, so wide tables never widen the
+ * page. When it is wider than its region, a line under it says so (`cue`,
+ * the message text); the edge shadows in style.css say it too.
+ */
+export function dataTable(label, caption, head, rows, attrs = {}, cue = null) {
+  const region = h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': label },
     h('table', attrs,
       h('caption', {}, caption),
       h('thead', {}, h('tr', {}, head.map((cell) => h('th', { scope: 'col' }, cell)))),
       h('tbody', {}, rows),
     ),
   );
+  if (!cue) return region;
+  if (typeof ResizeObserver !== 'undefined') {
+    new ResizeObserver(() => region.classList.toggle('overflows', region.scrollWidth > region.clientWidth + 1)).observe(region);
+  }
+  // A caption is as wide as its table: on a phone most of it would scroll out
+  // of sight. It shows above the region instead (the <caption> stays for
+  // screen readers, so this copy is hidden from them).
+  region.querySelector('caption').classList.add('visually-hidden');
+  return h('div', { class: 'table-wrap' },
+    caption ? h('p', { class: 'table-caption', 'aria-hidden': 'true' }, caption) : null,
+    h('p', { class: 'scroll-cue', 'aria-hidden': 'true' }, cue), region);
 }
 
 /**

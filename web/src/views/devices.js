@@ -15,7 +15,13 @@ export class DevicesView extends TableView {
   }
 
   request(state, catalog) {
-    return isPreset(state) ? devicesRequest(state, catalog) : null;
+    if (!isPreset(state)) return null;
+    const request = devicesRequest(state, catalog);
+    // A vendor's catalog: its own cards are the rows (the planner's default
+    // accelerators may not be in it).
+    const ids = catalog && Array.isArray(catalog.gpus) ? catalog.gpus.map((g) => g && g.id).filter((id) => typeof id === 'string') : [];
+    if (ids.length) request.accelerators = [...new Set(ids)];
+    return request;
   }
 
   render(result, state) {
@@ -39,7 +45,7 @@ export class DevicesView extends TableView {
         ),
       ),
     );
-    const table = dataTable(t('view.devices'), t('devices.caption', { model, fraction: state.usable_fraction * 100 }), head, rows, { class: 'devices' });
+    const table = dataTable(t('view.devices'), t('devices.caption', { model, fraction: state.usable_fraction * 100 }), head, rows, { class: 'devices' }, t('table.scrollCue'));
     const placeholders = result.placeholders || [];
     return placeholders.length
       ? h('div', {}, h('p', { class: 'notice' }, t('devices.placeholders', { fields: placeholders })), table)

@@ -44,8 +44,11 @@ export class FleetView extends TableView {
         h('td', {}, bdi(this.describe(row))),
         [t('size.gb0', { bytes: row.vram_gb * BYTES_PER_GB }), bandwidth(row.bandwidth_gbps), row.monthly_usd === null ? '–' : t('size.usd', { usd: row.monthly_usd }),
           n(row.usd_per_gb_month, 2), n(row.gbps_per_usd_month, 2), n(row.usd_per_hour, 2),
-          ...(withModel ? [this.cards(row), n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)] : []),
         ].map((text) => h('td', { class: 'num' }, bdi(text))),
+        // Why a card cannot hold the model is a sentence: it wraps, so the
+        // decode and price columns after it stay on screen.
+        withModel ? h('td', { class: row.fit ? 'num' : 'reason' }, bdi(this.cards(row))) : null,
+        withModel ? [n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)].map((text) => h('td', { class: 'num' }, bdi(text))) : null,
       ),
     );
     const head = ['fleet.gpu', 'fleet.memory', 'fleet.vram', 'fleet.bandwidth', 'fleet.monthly', 'fleet.perGb', 'fleet.perBandwidth', 'fleet.perHour',
@@ -54,6 +57,6 @@ export class FleetView extends TableView {
     const caption = withModel
       ? t('fleet.captionModel', { model: name(catalog.models, state.model), weights: state.weights === 'native' ? t('fleet.nativeWeights') : name(catalog.weight_formats, state.weights) })
       : t('fleet.caption');
-    return dataTable(t('view.fleet'), caption, head, rows, { class: 'fleet' });
+    return dataTable(t('view.fleet'), caption, head, rows, { class: 'fleet' }, t('table.scrollCue'));
   }
 }

@@ -5,6 +5,7 @@ import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { gridRequest } from '../state.js';
 import { TableView, bdi, dataTable } from './common.js';
+import { rentLink } from './rent-link.js';
 
 export class GridView extends TableView {
   constructor(ctx) {
@@ -50,7 +51,10 @@ export class GridView extends TableView {
       why = h('details', { class: 'excluded' }, h('summary', {}, t('grid.excluded', { count: excluded.length })));
       why.addEventListener('toggle', () => why.append(this.reasons(excluded)), { once: true });
     }
-    return h('td', { dataset: { method: cell.method } }, h('bdi', { class: 'cell-main' }, text), why);
+    const pick = cell.pick && !cell.pick.by_quote
+      ? rentLink(this.ctx, { gpu: cell.pick.gpu, count: cell.pick.count, name: cell.pick.name, monthly_usd: cell.pick.monthly_usd ?? null }, 'grid')
+      : null;
+    return h('td', { dataset: { method: cell.method } }, h('bdi', { class: 'cell-main' }, text), pick, why);
   }
 
   render(result) {
@@ -60,6 +64,6 @@ export class GridView extends TableView {
       h('tr', { dataset: { model: row.model } }, h('th', { scope: 'row' }, bdi(row.name)), row.cells.map((c) => this.cell(c))),
     );
     return dataTable(t('view.grid'), t('grid.caption', { context: result.context, batch: result.batch }),
-      [t('grid.model'), ...methods.map((m) => t(`method.${m}`))], rows, { class: 'grid' });
+      [t('grid.model'), ...methods.map((m) => t(`method.${m}`))], rows, { class: 'grid' }, t('table.scrollCue'));
   }
 }

@@ -8,7 +8,10 @@
 import { readConfigText } from '../config.js';
 import { fileKind, hubFiles, readCheckpoint } from '../checkpoint.js';
 import { h, replace } from '../dom.js';
-import { NUMBER_CHARS, problemMessage } from '../i18n.js';
+import { visibleInputs } from '../embed.js';
+import { problemMessage } from '../i18n.js';
+import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseNumber } from '../numbers.js';
+import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, LORA_TARGETS, MODES, OPTIMIZERS, PROFILES, SHAPE,
   engineById, readOption, readParam,
@@ -27,6 +30,9 @@ export function engineLabel(t, engine) {
 
 const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const LORA_ONLY = ['lora_rank', 'lora_targets'];
+// Token counts read "32k" as 32,768 (numbers.js); a typed value commits after this pause.
+const TOKEN_FIELDS = ['context', 'seq'];
+const TYPING_PAUSE_MS = 600;
 
 export class InputsPanel {
   /** ctx: { t, catalog, state, open, change(patch, { push }), root } */
@@ -35,32 +41,29 @@ export class InputsPanel {
     this.controls = {};
     this.fields = {};
     this.errors = {};
+    this.numeric = {};
     const { t, catalog } = ctx;
 
-    const groups = {};
-    for (const model of catalog.models) (groups[model.group] ||= []).push({ value: model.id, label: model.name });
-    this.modelGroups = [
-      ...Object.entries(groups).map(([group, options]) => ({ label: t(`group.${group}`), options })),
-      { label: t('group.own'), options: [{ value: CUSTOM, label: t('model.custom') }, { value: IMPORTED, label: t('model.config') }] },
-    ];
-    this.search = h('input', { id: 'search', type: 'search', autocomplete: 'off', 'aria-describedby': 'search-status' });
-    this.searchStatus = h('p', { id: 'search-status', class: 'hint', 'aria-live': 'polite' });
-    this.search.addEventListener('input', () => this.filterModels());
-    this.search.addEventListener('keydown', (event) => {
-      if (event.key !== 'Enter') return;
-      event.preventDefault();
-      const first = this.matches[0];
-      if (first && first !== this.ctx.state.model) this.pick('model', first, true);
+    this.picker = new ModelPicker({
+      t,
+      models: catalog.models,
+      own: [{ value: CUSTOM, label: t('model.custom') }, { value: IMPORTED, label: t('model.config') }],
+      onPick: (id) => {
+        if (id !== this.ctx.state.model) this.pick('model', id, true);
+      },
+      onConfig: () => this.file.focus(),
     });
 
     const select = (name, options) =>
       this.control(name, h('select', {}, options.map(([value, label]) => h('option', { value }, label))));
-    const number = (name, attrs = {}) =>
-      this.control(name, h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' }, ...attrs }));
+    const number = (name, { integer = true } = {}) => {
+      const tokens = TOKEN_FIELDS.includes(name);
+      this.numeric[name] = { integer, suffixes: tokens ? 'tokens' : 'count' };
+      // Token fields keep the letter keyboard on phones, for "32k".
+      return this.control(name, h('input', { type: 'text', inputmode: tokens ? 'text' : 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } }));
+    };
     const check = (name) => this.control(name, h('input', { type: 'checkbox' }), 'checked');
 
-    select('model', []);
-    this.filterModels();
     const weights = [['native', t('input.weights.native')], ...catalog.weight_formats.map((f) => [f.id, f.name])];
     select('weights', weights);
     select('kv', catalog.kv_formats.map((f) => [f.id, f.name]));
@@ -84,9 +87,9 @@ export class InputsPanel {
     }
     this.control('gpu', gpus);
     number('gpu_count');
-    number('usable_fraction', { inputmode: 'decimal' });
+    number('usable_fraction', { integer: false });
     for (const name of Object.keys(SHAPE)) number(name);
-    number('params', { inputmode: 'decimal' });
+    number('params', { integer: false });
 
     // LoRA targets: a group of checkboxes, one state value.
     this.targets = LORA_TARGETS.map((target) => {
@@ -126,18 +129,18 @@ export class InputsPanel {
     this.shownEngine = null;
 
     const f = (name) => this.fields[name];
+    this.groups = {};
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), f('batch'), f('engine'), this.engineOptions),
+      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('engine'), this.engineOptions),
       finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), LORA_ONLY.map(f), FINETUNE_ONLY.slice(3).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
     };
     this.element = h('form', { class: 'inputs', 'aria-label': t('input.panel'), onsubmit: (e) => e.preventDefault() },
-      section('input.modelGroup',
-        h('div', { class: 'field' }, h('label', { for: this.search.id }, t('input.search')), this.search, this.searchStatus),
-        f('model'),
+      this.groups.model = section('input.modelGroup',
+        this.picker.element,
         this.sections.custom,
         h('div', { class: 'field drop' }, this.file, h('label', { for: this.file.id, class: 'file-button' }, t('input.configFile')), h('p', { class: 'hint' }, t('input.configDrop')), h('p', { class: 'hint' }, t('input.checkpointHint'))),
         this.pasteBox,
@@ -145,8 +148,8 @@ export class InputsPanel {
         this.checkpointInfo,
         this.configError,
       ),
-      section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
-      section('input.hardware', f('gpu'), f('gpu_count'), this.sections.devices),
+      this.groups.workload = section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
+      this.groups.hardware = section('input.hardware', f('gpu'), f('gpu_count'), this.sections.devices),
     );
     this.element.addEventListener('dragover', (event) => {
       event.preventDefault();
@@ -175,12 +178,8 @@ export class InputsPanel {
     return details;
   }
 
-  /** What the panel it replaces held that the state does not: the search and paste boxes. */
+  /** What the panel it replaces held that the state does not: the paste box. */
   carry(before) {
-    if (before.search.value) {
-      this.search.value = before.search.value;
-      this.filterModels();
-    }
     if (before.paste.value && !this.paste.value) this.paste.value = before.paste.value;
   }
 
@@ -198,21 +197,83 @@ export class InputsPanel {
     if (el.dataset.number !== undefined) {
       // Only digits (any of the three systems) and separators get typed in.
       el.addEventListener('beforeinput', (event) => {
-        if (event.data && !NUMBER_CHARS.test(event.data)) event.preventDefault();
+        if (event.data && !TYPED_CHARS.test(event.data)) event.preventDefault();
       });
     }
     this.fields[name] = prop === 'checked'
       ? h('div', { class: 'field check' }, el, label, this.errorNode(name))
       : h('div', { class: 'field' }, label, el, this.errorNode(name));
+    if (this.numberSpec(name)) {
+      this.typing(name, el);
+      return el;
+    }
     el.addEventListener('input', () => this.commit(name, false));
     el.addEventListener('change', () => this.commit(name, true));
     return el;
   }
 
+  /**
+   * A number field commits on change, Enter or blur, and after a short pause
+   * on a value that reads: never on each keystroke, so the "1" of "1e5" or
+   * the "32" of "32k" never reaches the answer or the address.
+   */
+  typing(name, el) {
+    const timers = (this.timers ||= {});
+    const stop = () => clearTimeout(timers[name]);
+    el.addEventListener('input', () => {
+      stop();
+      if (!parseNumber(el.value, this.numberSpec(name)).error) timers[name] = setTimeout(() => this.commit(name, false), TYPING_PAUSE_MS);
+    });
+    el.addEventListener('change', () => {
+      stop();
+      this.commit(name, true);
+    });
+    el.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      stop();
+      this.commit(name, true);
+    });
+  }
+
+  /**
+   * How a number field reads what is typed (numbers.js): the panel's own
+   * fields by kind, an engine's options as plain decimals; null for others.
+   */
+  numberSpec(name) {
+    if (this.numeric[name]) return this.numeric[name];
+    const control = this.controls[name];
+    return control && control.el.dataset.number !== undefined ? { integer: false } : null;
+  }
+
+  /** Buttons for the common context sizes: 4k ... 128k tokens. */
+  contextPicks() {
+    const { t } = this.ctx;
+    return (this.picks = h('div', { class: 'picks', role: 'group', 'aria-label': t('input.contextPicks') },
+      CONTEXT_PICKS.map((tokens) => h('button', {
+        type: 'button', class: 'pick', dataset: { tokens },
+        onclick: () => {
+          this.showFieldError('context', null);
+          this.ctx.change({ context: tokens }, { push: true });
+        },
+      }, t('input.contextPick', { k: tokens / SUFFIXES.tokens.k })))));
+  }
+
   /** Reads a control, validates it like a URL parameter, and applies it. */
   commit(name, push) {
     const { el, prop } = this.controls[name];
-    const raw = prop === 'checked' ? String(el.checked) : el.dataset.number !== undefined ? this.ctx.t.parseNumber(el.value) : el.value;
+    let raw = prop === 'checked' ? String(el.checked) : el.value;
+    const numeric = this.numberSpec(name);
+    if (numeric) {
+      // "32k", "32,768", "٣٢٬٧٦٨" to 32768; empty goes on to the schema, which
+      // takes it where a field is optional.
+      const read = parseNumber(raw, numeric);
+      if (read.error && read.error.code !== 'empty') {
+        const code = numeric.suffixes === 'tokens' && read.error.code === 'notNumber' ? 'notTyped' : read.error.code;
+        this.showFieldError(name, this.ctx.t('error.input', { problem: problemMessage({ code, value: raw.trim().slice(0, 40) }) }));
+        return;
+      }
+      raw = read.error ? '' : String(read.value);
+    }
     const { value, error } = name.startsWith('opt.')
       ? readOption(engineById(this.ctx.catalog, this.ctx.state.engine), name.slice(4), raw)
       : readParam(name, raw, this.ctx.catalog);
@@ -231,7 +292,7 @@ export class InputsPanel {
   pick(name, value, push) {
     if (name === 'model' && value === IMPORTED && !this.ctx.state.config) {
       this.showConfigError(this.ctx.t('config.none'));
-      this.sync(this.ctx.state);
+      this.picker.sync(this.ctx.state.model, false);
       return;
     }
     const patch = { [name]: value };
@@ -332,25 +393,6 @@ export class InputsPanel {
     this.ctx.change({ model: IMPORTED, config: JSON.stringify(value), checkpoint: null }, { push });
   }
 
-  filterModels() {
-    const query = this.search.value.trim().toLowerCase();
-    const current = this.ctx.state.model;
-    this.matches = [];
-    const groups = this.modelGroups.map((group) => {
-      const options = group.options.filter((o) => {
-        const match = !query || o.label.toLowerCase().includes(query) || o.value.includes(query);
-        if (match) this.matches.push(o.value);
-        return match || o.value === current;
-      });
-      return options.length
-        ? h('optgroup', { label: group.label }, options.map((o) => h('option', { value: o.value, selected: o.value === current }, o.label)))
-        : null;
-    });
-    replace(this.controls.model.el, groups);
-    this.controls.model.el.value = current;
-    this.searchStatus.textContent = query ? this.ctx.t('input.searchStatus', { count: this.matches.length }) : '';
-  }
-
   /** The engine's knobs as inputs, rebuilt only when the engine changes. */
   buildEngineOptions(engine) {
     const { t } = this.ctx;
@@ -381,7 +423,7 @@ export class InputsPanel {
     const focused = this.ctx.root.activeElement;
     const engine = engineById(this.ctx.catalog, state.engine);
     if (engine && this.shownEngine !== engine.id) this.buildEngineOptions(engine);
-    if (focused !== this.search && this.controls.model.el.value !== state.model) this.filterModels();
+    this.picker.sync(state.model, focused === this.picker.input);
     for (const [name, { el, prop }] of Object.entries(this.controls)) {
       if (el === focused || name === 'lora_targets') continue;
       let value = name.startsWith('opt.') ? state.opts[name.slice(4)] ?? engine.defaults[name.slice(4)] : state[name];
@@ -393,15 +435,34 @@ export class InputsPanel {
       this.showFieldError(name, null);
     }
     for (const box of this.targets) box.checked = state.lora_targets.includes(box.value);
+    for (const pick of this.picks.children) pick.setAttribute('aria-pressed', String(Number(pick.dataset.tokens) === state.context));
     if (focused !== this.paste && state.model === IMPORTED && this.paste.value.replace(/\s/g, '') !== state.config.replace(/\s/g, '')) {
       this.paste.value = state.config;
     }
-    const finetune = state.mode !== 'inference';
+    this.showFor(state);
+  }
+
+  /**
+   * Only the inputs that change the view show (embed.js VIEW_INPUTS), and
+   * of those only the ones the host's `inputs` attribute names; the mode
+   * brings its fine-tuning options, the card its count.
+   */
+  showFor(state) {
+    const show = visibleInputs(state.view, this.ctx.inputs);
+    // Only the calculator has a fine-tuning mode; the tables read the inference inputs.
+    const finetune = state.view === 'calculator' && state.mode !== 'inference';
     this.sections.inference.hidden = finetune;
-    this.sections.finetune.hidden = !finetune;
+    this.sections.finetune.hidden = !finetune || !show.has('mode');
+    for (const name of ['weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu']) this.fields[name].hidden = !show.has(name);
+    this.picks.hidden = !show.has('context');
+    this.engineOptions.hidden = !show.has('engine');
     for (const name of LORA_ONLY) this.fields[name].hidden = state.mode === 'full';
     this.sections.custom.hidden = state.model !== CUSTOM;
-    this.sections.devices.hidden = state.view !== 'devices';
-    this.fields.gpu_count.hidden = !state.gpu;
+    this.sections.devices.hidden = !show.has('usable_fraction');
+    this.fields.gpu_count.hidden = !state.gpu || !show.has('gpu');
+    this.groups.model.hidden = !show.has('model');
+    this.groups.workload.hidden = !['weights', 'kv', 'context', 'batch', 'mode', 'engine'].some((name) => show.has(name));
+    this.groups.hardware.hidden = !show.has('gpu') && !show.has('usable_fraction');
+    this.element.hidden = !show.size;
   }
 }
