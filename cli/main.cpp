@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "checkpoint_files.hpp"
 #include "render.hpp"
 #include "vram/api.hpp"
 #include "vram/error.hpp"
@@ -97,6 +98,13 @@ std::vector<FlagSpec> command_flags(const json& schema, const std::string& comma
         specs.push_back({"--tp", "tensor_parallel_size", FlagKind::kEngineInt, knob});
     }
   }
+  if (command == "estimate" || command == "inspect") {
+    // Checkpoint files: read by the CLI (checkpoint_files.hpp), sent as "checkpoint".
+    specs.push_back({"--gguf", "gguf", FlagKind::kCli, json{{"help", "cli.gguf"}}});
+    specs.push_back(
+        {"--safetensors", "safetensors", FlagKind::kCli, json{{"help", "cli.safetensors"}}});
+    specs.push_back({"--index", "index", FlagKind::kCli, json{{"help", "cli.index"}}});
+  }
   specs.push_back({kLangFlag, "lang", FlagKind::kCli, json{{"help", "cli.lang"}}});
   return specs;
 }
@@ -111,8 +119,8 @@ int main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
-  static const char* const kCommands[] = {"estimate", "grid",    "devices", "fleet",
-                                          "models",   "formats", "gpus",    "schema"};
+  static const char* const kCommands[] = {"estimate", "inspect", "grid", "devices", "fleet",
+                                          "models",   "formats", "gpus", "schema"};
   if (std::find(std::begin(kCommands), std::end(kCommands), command) == std::end(kCommands)) {
     return usage_error("unknown command '" + command + "'\n\n" + usage());
   }
@@ -128,7 +136,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     vramcli::Parsed parsed;
+    vramcli::CheckpointArgs files;
     try {
+      if (command == "estimate" || command == "inspect")
+        files = vramcli::take_checkpoint_args(args);
+      if (command == "inspect" && !files.any())
+        throw vramcli::UsageError("inspect needs --gguf, --safetensors or --index");
       parsed = vramcli::parse_flags(args, specs);
       const std::vector<std::string> langs = vram::MessageCatalogs::builtin().languages();
       if (std::find(langs.begin(), langs.end(), parsed.lang) == langs.end()) {
@@ -142,6 +155,19 @@ int main(int argc, char** argv) {
     }
     const vramcli::Words say{options};
     try {
+      if (command == "inspect") {
+        const std::vector<json> inspections = vramcli::inspect_files(files);
+        std::cout << (parsed.json_output
+                          ? json(inspections).dump(2, ' ', false, json::error_handler_t::replace) +
+                                "\n"
+                          : vramcli::render_inspection(inspections));
+        return 0;
+      }
+      if (command == "estimate" && files.any()) {
+        const std::vector<json> inspections = vramcli::inspect_files(files);
+        parsed.request["checkpoint"] = vramcli::checkpoint_request(inspections);
+        if (!parsed.json_output) std::cout << vramcli::render_inspection(inspections) << "\n";
+      }
       if (command == "estimate") {
         const json result = calculator.estimate(parsed.request);
         std::cout << (parsed.json_output ? result.dump(2) + "\n"
@@ -170,6 +196,8 @@ int main(int argc, char** argv) {
       std::cerr << "vramcalc: " << (flag.empty() ? e.field() : flag) << ": " << e.what() << " ["
                 << e.code() << "]\n";
       return e.code() == "internal" ? 1 : 2;
+    } catch (const vramcli::UsageError& e) {
+      return usage_error(e.what(), &specs, options);
     }
   } catch (const std::exception& e) {
     std::cerr << "vramcalc: internal error: " << e.what() << "\n";

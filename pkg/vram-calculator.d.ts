@@ -332,7 +332,8 @@ export interface DataVersions {
 
 /** The result of `presets`: what the pickers offer, and the data's dates. */
 export interface PresetsResult {
-  models: Array<{ id: string; name: string; group: string; source: string; placeholders: string[] }>;
+  /** family and aliases: the names the page's model search matches ("deepseek r1", "r1"). */
+  models: Array<{ id: string; name: string; group: string; family: string; aliases: string[]; source: string; placeholders: string[] }>;
   weight_formats: Array<{ id: string; name: string; bits_per_weight: number; requires: string[]; gguf: boolean; source: string }>;
   kv_formats: Array<{ id: string; name: string; bits_per_element: number; source: string }>;
   gpus: GpuCatalog['gpus'];
@@ -402,14 +403,51 @@ export interface VramCalculatorAttributes {
   model?: string;
   /** A named link from data/presets.json. */
   preset?: string;
-  /** The interface language; ar, fa (and he, ur) lay it out right to left. */
+  /**
+   * The interface language: 'en', 'ar' or 'fa' ('fa-IR' is fa; any other is
+   * English). Without it, the nearest lang above the element (the host's
+   * <html lang> at the last). ar and fa lay it out right to left.
+   */
   lang?: string;
-  /** Force 'ltr' or 'rtl' regardless of lang. */
+  /** Force 'ltr' or 'rtl' regardless of the language. */
   dir?: 'ltr' | 'rtl';
+  /** 'latn' or 'native' digits; by default Arabic writes Latin digits, Persian its own. */
+  digits?: 'latn' | 'native';
   /** Your own fleet and prices: inline JSON (a GpuCatalog) or a URL to fetch. */
   catalog?: string;
   /** Bind the inputs to the page's address (at most one element per page). */
+  /** 'off' removes the Hugging Face model-id field: the element then never fetches a model. */
+  network?: 'off' | string;
   'url-state'?: boolean | '';
+  /**
+   * Which inputs show: 'none', or a space-separated list of model, weights,
+   * kv, context, batch, mode, engine, gpu, usable_fraction (each view shows
+   * only the inputs that change it, and of those only these).
+   */
+  inputs?: string;
+  /** The answer only: total, fit and the cheapest card that holds it (a table view: its table). */
+  compact?: boolean | '';
+  /** 'header', 'tabs' or 'header tabs': parts to take away. */
+  hide?: string;
+  /**
+   * A "Rent this" link on every pick: an absolute http(s) URL with {gpu},
+   * {count} and {name} placeholders past the host, each value URL-encoded.
+   */
+  'rent-url'?: string;
+}
+
+/** A pick: the cheapest card set that holds the answer, or a "Rent this" link followed. */
+export interface VramPickDetail {
+  /** The card's catalog id. */
+  gpu: string;
+  count: number;
+  name: string;
+  /** The set's monthly price; null when the catalog has none. */
+  monthly_usd: number | null;
+  /** Where it was shown: 'answer', 'cards' (the cheapest cards table) or 'grid'. */
+  source: 'answer' | 'cards' | 'grid';
+  /** The rent-url link, when one was followed (the event is then cancelable). */
+  href?: string;
 }
 
 export interface VramReadyDetail {
@@ -431,6 +469,11 @@ export interface VramCalculatorEventMap extends HTMLElementEventMap {
   'vram-change': CustomEvent<VramChangeDetail>;
   /** Every new calculator answer: the core's estimate. */
   'vram-result': CustomEvent<EstimateResult>;
+  /**
+   * The answer's pick when it changes (null: no card holds it), and, cancelable,
+   * a "Rent this" link followed: preventDefault() keeps the page.
+   */
+  'vram-pick': CustomEvent<VramPickDetail | null>;
 }
 
 /** <vram-calculator>: attributes in, events out, rendered in a shadow root. */

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "vram/api.hpp"
+#include "vram/checkpoint.hpp"
 
 namespace {
 
@@ -28,6 +29,15 @@ std::string call(const std::string& method, const std::string& request) {
   }
 }
 
+// A file header's bytes: Embind hands a JS Uint8Array or ArrayBuffer over as
+// a std::string of raw bytes. `file_size` is the whole file's (0: unknown).
+std::string inspect(const std::string& kind, const std::string& bytes, double file_size) {
+  return vram::inspect(kind, bytes, file_size);
+}
+
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(vram) { emscripten::function("call", &call); }
+EMSCRIPTEN_BINDINGS(vram) {
+  emscripten::function("call", &call);
+  emscripten::function("inspect", &inspect);
+}

@@ -3,6 +3,7 @@
 #include "estimate_json.hpp"
 #include "json_read.hpp"
 #include "tables.hpp"
+#include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
 #include "vram/limits.hpp"
 #include "vram/schema.hpp"
@@ -25,6 +26,8 @@ json Calculator::presets() const {
     models.push_back({{"id", preset.id},
                       {"name", preset.name},
                       {"group", preset.group},
+                      {"family", preset.family},
+                      {"aliases", preset.aliases},
                       {"source", preset.source},
                       {"placeholders", preset.placeholders}});
   }
@@ -116,6 +119,8 @@ std::string dispatch(const Calculator& calculator, std::string_view method,
   if (method == "grid") return dump(calculator.grid(request));
   if (method == "devices") return dump(calculator.devices(request));
   if (method == "fleet") return dump(calculator.fleet(request));
+  // A checkpoint's files, checked and summed as estimate would take them.
+  if (method == "checkpoint") return dump(checkpoint_summary(checkpoint_from_json(request)));
   throw Error::make("unknown_method", "method", "error.unknown_method",
                     {{"method", Error::quote(method)}});
 }

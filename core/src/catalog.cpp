@@ -61,6 +61,8 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
   preset.params_source = jr::opt_string(j, "params_source", at).value_or("");
   preset.placeholders = jr::opt_strings(j, "placeholders", at);
   preset.notes = jr::opt_strings(j, "notes", at);
+  preset.family = jr::opt_string(j, "family", at).value_or("");
+  preset.aliases = jr::opt_strings(j, "aliases", at);
   return preset;
 }
 

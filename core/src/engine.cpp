@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "json_read.hpp"
+#include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
 #include "vram/units.hpp"
 
@@ -111,8 +112,9 @@ json storage_json(const WeightsSize& weights) {
 
 WeightsSize setup_weights(const InferenceSetup& setup, const ParamTotals& params,
                           const FormatCatalog& formats) {
-  return setup.weights == nullptr ? weights_native(*setup.model, params, formats)
-                                  : weights_uniform(params, *setup.weights);
+  if (setup.weights != nullptr) return weights_uniform(params, *setup.weights);
+  if (setup.checkpoint != nullptr) return checkpoint_weights(*setup.checkpoint);
+  return weights_native(*setup.model, params, formats);
 }
 
 namespace {
@@ -409,7 +411,12 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
   // llama.cpp keeps token_embd in host memory and runs only the lookup there;
   // a tied model also needs it as the output matrix, so a copy goes on the GPU.
   const double per_param = plan.weights.bytes / plan.params.total;
-  const double embedding = plan.params.computed.embedding * per_param;
+  double embedding = plan.params.computed.embedding * per_param;
+  // From a checkpoint's files, token_embd's own bytes.
+  if (setup.weights == nullptr && setup.checkpoint != nullptr) {
+    const auto it = setup.checkpoint->by_component.find("embeddings");
+    embedding = it == setup.checkpoint->by_component.end() ? 0.0 : it->second.bytes;
+  }
   const double host = m.tied_embeddings ? 0.0 : embedding;
   plan.host_bytes = embedding;
   Term weights = weights_term(plan.weights, plan.params, 1, explain);

@@ -1,10 +1,12 @@
 #include "estimate_json.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "model_json.hpp"
 #include "request.hpp"
 #include "tables.hpp"
+#include "vram/checkpoint.hpp"
 #include "vram/decode.hpp"
 #include "vram/error.hpp"
 #include "vram/finetune.hpp"
@@ -280,12 +282,20 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
 
 json estimate_json(const Catalog& catalog, const json& request) {
   const EstimateRequest req = request.get<EstimateRequest>();
-  if (req.mode != Mode::kInference)
+  if (req.mode != Mode::kInference) {
+    // Checked like any input; fine-tuning sizes its weights from the format.
+    if (req.checkpoint) checkpoint_from_json(*req.checkpoint, "checkpoint");
     return finetune_json(catalog, req, request::model(catalog, req));
+  }
   const ImportedModel imported = request::model(catalog, req);
   const ModelSpec& model = imported.model;
   InferenceSetup setup;
   setup.model = &model;
+  std::optional<CheckpointWeights> checkpoint;
+  if (req.checkpoint) {
+    checkpoint = checkpoint_from_json(*req.checkpoint, "checkpoint");
+    setup.checkpoint = &*checkpoint;
+  }
   setup.context = req.context;
   setup.batch = req.batch;
   const std::string& weights_id = req.weights;
@@ -303,7 +313,10 @@ json estimate_json(const Catalog& catalog, const json& request) {
   // Assumptions and warnings: the model's, the format's, the engine's.
   json assumptions = json::array();
   json warnings = import_warnings(imported);
-  if (setup.weights == nullptr) {
+  if (setup.weights == nullptr && checkpoint) {
+    assumptions.push_back(Message{"assumption.weights_checkpoint",
+                                  {{"format", checkpoint->format}, {"files", checkpoint->files}}});
+  } else if (setup.weights == nullptr) {
     assumptions.push_back(
         model.native_expert_format.empty()
             ? Message{"assumption.weights_native", {{"format", model.native_format}}}
@@ -377,6 +390,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
     if (term.id != "weights" && term.id != "kv_cache") overhead += term.bytes;
   }
   out["overhead_gb"] = bytes_to_gb(overhead);
+  if (checkpoint) out["checkpoint"] = checkpoint_summary(*checkpoint);
   if (plan.host_bytes > 0) out["host_gb"] = bytes_to_gb(plan.host_bytes);
   if (plan.budget.present) {
     out["budget"] = budget_json(plan.budget);

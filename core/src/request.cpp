@@ -12,8 +12,23 @@ ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
   if (request.model && request.config) {
     throw Error("invalid_value", "model", "give either model (a preset id) or config, not both");
   }
+  // A GGUF checkpoint carries its own config (checkpoint.hpp).
+  const nlohmann::json* own =
+      request.checkpoint && request.checkpoint->is_object()
+          ? (request.checkpoint->contains("config") ? &request.checkpoint->at("config") : nullptr)
+          : nullptr;
+  if (own != nullptr && (request.model || request.config)) {
+    throw Error("invalid_value", "checkpoint.config",
+                "the checkpoint carries its own config: drop model and config");
+  }
   ImportedModel imported;
-  if (request.config) {
+  if (own != nullptr) {
+    imported = import_hf_config(*own, "checkpoint.config");
+    imported.model.id = "checkpoint";
+    imported.model.name =
+        request.name.empty() ? "checkpoint (" + imported.model.model_type + ")" : request.name;
+    imported.model.source = "the checkpoint's own header, supplied by the user";
+  } else if (request.config) {
     imported = import_hf_config(*request.config, "config");
     imported.model.id = "config";
     imported.model.name =

@@ -51,6 +51,7 @@ void from_json(const json& j, EstimateRequest& r) {
   r.gpu_count = v.at("gpu_count").get<std::int64_t>();
   r.budget_gb = optional<double>(v, "budget_gb");
   r.catalog = optional<json>(v, "catalog");
+  r.checkpoint = optional<json>(v, "checkpoint");
   r.finetune_profile =
       enum_of<FinetuneProfile>(kFinetuneProfileNames, v.at("finetune_profile"), "finetune_profile");
   r.seq = v.at("seq").get<std::int64_t>();

@@ -123,6 +123,7 @@ std::vector<FieldSpec> make_estimate_fields() {
       ranged("gpu_count", FieldType::kInt, 1, 1, 1024, "GPUs"),
       budget,
       catalog_field(),
+      field("checkpoint", FieldType::kObject, nullptr),
       choice("finetune_profile", "physical", names(kFinetuneProfileNames), ChoiceSource::kNone,
              kFt),
       ranged("seq", FieldType::kInt, 2048, 1, 10'000'000, "tokens", kFt),

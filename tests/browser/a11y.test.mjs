@@ -45,6 +45,7 @@ test('text meets WCAG AA contrast in every view and in the error and notice stat
     }
     await page.locator('vram-calculator #tab-calculator').click();
     await page.locator('vram-calculator #context').fill('');
+    await page.locator('vram-calculator #context').press('Enter');
     await page.locator('vram-calculator #context-error').waitFor();
     await page.locator('vram-calculator #config-file').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{') });
     await page.locator('vram-calculator #config-error').waitFor();
@@ -59,7 +60,7 @@ test('keyboard focus is visible and every control has a name', async () => {
   const browser = await openPage();
   try {
     const { page } = browser;
-    await page.locator('vram-calculator #search').focus();
+    await page.locator('vram-calculator #model').focus();
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
       const ring = await page.evaluate(() => {

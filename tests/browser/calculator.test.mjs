@@ -7,7 +7,7 @@ import { openPage, screenshot, text, waitForText } from './harness.mjs';
 
 const TOTAL = 'vram-calculator .total-value';
 
-test('typing a context updates the total on every keystroke and keeps focus', async () => {
+test('typing "32k" in the context commits 32,768 tokens after a pause and keeps focus; a bad value changes nothing', async () => {
   const browser = await openPage('?model=guide-70b&weights=fp8&context=8192&batch=1&gpu=h100-sxm');
   try {
     const { page } = browser;
@@ -15,18 +15,56 @@ test('typing a context updates the total on every keystroke and keeps focus', as
     const context = page.locator('vram-calculator #context');
     await context.click();
     await context.press('Control+A');
-    await page.keyboard.type('32768');
+    await page.keyboard.type('32k');
     await waitForText(page, TOTAL, '83 GB');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('context') === '32768');
     const focused = await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.activeElement.id);
     assert.equal(focused, 'context');
-    assert.equal(await context.inputValue(), '32768');
+    assert.equal(await context.inputValue(), '32k');
     // 83 GB no longer fits an 80 GB card (SPEC section 1, worked example).
     assert.equal(await page.locator('vram-calculator .fit').getAttribute('data-fits'), 'false');
+    // Anything else: an inline error on change, and the answer stays.
     await page.keyboard.type('x');
-    assert.equal(await context.inputValue(), '32768');
+    await context.press('Enter');
+    assert.match(await text(page, 'vram-calculator #context-error'), /'32kx' is not a number like 32k/);
+    assert.equal(await context.getAttribute('aria-invalid'), '');
+    assert.equal(await text(page, TOTAL), '83 GB');
     await context.fill('');
+    await context.press('Enter');
     assert.match(await text(page, 'vram-calculator #context-error'), /whole number/);
     assert.equal(await text(page, TOTAL), '83 GB');
+    // Arabic-Indic digits with the Arabic thousands separator: ٨٬١٩٢.
+    await context.fill('\u0668\u066c\u0661\u0669\u0662');
+    await context.press('Enter');
+    await waitForText(page, TOTAL, '75 GB');
+    assert.equal(await page.locator('vram-calculator #context-error').isHidden(), true);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('typing "1e5" never commits the intermediate 1; the quick picks set common sizes', async () => {
+  const browser = await openPage('?model=guide-7b&weights=fp8&context=8192&gpu=');
+  try {
+    const { page } = browser;
+    await page.evaluate(() => {
+      window.contexts = [];
+      document.querySelector('vram-calculator').addEventListener('vram-change', (e) => window.contexts.push(e.detail.state.context));
+    });
+    const context = page.locator('vram-calculator #context');
+    await context.fill('');
+    await context.pressSequentially('1e5', { delay: 150 });
+    await page.waitForFunction(() => window.contexts.includes(100000));
+    await context.press('Tab');
+    const seen = await page.evaluate(() => window.contexts);
+    assert.ok(!seen.includes(1), `committed ${seen}`);
+    assert.equal(new URL(page.url()).searchParams.get('context'), '100000');
+    const pick = page.locator('vram-calculator .picks button', { hasText: '128k' });
+    await pick.click();
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('context') === '131072');
+    assert.equal(await pick.getAttribute('aria-pressed'), 'true');
+    assert.equal(await context.inputValue(), '131072');
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();
@@ -47,9 +85,9 @@ test('every term shows its formula and inputs, and open details survive a recomp
     await waitForText(page, 'vram-calculator tr[data-term=kv_cache] td.num', '85.9 GB');
     assert.equal(await page.locator('vram-calculator tr[data-term=kv_cache] details').getAttribute('open'), '');
     // The bar: one segment per term and the card's capacity line.
-    assert.equal(await page.locator('vram-calculator .bar-svg rect.seg').count(), 3);
-    assert.equal(await page.locator('vram-calculator .bar-svg line.capacity').count(), 1);
-    assert.match(await page.locator('vram-calculator .bar-svg').getAttribute('aria-label'), /158 GB against 80 GB/);
+    assert.equal(await page.locator('vram-calculator .bar-track .seg').count(), 3);
+    assert.equal(await page.locator('vram-calculator .bar-track .capacity').count(), 1);
+    assert.match(await page.locator('vram-calculator .bar-track').getAttribute('aria-label'), /158 GB against 80 GB/);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();
@@ -95,18 +133,49 @@ test('the cheapest cards that hold the answer, with spare, tight and decode ceil
   }
 });
 
-test('model search filters the presets, Enter picks the first match', async () => {
+test('model combobox: type, arrows move the highlight, Enter picks it, Escape closes', async () => {
   const browser = await openPage();
   try {
     const { page } = browser;
-    const search = page.locator('vram-calculator #search');
-    await search.fill('qwen3 8');
-    const options = await page.locator('vram-calculator #model option').evaluateAll((o) => o.map((x) => x.value));
-    assert.ok(options.includes('qwen3-8b'));
-    assert.ok(!options.includes('llama-3.1-8b'));
-    await search.press('Enter');
-    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'qwen3-8b');
-    assert.match(await text(page, 'vram-calculator .results .muted'), /Qwen3 8B/);
+    const box = page.locator('vram-calculator #model');
+    assert.equal(await box.getAttribute('role'), 'combobox');
+    assert.equal(await box.getAttribute('aria-expanded'), 'false');
+    await box.fill('deepseek');
+    assert.equal(await box.getAttribute('aria-expanded'), 'true');
+    const options = () => page.locator('vram-calculator #model-list [role=option]').evaluateAll((o) => o.map((x) => x.dataset.value));
+    const listed = await options();
+    assert.equal(listed[0], 'deepseek-v3');
+    assert.ok(listed.includes('deepseek-v2-lite'));
+    // The highlight is the active descendant, and the arrows move it.
+    const active = () => page.evaluate(() => {
+      const root = document.querySelector('vram-calculator').shadowRoot;
+      const id = root.querySelector('#model').getAttribute('aria-activedescendant');
+      return id ? root.getElementById(id).dataset.value : null;
+    });
+    assert.equal(await active(), 'deepseek-v3');
+    await box.press('ArrowDown');
+    assert.equal(await active(), 'deepseek-v2-lite');
+    await box.press('ArrowUp');
+    assert.equal(await active(), 'deepseek-v3');
+    await box.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'deepseek-v3');
+    assert.equal(await box.getAttribute('aria-expanded'), 'false');
+    assert.equal(await box.inputValue(), 'DeepSeek V3 / R1 671B (MoE, MLA)');
+    assert.match(await text(page, 'vram-calculator .results .muted'), /DeepSeek V3/);
+    // Escape closes without picking; nothing found says so and offers config.json.
+    await box.fill('llama 70b');
+    await box.press('Escape');
+    assert.equal(await box.getAttribute('aria-expanded'), 'false');
+    assert.equal(new URL(page.url()).searchParams.get('model'), 'deepseek-v3');
+    await box.fill('zzzz');
+    assert.match(await text(page, 'vram-calculator #model-status'), /No preset matches “zzzz”/);
+    assert.equal(await box.getAttribute('aria-expanded'), 'false');
+    await box.press('Enter');
+    assert.equal(new URL(page.url()).searchParams.get('model'), 'deepseek-v3');
+    await page.locator('vram-calculator .combo button.link').click();
+    assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.activeElement.id), 'config-file');
+    // Leaving the box shows the chosen model's name again.
+    assert.equal(await box.inputValue(), 'DeepSeek V3 / R1 671B (MoE, MLA)');
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();
@@ -151,21 +220,17 @@ test('vLLM shows its options with their defaults and what it makes of the card',
   }
 });
 
-test('fine-tuning modes show their options, and an answer or a clear message', async () => {
+test('fine-tuning modes show their options and an answer', async () => {
   const browser = await openPage('?model=guide-7b&mode=qlora&finetune_profile=guide');
   try {
     const { page } = browser;
     assert.equal(await page.locator('vram-calculator #lora_rank').isVisible(), true);
     assert.equal(await page.locator('vram-calculator #context').isVisible(), false);
     const panel = 'vram-calculator [role=tabpanel]:not([hidden])';
-    await page.locator(`${panel} .total-value, ${panel} .unavailable`).first().waitFor();
-    if (await page.locator(`${panel} .unavailable`).count()) {
-      assert.match(await text(page, `${panel} .unavailable`), /QLoRA is not available in this build/);
-    } else {
-      // SPEC section 2 under the guide's profile: 7B QLoRA about 10 GB (within 10%).
-      const gb = Number((await text(page, `${panel} .total-value`)).replace(/[^\d.]/g, ''));
-      assert.ok(gb >= 9 && gb <= 11, `7B QLoRA ${gb} GB`);
-    }
+    await page.locator(`${panel} .total-value`).waitFor();
+    // SPEC section 2 under the guide's profile: 7B QLoRA about 10 GB (within 10%).
+    const gb = Number((await text(page, `${panel} .total-value`)).replace(/[^\d.]/g, ''));
+    assert.ok(gb >= 9 && gb <= 11, `7B QLoRA ${gb} GB`);
     await page.locator('vram-calculator #mode').selectOption('full');
     assert.equal(await page.locator('vram-calculator #lora_rank').isVisible(), false);
     await screenshot(page, 'calculator-finetune');
@@ -191,5 +256,41 @@ test("the model's notes appear under its parameter count, and only for models th
     assert.equal(await plain.page.locator('vram-calculator .model-notes').count(), 0);
   } finally {
     await plain.close();
+  }
+});
+
+test('the terms as shown add up to the total as shown, in GB and in GiB', async () => {
+  const browser = await openPage('?model=guide-13b&weights=bf16&gpu=');
+  try {
+    const { page } = browser;
+    await page.evaluate(() => document.querySelector('vram-calculator').addEventListener('vram-result', (e) => { window.lastResult = e.detail; }));
+    const tenths = (s) => Math.round(Number(s.replace(/[^\d.]/g, '')) * 10);
+    let naiveMisses = 0;
+    for (const unit of ['GB', 'GiB']) {
+      await page.locator('vram-calculator #unit').selectOption(unit);
+      const perUnit = unit === 'GiB' ? 1e9 / 2 ** 30 : 1;
+      for (const model of ['guide-7b', 'guide-13b', 'guide-34b']) {
+        await page.locator('vram-calculator #model').selectOption(model);
+        for (const context of ['1000', '3333', '8192', '12345', '77777']) {
+          await page.evaluate(() => { window.lastResult = null; });
+          await page.locator('vram-calculator #context').fill(context);
+          await page.waitForFunction(() => window.lastResult);
+          const result = await page.evaluate(() => window.lastResult);
+          const terms = (await page.locator('vram-calculator table.terms tbody td.num').allTextContents()).map(tenths);
+          const total = tenths(await page.locator('vram-calculator table.terms tfoot td.num').textContent());
+          const where = `${model} at ${context} tokens in ${unit}`;
+          assert.equal(terms.reduce((a, b) => a + b, 0), total, where);
+          // Each term within one unit of its own value...
+          result.terms.forEach((term, i) => assert.ok(Math.abs(terms[i] - term.gb * perUnit * 10) < 1, `${where}: ${term.id}`));
+          // ...where rounding each alone would not always have added up.
+          const naive = result.terms.reduce((sum, term) => sum + Math.round(term.gb * perUnit * 10), 0);
+          if (naive !== total) naiveMisses++;
+        }
+      }
+    }
+    assert.ok(naiveMisses > 0, 'no case where rounding each term alone misses the total: the test proves nothing');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
   }
 });

@@ -27,7 +27,7 @@ test('a dropped config.json is sized, and the link carries it', async () => {
     const { page } = browser;
     await drop(page, 'config.json', llama);
     await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'config');
-    assert.equal(await page.locator('vram-calculator #model').inputValue(), 'config');
+    assert.equal(await page.locator('vram-calculator #model').inputValue(), 'Imported config.json');
     // Llama 3.1 8B: 8,030,261,248 parameters, 16.1 GB BF16 + 1.1 GB KV + 2 GB.
     assert.match(await text(page, SUMMARY), /8,030,261,248 parameters/);
     assert.equal(await text(page, 'vram-calculator .total-value'), '19 GB');
@@ -49,7 +49,7 @@ test('a chosen file works too, and a malformed one names its problem', async () 
     await input.setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"hidden_size": 4096,,}') });
     await page.locator('vram-calculator #config-error').waitFor();
     assert.match(await text(page, 'vram-calculator #config-error'), /^broken\.json is not valid JSON \(.*position/);
-    assert.equal(await page.locator('vram-calculator #model').inputValue(), 'guide-70b');
+    assert.equal(await page.locator('vram-calculator #model').inputValue(), '70B (guide shape)');
     await input.setInputFiles({ name: 'list.json', mimeType: 'application/json', buffer: Buffer.from('[1]') });
     await page.waitForFunction(() => /list\.json must be a JSON object/.test(document.querySelector('vram-calculator').shadowRoot.querySelector('#config-error').textContent));
     await input.setInputFiles({ name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(llama) });

@@ -40,7 +40,7 @@ test('two instances on a hostile host page: unbroken, independent, one global', 
     await page.goto(url);
     await page.locator('#a .total-value').waitFor();
     await page.locator('#b .total-value').waitFor();
-    assert.equal(await text(page, '#a .total-value'), '17 GB'); // 7B as stored: BF16
+    assert.equal(await text(page, '#a .total-value'), '10 GB'); // 7B in FP8, the default format
     assert.equal(await text(page, '#b .total-value'), '83 GB');
     // The host's rules do not reach in: our font size, colours, layout hold.
     const style = await page.evaluate(() => {
@@ -58,7 +58,7 @@ test('two instances on a hostile host page: unbroken, independent, one global', 
     assert.equal(style.accent, 'rgb(106, 27, 154)'); // themed through --vram-accent
     // Independent: typing in one leaves the other alone, and neither touches the URL.
     await page.locator('#a #batch').fill('8');
-    await waitForText(page, '#a .total-value', '25 GB');
+    await waitForText(page, '#a .total-value', '18 GB');
     assert.equal(await text(page, '#b .total-value'), '83 GB');
     assert.equal(new URL(page.url()).search, '');
     // The only new global is the element's registration (no window property at all).
@@ -86,11 +86,11 @@ test('attributes drive the element after start, and events come out', async () =
       document.querySelector('#c').addEventListener('vram-result', (e) => resolve(Math.round(e.detail.total_gb)), { once: true });
     }));
     await page.evaluate(() => document.querySelector('#c').setAttribute('model', 'guide-13b'));
-    assert.equal(await detail, 35);
+    assert.equal(await detail, 22); // 13B in FP8
     await page.evaluate(() => document.querySelector('#c').setAttribute('view', 'fleet'));
     assert.equal(await page.locator('#c #tab-fleet').getAttribute('aria-selected'), 'true');
     await page.evaluate(() => document.querySelector('#c').setAttribute('model', 'nope'));
-    assert.match(await text(page, '#c .notices'), /model \(attribute\): 'nope' is not one of the choices/);
+    assert.match(await text(page, '#c .notices'), /Ignored attribute model: 'nope' is not one of the choices/);
     // A malformed inline catalog is reported, not thrown.
     await page.evaluate(() => document.querySelector('#c').setAttribute('catalog', '{"gpus": ['));
     await page.waitForFunction(() => /catalog could not be read/.test(document.querySelector('#c').shadowRoot.querySelector('.notices').textContent));
@@ -227,7 +227,7 @@ test('the Content Security Policy docs/embedding.md gives is enough', async () =
     });
     await page.goto('https://csp.example/');
     await page.locator('vram-calculator .total-value').waitFor();
-    assert.equal(await text(page, 'vram-calculator .total-value'), '145 GB');
+    assert.equal(await text(page, 'vram-calculator .total-value'), '75 GB');
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

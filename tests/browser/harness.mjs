@@ -112,8 +112,3 @@ export async function openPage(query = '', options = {}) {
   await browser.page.locator('vram-calculator .main').waitFor();
   return browser;
 }
-
-/** True when a view says this build of the core lacks its method. */
-export async function unavailable(page) {
-  return (await page.locator('vram-calculator [role=tabpanel]:not([hidden]) .unavailable').count()) > 0;
-}

@@ -27,10 +27,10 @@ test('typing a longer context changes the answer', async () => {
     await page.goto(pageUrl);
     const total = page.locator('vram-calculator .total-value');
     await total.waitFor();
-    assert.equal(await total.textContent(), '145 GB'); // 70B as stored (BF16), the default
+    assert.equal(await total.textContent(), '75 GB'); // the default: the guide's worked example, 70B FP8 at 8k
     await page.locator('vram-calculator #context').fill('32768');
     await page.waitForFunction(
-      () => document.querySelector('vram-calculator').shadowRoot.querySelector('.total-value').textContent === '153 GB',
+      () => document.querySelector('vram-calculator').shadowRoot.querySelector('.total-value').textContent === '83 GB',
     );
     await page.waitForFunction(() => location.search.includes('context=32768'));
     assert.deepEqual(browser.errors, []);

@@ -17,7 +17,7 @@ test('a link restores the exact view and inputs, and the page writes the same li
     await page.locator(TOTAL).waitFor();
     assert.deepEqual(
       await Promise.all(['model', 'weights', 'kv', 'context', 'batch', 'engine', 'gpu', 'gpu_count', 'opt.gpu_memory_utilization'].map((id) => value(page, id))),
-      ['guide-405b', 'int4', 'fp8', '32768', '4', 'vllm', 'mi300x', '2', '0.95'],
+      ['405B (guide shape)', 'int4', 'fp8', '32768', '4', 'vllm', 'mi300x', '2', '0.95'],
     );
     // A committed change writes the full state; reloading that link restores it.
     await page.locator('vram-calculator #batch').fill('8');
@@ -126,7 +126,7 @@ test('malformed and unknown parameters are reported, ignored, and never run', as
     assert.notEqual(await page.title(), 'pwned');
     // The rest still applies: batch 2 on the default 70B FP8.
     assert.equal(await value(page, 'batch'), '2');
-    assert.equal(await text(page, TOTAL), '147 GB');
+    assert.equal(await text(page, TOTAL), '77 GB');
     await screenshot(page, 'url-malformed');
     assert.deepEqual(browser.errors, []);
   } finally {

@@ -1,23 +1,14 @@
 // The grid, devices and fleet views against the published tables (SPEC
-// sections 3, 4, 6), and each following the shared inputs. A core without
-// the view's method makes the view say so; the test then skips, naming why.
+// sections 3, 4, 6), and each following the shared inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, screenshot, text, unavailable } from './harness.mjs';
+import { openPage, screenshot, text } from './harness.mjs';
 
 const PANEL = 'vram-calculator [role=tabpanel]:not([hidden])';
 
-async function openView(t, query) {
+async function openView(query) {
   const browser = await openPage(query);
-  await browser.page.locator(`${PANEL} table, ${PANEL} .unavailable, ${PANEL} .error`).first().waitFor();
-  if (await unavailable(browser.page)) {
-    const reason = await text(browser.page, `${PANEL} .unavailable`);
-    await screenshot(browser.page, `${new URL(browser.page.url()).searchParams.get('view')}-unavailable`);
-    assert.deepEqual(browser.errors, []);
-    await browser.close();
-    t.skip(`the core answers unknown_method: "${reason}"`);
-    return null;
-  }
+  await browser.page.locator(`${PANEL} table`).first().waitFor();
   return browser;
 }
 
@@ -61,9 +52,8 @@ function checkCell(model, method, actual, expected) {
   assert.equal(Boolean(m[5]), tight === 'tight', where);
 }
 
-test('lookup grid: the published VRAM and cheapest cards, and it follows the context', async (t) => {
-  const browser = await openView(t, '?view=grid&model=guide-70b');
-  if (!browser) return;
+test('lookup grid: the published VRAM and cheapest cards, and it follows the context', async () => {
+  const browser = await openView('?view=grid&model=guide-70b');
   try {
     const { page } = browser;
     for (const [model, cells] of Object.entries(GRID)) {
@@ -97,9 +87,8 @@ const DEVICES = [
   [/m3.?ultra/i, [3, 2, 1, 1]],
 ];
 
-test('device counts: the planner table for Beam 501B, and it follows the usable fraction', async (t) => {
-  const browser = await openView(t, '?view=devices&model=beam');
-  if (!browser) return;
+test('device counts: the planner table for Beam 501B, and it follows the usable fraction', async () => {
+  const browser = await openView('?view=devices&model=beam');
   try {
     const { page } = browser;
     const rows = await page.locator(`${PANEL} tbody tr`).evaluateAll((trs) => trs.map((tr) => ({
@@ -137,9 +126,8 @@ const FLEET = {
   'RTX A5000': '24 GB|768 GB/s|$190|7.92|4.04|0.26',
 };
 
-test('fleet: the published prices and ratios, and decode figures that follow the weights', async (t) => {
-  const browser = await openView(t, '?view=fleet&model=guide-70b&weights=fp8');
-  if (!browser) return;
+test('fleet: the published prices and ratios, and decode figures that follow the weights', async () => {
+  const browser = await openView('?view=fleet&model=guide-70b&weights=fp8');
   try {
     const { page } = browser;
     const rows = await page.locator(`${PANEL} tbody tr`).evaluateAll((trs) => Object.fromEntries(trs.map((tr) => [

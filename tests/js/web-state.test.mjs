@@ -27,7 +27,7 @@ const catalog = {
   ],
 };
 
-const codes = (problems) => problems.map((p) => `${p.param}:${p.error.code}`);
+const codes = (problems) => problems.map((p) => `${p.param}${p.preset === undefined ? '' : ` (preset ${p.preset})`}:${p.error.code}`);
 
 test('an empty query is the default state, with nothing to report', () => {
   const { state, problems } = parseQuery('', catalog);
@@ -44,6 +44,8 @@ test('every input round-trips through the URL', () => {
     { ...DEFAULT_STATE, model: 'config', config: '{"model_type":"llama","hidden_size":4096}' },
     { ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95, enforce_eager: true } },
     { ...DEFAULT_STATE, view: 'devices', model: 'beam', usable_fraction: 0.9 },
+    { ...DEFAULT_STATE, view: 'grid', lang: 'fa', digits: 'latn' },
+    { ...DEFAULT_STATE, lang: 'ar' },
   ];
   for (const state of states) {
     const query = toQuery(state);
@@ -55,9 +57,18 @@ test('every input round-trips through the URL', () => {
 
 test('links carry only what matters for the state', () => {
   const query = toQuery(DEFAULT_STATE);
-  assert.equal(query, '?view=calculator&model=guide-70b&weights=native&kv=fp16&context=8192&batch=1&unit=GB&mode=inference&engine=guide&gpu=h100-pcie&gpu_count=1');
+  assert.equal(query, '?view=calculator&model=guide-70b&weights=fp8&kv=fp16&context=8192&batch=1&unit=GB&mode=inference&engine=guide&gpu=h100-pcie&gpu_count=1');
   assert.match(toQuery({ ...DEFAULT_STATE, mode: 'lora' }), /lora_targets=q_proj%2Ck_proj%2Cv_proj%2Co_proj/);
-  assert.doesNotMatch(toQuery(DEFAULT_STATE), /hidden|config=|opt\./);
+  assert.doesNotMatch(toQuery(DEFAULT_STATE), /hidden|config=|opt\.|lang|digits/);
+  assert.match(toQuery({ ...DEFAULT_STATE, lang: 'fa' }), /&lang=fa$/);
+});
+
+test('lang and digits take only the page\'s languages and digit systems', () => {
+  const { state, problems } = parseQuery('?lang=fa&digits=latn', catalog);
+  assert.equal(state.lang, 'fa');
+  assert.equal(state.digits, 'latn');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(codes(parseQuery('?lang=de&digits=roman', catalog).problems), ['lang:notChoice', 'digits:notChoice']);
 });
 
 test('unknown and malformed parameters are reported and ignored', () => {
@@ -124,7 +135,7 @@ test('inputs are validated with the URL schema', () => {
 test('an inference request carries inference keys only', () => {
   const request = estimateRequest({ ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95 } });
   assert.deepEqual(request, {
-    model: 'guide-70b', gpu: 'h100-pcie', gpu_count: 1, weights: 'native', kv: 'fp16', context: 8192, batch: 1,
+    model: 'guide-70b', gpu: 'h100-pcie', gpu_count: 1, weights: 'fp8', kv: 'fp16', context: 8192, batch: 1,
     engine: 'vllm', engine_options: { gpu_memory_utilization: 0.95 },
   });
   assert.equal('catalog' in request, false);

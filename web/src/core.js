@@ -7,11 +7,8 @@ export class CoreError extends Error {
     super(error.message);
     this.code = error.code;
     this.field = error.field;
-  }
-
-  /** True when this build of the core lacks the method (an older core). */
-  get unavailable() {
-    return this.code === 'unknown_method';
+    // A header read from too short a prefix: how many bytes to read next.
+    if (error.needed_bytes !== undefined) this.neededBytes = error.needed_bytes;
   }
 }
 
@@ -59,6 +56,18 @@ export function wrap(module) {
     grid: (request) => call('grid', request),
     devices: (request) => call('devices', request),
     fleet: (request) => call('fleet', request),
+    /** A GGUF or safetensors header from its first bytes (Uint8Array); fileSize 0 if unknown. */
+    inspect: (kind, bytes, fileSize = 0) => {
+      let result;
+      try {
+        result = JSON.parse(core.module.inspect(kind, bytes, fileSize));
+      } catch (error) {
+        if (core.onCrash) core.onCrash(error);
+        throw new CoreCrash('core_crashed', error);
+      }
+      if (result && result.error) throw new CoreError(result.error);
+      return result;
+    },
   });
 }
 

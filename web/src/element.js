@@ -3,18 +3,30 @@
 // out. The standalone page is this element with the `url-state` attribute,
 // which binds its inputs to the address bar.
 //
-// Attributes: view, model, preset (a named link), lang, catalog (a URL or
-// inline JSON: a vendor's own fleet and prices, passed to the core), and
-// url-state. Events: vram-ready (detail { version, dataVersions }) once the
-// core has loaded, vram-change (detail { state, query }) on every change,
-// vram-result (detail: the estimate) on every new calculator answer.
-// Properties: version, dataVersions.
+// Attributes: view, model, preset (a named link), lang, dir, digits,
+// catalog (a URL or inline JSON: a vendor's own fleet and prices, passed to
+// the core), and url-state; embed modes (embed.js, docs/embedding.md):
+// inputs, compact, hide, rent-url. Events: vram-ready (detail { version,
+// dataVersions }) once the core has loaded, vram-change (detail { state,
+// query }) on every change, vram-result (detail: the estimate) on every new
+// calculator answer, vram-pick (detail: the pick) when the answer's pick
+// changes and, cancelable, when a "Rent this" link is followed. Properties:
+// version, dataVersions.
+//
+// Language: the `lang` URL parameter (standalone page, picker), else the
+// `lang` attribute, else the nearest ancestor's `lang` (the host document's
+// <html lang> at the last). Direction: the `dir` attribute, else the
+// language's own. Digits: the `digits` URL parameter, else the attribute,
+// else the language's own (docs/i18n.md).
 import css from './style.css';
 import { loadCore } from './core.js';
 import { h, replace } from './dom.js';
-import { direction, messageRenderer, problemText, translator } from './i18n.js';
+import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
+import { DIGITS, LANGUAGES, problemMessage, resolveLanguage, translator } from './i18n.js';
 import { DEFAULT_STATE, VIEWS, UNITS, parseQuery, toQuery } from './state.js';
+import { readRentTemplate } from './rent.js';
 import { VERSION } from './version.js';
+import { AnswerBar, pickOf } from './views/answer-bar.js';
 import { CalculatorView } from './views/calculator.js';
 import { DevicesView } from './views/devices.js';
 import { FleetView } from './views/fleet.js';
@@ -36,7 +48,7 @@ export function defineVramCalculator(factory) {
 
   class VramCalculator extends HTMLElement {
     static get observedAttributes() {
-      return ['view', 'model', 'preset', 'lang', 'catalog'];
+      return ['view', 'model', 'preset', 'lang', 'dir', 'digits', 'catalog', 'inputs', 'compact', 'hide', 'rent-url'];
     }
 
     constructor() {
@@ -45,6 +57,9 @@ export function defineVramCalculator(factory) {
       this.state = { ...DEFAULT_STATE };
       this.problems = [];
       this.started = false;
+      // Which <details> are open, by key: survives every rebuild, a change of
+      // language included.
+      this.open = new Set();
     }
 
     connectedCallback() {
@@ -59,8 +74,16 @@ export function defineVramCalculator(factory) {
         this.loadCatalog();
         return;
       }
-      if (name === 'lang') this.build();
-      else this.applyAttributes();
+      if (name === 'lang' || name === 'dir') {
+        this.render();
+        return;
+      }
+      if (['inputs', 'compact', 'hide', 'rent-url'].includes(name)) {
+        this.build();
+        this.render();
+        return;
+      }
+      this.applyAttributes();
       this.render();
     }
 
@@ -88,6 +111,7 @@ export function defineVramCalculator(factory) {
       this.frame = h('div', { class: 'frame' });
       root.append(this.frame);
       this.setLanguage();
+      this.watchHost();
       replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));
       try {
         this.core = await loadCore(factory);
@@ -98,7 +122,7 @@ export function defineVramCalculator(factory) {
         mark('vram:presets');
         this.catalog = this.presets;
       } catch (error) {
-        replace(this.frame, h('p', { class: 'error', role: 'alert' }, this.t('app.loadFailed', { message: error.message })));
+        replace(this.frame, h('p', { class: 'error', role: 'alert' }, h('bdi', {}, this.t('app.loadFailed', { message: error.message }))));
         return;
       }
       this.dispatchEvent(new CustomEvent('vram-ready', { detail: { version: this.version, dataVersions: this.dataVersions } }));
@@ -108,6 +132,13 @@ export function defineVramCalculator(factory) {
       this.baseState = this.state;
       if (this.urlBound) {
         this.readUrl();
+        // The iframe page: a catalog posted by the embedding page, read like the attribute.
+        window.addEventListener('message', (event) => {
+          const text = window.parent !== window && event.source === window.parent ? messageCatalogText(event.data) : null;
+          if (text === null) return;
+          this.postedCatalog = text;
+          this.loadCatalog();
+        });
         window.addEventListener('popstate', () => {
           clearTimeout(this.urlTimer);
           this.problems = [];
@@ -134,22 +165,58 @@ export function defineVramCalculator(factory) {
       this.render();
     }
 
-    setLanguage() {
-      const lang = this.getAttribute('lang') || 'en';
-      this.t = translator(lang);
-      this.frame.lang = lang;
-      this.frame.dir = this.getAttribute('dir') || direction(lang);
+    /** The nearest `lang` above the element, across shadow roots: the host's language ('' when none). */
+    hostLanguage() {
+      for (let node = this.parentNode; node; node = node.parentNode || node.host) {
+        if (node.nodeType === 1 && node.hasAttribute('lang')) return node.getAttribute('lang');
+      }
+      return '';
     }
 
-    /** view, model and preset attributes, read through the URL schema. */
+    /**
+     * A host that changes its language (a site's own switcher on <html
+     * lang>) changes ours, when neither the attribute nor the URL names one.
+     */
+    watchHost() {
+      if (typeof MutationObserver === 'undefined') return;
+      this.hostWatch = new MutationObserver(() => {
+        if (this.views && this.wanted().key !== this.builtFor) this.render();
+      });
+      this.hostWatch.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'], subtree: true });
+    }
+
+    /** The language, direction and digits asked for now, from the URL, the attributes and the host. */
+    wanted() {
+      const lang = resolveLanguage(this.state.lang || this.getAttribute('lang') || this.hostLanguage());
+      const dirAttr = (this.getAttribute('dir') || '').toLowerCase();
+      const digitsAttr = this.getAttribute('digits') || '';
+      const digits = this.state.digits || (DIGITS.includes(digitsAttr) ? digitsAttr : '');
+      const t = translator(lang, { digits, unit: this.state.unit });
+      const dir = dirAttr === 'ltr' || dirAttr === 'rtl' ? dirAttr : t.dir;
+      return { lang, dir, digits, t, key: `${lang}|${dir}|${digits}` };
+    }
+
+    /** The translator for the current language, digits and display unit. */
+    setLanguage() {
+      const { lang, dir, t, key } = this.wanted();
+      this.t = t;
+      this.frame.lang = lang;
+      this.frame.dir = dir;
+      return key;
+    }
+
+    /** view, model and preset attributes (and a malformed digits), read through the URL schema. */
     applyAttributes() {
       const query = new URLSearchParams();
-      for (const name of ['preset', 'view', 'model']) {
+      for (const name of ['preset', 'view', 'model', 'digits']) {
         if (this.hasAttribute(name)) query.set(name, this.getAttribute(name));
       }
       const { state, problems } = parseQuery(query, this.catalog, this.state);
-      this.state = state;
-      this.problems = problems.map((p) => ({ ...p, param: `${p.param} (attribute)` }));
+      // The digits attribute is read where the language is (wanted()), so an
+      // attribute never becomes part of a link; it is parsed here only to be
+      // reported when it is not one of the choices.
+      this.state = { ...state, digits: this.state.digits };
+      this.problems = problems.map((p) => ({ ...p, source: 'attribute' }));
     }
 
     readUrl() {
@@ -164,14 +231,21 @@ export function defineVramCalculator(factory) {
      * given: the default page asks the network for nothing).
      */
     async loadCatalog() {
-      const raw = (this.getAttribute('catalog') || '').trim();
+      const own = (this.getAttribute('catalog') || '').trim();
+      const raw = own || this.sharedCatalogText();
       this.vendorCatalog = undefined;
       this.catalogProblem = null;
       try {
-        if (raw.startsWith('{') || raw.startsWith('[')) {
-          this.vendorCatalog = JSON.parse(raw);
-        } else if (raw) {
-          this.catalogProblem = this.t('catalog.loading');
+        // Only the element's own attribute may name a URL; shared catalogs are inline.
+        if (!own || raw.startsWith('{') || raw.startsWith('[')) {
+          const { catalog, error } = raw ? readCatalogText(raw) : {};
+          if (error) {
+            const problem = problemMessage(error);
+            throw new Error(this.t(problem.id, problem.params));
+          }
+          this.vendorCatalog = catalog;
+        } else {
+          this.catalogProblem = { id: 'catalog.loading' };
           if (this.views) this.render();
           const response = await fetch(new URL(raw, document.baseURI), { credentials: 'omit' });
           if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -181,9 +255,54 @@ export function defineVramCalculator(factory) {
           this.catalogProblem = null;
         }
       } catch (error) {
-        this.catalogProblem = this.t('catalog.error', { message: error.message });
+        this.catalogProblem = { id: 'catalog.error', params: { message: error.message } };
       }
       this.useCatalog();
+    }
+
+    /**
+     * A catalog the element does not carry itself: on the iframe page the one
+     * posted to it, else its URL fragment's; on any page the page-wide
+     * <script type="application/json" data-vram-catalog> shared by every
+     * element. Inline JSON only: these never make the page fetch.
+     */
+    sharedCatalogText() {
+      const text = (this.urlBound && (this.postedCatalog ?? fragmentCatalogText(window.location.hash))) || pageCatalogText(document) || '';
+      return text.trim();
+    }
+
+    /** inputs, compact, hide and rent-url, read once per build; unknown words become notices. */
+    readEmbed() {
+      const t = this.t;
+      const { inputs, unknown } = readInputs(this.getAttribute('inputs'));
+      const hidden = readHide(this.getAttribute('hide'));
+      const rentRaw = this.getAttribute('rent-url');
+      const rent = rentRaw === null ? {} : readRentTemplate(rentRaw);
+      this.embedProblems = [
+        ...unknown.map((word) => t('embed.unknown', { attribute: 'inputs', word })),
+        ...hidden.unknown.map((word) => t('embed.unknown', { attribute: 'hide', word })),
+        rent.error ? t('embed.rent', { problem: problemMessage(rent.error) }) : null,
+      ].filter(Boolean);
+      const compact = this.hasAttribute('compact');
+      return { inputs: compact ? [] : inputs, hide: compact ? ['header', 'tabs'] : hidden.hide, compact, rent: rent.template };
+    }
+
+    /** The pick of each new answer: vram-pick when it changed (a host's own call to action). */
+    answered(result) {
+      this.lastResult = result;
+      if (!result) {
+        // The calculator could not answer: no stale total, no stale pick.
+        this.answer.clear();
+        return;
+      }
+      this.answer.update(result, this.state);
+      const pick = pickOf(result);
+      const key = JSON.stringify(pick);
+      if (key !== this.lastPick) {
+        this.lastPick = key;
+        this.dispatchEvent(new CustomEvent('vram-pick', { detail: pick && { ...pick, source: 'answer' } }));
+      }
+      this.dispatchEvent(new CustomEvent('vram-result', { detail: result }));
     }
 
     /**
@@ -230,30 +349,54 @@ export function defineVramCalculator(factory) {
       this.committed = query;
     }
 
+    /**
+     * Builds the whole interface in the current language. A rebuild (a new
+     * language, digits or catalog) keeps the state, which <details> are open,
+     * what the search box and the paste box hold, and the focus.
+     */
     build() {
-      this.setLanguage();
+      this.builtFor = this.setLanguage();
       const t = this.t;
-      const lang = this.getAttribute('lang') || 'en';
-      const renderers = {};
+      const embed = this.readEmbed();
+      this.embed = embed;
+      const focused = this.shadowRoot.activeElement && this.shadowRoot.activeElement.id;
+      const before = this.inputs;
       const ctx = {
         t,
         // say(unit)(message): the core's messages in this language and display unit.
-        say: (unit) => (renderers[unit] ||= messageRenderer(lang, unit)),
+        say: (unit) => translator(t.lang, { digits: this.wanted().digits, unit }).render,
         core: this.core,
         catalog: this.catalog,
         root: this.shadowRoot,
-        emit: (result) => this.dispatchEvent(new CustomEvent('vram-result', { detail: result })),
+        open: this.open,
+        inputs: embed.inputs,
+        emit: (result) => this.answered(result),
         change: (patch, options) => this.change(patch, options),
+        rent: embed.rent && {
+          template: embed.rent,
+          // Cancelable: a host that takes the pick itself stops the link.
+          pick: (detail) => this.dispatchEvent(new CustomEvent('vram-pick', { detail, cancelable: true })),
+        },
+        // network="off": no model-id field, so the page never fetches a model.
+        network: this.getAttribute('network') !== 'off',
       };
       ctx.state = this.state;
       this.ctx = ctx;
       this.notices = h('div', { class: 'notices' });
       this.shownNotices = '';
       this.inputs = new InputsPanel(ctx);
+      if (before) this.inputs.carry(before);
+      this.answer = new AnswerBar(ctx);
+      this.lastPick = undefined;
       this.unit = h('select', { id: 'unit', onchange: () => this.change({ unit: this.unit.value }, { push: true }) },
         UNITS.map((u) => h('option', { value: u }, t(`unit.${u}`))));
       const tools = [h('label', { for: 'unit' }, t('input.unit')), this.unit];
       if (this.urlBound) {
+        // The standalone page's language picker; each name in its own language.
+        this.langPicker = h('select', { id: 'lang', onchange: () => this.change({ lang: this.langPicker.value }, { push: true }) },
+          LANGUAGES.map((l) => h('option', { value: l, lang: l, dir: l === 'en' ? 'ltr' : 'rtl' }, t(`lang.${l}`))));
+        this.langPicker.value = this.frame.lang;
+        tools.unshift(h('label', { for: 'lang' }, t('lang.label')), this.langPicker);
         this.linkStatus = h('span', { class: 'muted', role: 'status' });
         this.linkBox = h('input', { id: 'link', type: 'text', readonly: true, hidden: true, 'aria-label': t('link.box') });
         tools.push(h('button', { type: 'button', class: 'copy', onclick: () => this.copyLink() }, t('link.copy')), this.linkStatus, this.linkBox);
@@ -266,18 +409,23 @@ export function defineVramCalculator(factory) {
         this.tabs[name] = h('button', {
           type: 'button', role: 'tab', id: `tab-${name}`, 'aria-controls': `panel-${name}`,
           onclick: () => this.selectView(name, false),
-        }, t(`view.${name}`));
+        }, h('bdi', {}, t(`view.${name}`)));
         this.panels[name] = h('div', { role: 'tabpanel', id: `panel-${name}`, 'aria-labelledby': `tab-${name}`, tabindex: 0 }, this.views[name].element);
       }
       const tablist = h('div', { role: 'tablist', class: 'tabs', 'aria-label': t('view.label') }, Object.values(this.tabs));
       tablist.addEventListener('keydown', (event) => this.tabKey(event));
+      this.frame.classList.toggle('compact', embed.compact);
+      this.frame.classList.toggle('no-inputs', Boolean(embed.inputs && !embed.inputs.length));
+      for (const part of ['header', 'tabs']) this.frame.classList.toggle(`no-${part}`, embed.hide.includes(part));
       replace(this.frame,
         h('header', { class: 'head' },
           h('div', {}, h('h2', { class: 'title' }, t('app.title')), h('p', { class: 'muted tagline' }, t('app.tagline'))),
           h('div', { class: 'tools' }, tools)),
         this.notices,
+        this.answer.element,
         h('div', { class: 'layout' }, this.inputs.element, h('main', { class: 'main' }, tablist, Object.values(this.panels))),
       );
+      if (focused) this.shadowRoot.getElementById(focused)?.focus();
     }
 
     /** Arrow keys move between tabs (mirrored right to left), Home and End jump. */
@@ -313,22 +461,33 @@ export function defineVramCalculator(factory) {
     }
 
     render() {
+      const wanted = this.wanted();
+      if (wanted.key !== this.builtFor) this.build();
+      // The display unit is the renderer's too: a new unit, another translator.
+      this.t = wanted.t;
       const t = this.t;
+      this.ctx.t = t;
       this.ctx.state = this.state;
       // At most MAX_NOTICES problems in words, then their count: a crafted
       // link with 100,000 bad parameters must not bury the page.
-      const problem = (p) => (p.param === '' ? t('error.query', { problem: problemText(t, p.error) }) : t('error.url', { param: p.param, problem: problemText(t, p.error) }));
+      const problem = ({ param, error, preset, source }) => {
+        if (param === '') return t('error.query', { problem: problemMessage(error) });
+        const id = preset !== undefined ? 'error.preset' : source === 'attribute' ? 'error.attribute' : 'error.url';
+        return t(id, { param, preset, problem: problemMessage(error) });
+      };
       const more = this.problems.length - MAX_NOTICES;
       const notices = [
         ...this.problems.slice(0, MAX_NOTICES).map(problem),
         more > 0 ? t('error.moreIgnored', { count: more }) : null,
-        this.catalogProblem,
+        this.catalogProblem && t(this.catalogProblem.id, this.catalogProblem.params),
+        ...this.embedProblems,
       ].filter(Boolean);
       if (notices.join('\n') !== this.shownNotices) {
         this.shownNotices = notices.join('\n');
-        replace(this.notices, notices.map((notice) => h('p', { class: 'notice', role: 'status' }, notice)));
+        replace(this.notices, notices.map((notice) => h('p', { class: 'notice', role: 'status', dir: 'auto' }, notice)));
       }
       this.unit.value = this.state.unit;
+      if (this.langPicker) this.langPicker.value = this.frame.lang;
       this.inputs.sync(this.state);
       for (const name of VIEWS) {
         const active = name === this.state.view;
@@ -336,7 +495,12 @@ export function defineVramCalculator(factory) {
         this.tabs[name].tabIndex = active ? 0 : -1;
         this.panels[name].hidden = !active;
       }
+      // The answer strip belongs to the calculator's answer; compact shows it alone.
+      if (this.state.view !== 'calculator') this.answer.clear();
+      this.frame.classList.toggle('answer-only', this.embed.compact && this.state.view === 'calculator');
       this.views[this.state.view].update(this.state, this.vendorCatalog);
+      // Back on the calculator with an unchanged answer: the strip shows it again.
+      if (this.state.view === 'calculator' && this.answer.element.hidden && this.lastResult) this.answer.update(this.lastResult, this.state);
     }
   }
 

@@ -5,7 +5,6 @@
 /** Decimal gigabyte (SPEC section 0) and binary gibibyte, in bytes. */
 export const BYTES_PER_GB = 1e9;
 export const BYTES_PER_GIB = 1073741824;
-const GIB_PER_GB = BYTES_PER_GB / BYTES_PER_GIB;
 
 /** Rounds half away from zero to `decimals` places (0..6). */
 export function roundDisplay(value, decimals) {
@@ -36,29 +35,40 @@ export function numberFormat(locale, minimum, maximum) {
   return formatter;
 }
 
-/** Fixed decimals with thousands separators for the locale (default en). */
-export function formatNumber(value, decimals = 0, locale = 'en') {
-  const rounded = roundDisplay(value, decimals);
-  return numberFormat(locale, decimals, decimals).format(rounded === 0 ? 0 : rounded);
-}
-
 /**
- * A memory figure given in decimal GB, shown in `unit` ('GB' or 'GiB').
- * Totals show whole units, terms one decimal (SPEC section 0).
+ * Display values that add up. Each of `values` (non-negative, in display
+ * units) is rounded to `decimals` places so that together they make `total`
+ * rounded the same way: every value is rounded down, and the units still
+ * missing go to the largest remainders (largest-remainder, or Hamilton's,
+ * method; ties to the earlier value). Rounding each value on its own can
+ * miss the total by a unit or more ("70.0 + 2.7 + 2.0 = 74.6"), which reads
+ * as an error in the sum; this moves a term by less than one unit instead
+ * of showing a "rounded" note beside every breakdown.
  */
-export function formatMemory(gb, unit = 'GB', decimals = 0, locale = 'en') {
-  const value = unit === 'GiB' ? gb * GIB_PER_GB : gb;
-  return `${formatNumber(value, decimals, locale)} ${unit}`;
+export function roundToTotal(values, total, decimals) {
+  let scale = 1;
+  for (let i = 0; i < decimals; i++) scale *= 10;
+  const units = values.map((v) => (Number.isFinite(v) && v > 0 ? v * scale : 0));
+  const out = units.map(Math.floor);
+  const target = Math.round(roundDisplay(total, decimals) * scale);
+  let left = target - out.reduce((sum, u) => sum + u, 0);
+  const order = units.map((u, i) => [u - out[i], i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  // Values that already add up leave 0 to 1 unit per value; anything else
+  // (a total that is not their sum) still ends at the total, never below 0.
+  for (let k = 0; left !== 0 && order.length && k < 4 * order.length + Math.abs(left); k++) {
+    const i = order[k % order.length][1];
+    if (left > 0) {
+      out[i]++;
+      left--;
+    } else if (out[i] > 0) {
+      out[i]--;
+      left++;
+    }
+  }
+  return out.map((u) => u / scale);
 }
 
-/** Whole US dollars: $1,490. */
-export function formatUsd(value, locale = 'en') {
-  return `$${formatNumber(value, 0, locale)}`;
-}
-
-/** Memory bandwidth: GB/s under 1,000, TB/s (up to two decimals) above. */
-export function formatBandwidth(gbps, locale = 'en') {
-  if (gbps < 1000) return `${formatNumber(gbps, 0, locale)} GB/s`;
-  const tbps = roundDisplay(gbps / 1000, 2);
-  return `${numberFormat(locale, 0, 2).format(tbps)} TB/s`;
+/** Tight: under 5 GB spare on one card, under 2 GB per card on a set (SPEC section 3). */
+export function isTight(spareGb, cards = 1) {
+  return cards > 1 ? spareGb / cards < 2 : spareGb < 5;
 }

@@ -1,48 +1,102 @@
-// The message catalog. Every visible string of the page comes from here;
-// Arabic and Persian catalogs plug in beside English with the same keys.
-import en from './messages/en.js';
+// The page's languages: the catalogs of data/messages/ (bundled at build
+// time, the CLI embeds the same files), which language an element speaks,
+// its direction, and a translator over the one renderer (messages.js).
+import ar from '../../data/messages/ar.json' with { type: 'json' };
+import en from '../../data/messages/en.json' with { type: 'json' };
+import fa from '../../data/messages/fa.json' with { type: 'json' };
 import { createRenderer } from './messages.js';
-import enMessages from '../../data/messages/en.json';
+import { DIGITS, LANGUAGES } from './state.js';
 
-const catalogs = { en };
+export { DIGITS, LANGUAGES };
+
+const CATALOGS = { en, ar, fa };
 
 /** Languages written right to left. */
 const RTL = new Set(['ar', 'fa', 'he', 'ur']);
 
+const baseOf = (tag) => String(tag || '').split(/[-_]/)[0].toLowerCase();
+
 export function direction(lang) {
-  return RTL.has(String(lang).split('-')[0]) ? 'rtl' : 'ltr';
+  return RTL.has(baseOf(lang)) ? 'rtl' : 'ltr';
+}
+
+/** The catalog language for a tag ('fa-IR' is fa); English for any other. */
+export function resolveLanguage(tag) {
+  const base = baseOf(tag);
+  return LANGUAGES.includes(base) ? base : 'en';
+}
+
+// Right to left, every placeholder's text goes inside a first-strong isolate
+// (U+2068 ... U+2069): a name, a nested message or "38.6 GB" keeps its own
+// direction inside an Arabic or Persian sentence instead of being reordered
+// with it ("GB left for KV 38.6"). A number with no letters isolates left to
+// right, which is how both languages write digits. English templates are not
+// touched: there the surrounding direction is already the fragments'.
+const PLACEHOLDER = /\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\}/g;
+const isolate = (template) => template.replace(PLACEHOLDER, '\u2068$&\u2069');
+function isolated(catalog) {
+  const out = {};
+  for (const [id, entry] of Object.entries(catalog)) {
+    if (typeof entry === 'string') out[id] = id.startsWith('list.') ? entry : isolate(entry);
+    else out[id] = Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, k === 'plural' ? v : isolate(v)]));
+  }
+  return out;
+}
+const RTL_CATALOGS = Object.fromEntries(Object.entries(CATALOGS).map(([lang, catalog]) => [lang, isolated(catalog)]));
+
+/**
+ * A translator for one language, digit choice and display unit:
+ * t(id, params) renders a catalog entry (English fallback key by key),
+ * t.render(message) a message {id, params} as the core answers them;
+ * t.lang, t.dir, t.digits say what it speaks; t.format(value, decimals)
+ * writes a bare figure, and t.number / t.parseNumber move numbers in and
+ * out of inputs in the language's digits.
+ */
+const translators = new Map();
+export function translator(lang, { digits = '', unit = 'GB' } = {}) {
+  const base = resolveLanguage(lang);
+  const key = `${base}|${digits}|${unit}`;
+  if (!translators.has(key)) translators.set(key, makeTranslator(base, digits, unit));
+  return translators.get(key);
+}
+
+function makeTranslator(base, digits, unit) {
+  const dir = direction(base);
+  const renderer = createRenderer({ catalogs: dir === 'rtl' ? RTL_CATALOGS : CATALOGS, lang: base, digits, unit });
+  const t = (id, params) => renderer.t(id, params);
+  t.render = renderer.render;
+  t.lang = base;
+  t.dir = dir;
+  t.digits = renderer.locale.includes('-nu-latn') ? 'latn' : 'native';
+  /** A number with exactly `decimals` decimals, grouped, in the language's digits. */
+  t.format = renderer.number;
+  const plain = new Intl.NumberFormat(renderer.locale, { useGrouping: false, maximumFractionDigits: 6 });
+  /** A number as an input shows it: the language's digits, no grouping. */
+  t.number = (value) => (typeof value === 'number' && Number.isFinite(value) ? plain.format(value) : String(value ?? ''));
+  t.parseNumber = parseDigits;
+  return t;
 }
 
 /**
- * A translator for `lang`, falling back to English key by key. Parameters
- * fill {name} placeholders; the result is plain text, never markup.
+ * What a reader typed, in Latin digits: Persian (۰-۹) and Arabic-Indic
+ * (٠-٩) digits and the Arabic decimal separator (٫) become 0-9 and '.';
+ * group separators (',' '٬') go. The result is validated like a URL value.
  */
-export function translator(lang) {
-  const base = String(lang || 'en').split('-')[0];
-  const messages = catalogs[base] || en;
-  return (key, params = {}) => {
-    const template = messages[key] ?? en[key];
-    if (template === undefined) return key;
-    return template.replace(/\{(\w+)\}/g, (_, name) =>
-      params[name] === undefined ? `{${name}}` : String(params[name]),
-    );
-  };
+export function parseDigits(text) {
+  return String(text)
+    .trim()
+    .replace(/[\u06f0-\u06f9]/g, (d) => String(d.charCodeAt(0) - 0x6f0))
+    .replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x660))
+    .replace(/[\u066b]/g, '.')
+    .replace(/[,\u066c]/g, '');
 }
 
-const messageCatalogs = { en: enMessages };
+/** Characters a number input accepts as typed: digits of any of the three systems and separators. */
+export const NUMBER_CHARS = /^[\d\u0660-\u0669\u06f0-\u06f9.,\u066b\u066c]*$/;
 
-/**
- * The core's answers in words: a function from a message {id, params}
- * (term labels, formulas, assumptions, warnings, reasons) to plain text,
- * for `lang` and a display unit ('GB' or 'GiB').
- */
-export function messageRenderer(lang, unit) {
-  return createRenderer({ catalogs: messageCatalogs, lang: lang || 'en', unit }).render;
+/** A problem { code, ...values } from state.js or config.js, as a message. */
+export function problemMessage(error) {
+  const { code, ...params } = error;
+  if (code === 'configType') params.kind = { id: `kind.${params.kind}` };
+  return { id: `problem.${code}`, params };
 }
-
-/** A problem { code, ...values } from state.js or config.js, in words. */
-export function problemText(t, error) {
-  return t(`problem.${error.code}`, error);
-}
-
-export const languages = Object.keys(catalogs);

@@ -131,7 +131,11 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
 
   return {
     lang: base,
+    /** The Intl locale that writes this renderer's digits and separators. */
+    locale: system.locale,
     missing,
+    /** A bare number with exactly `decimals` decimals, as the d0..d6 styles write it. */
+    number: (value, decimals = 0) => number(value, decimals, decimals),
     /** One message {id, params} as text. */
     render: (msg) => (isMessage(msg) ? message(msg.id, msg.params, 0) : NO_VALUE),
     /** An id and its params as text. */

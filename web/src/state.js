@@ -7,6 +7,14 @@ import { readConfigText } from './config.js';
 
 export const VIEWS = ['calculator', 'grid', 'devices', 'fleet'];
 export const UNITS = ['GB', 'GiB'];
+/** The languages the page speaks (data/messages/), in the picker's order. */
+export const LANGUAGES = ['en', 'ar', 'fa'];
+/** The `digits` choices (docs/i18n.md): Latin, or the language's own. */
+export const DIGITS = ['latn', 'native'];
+export const MODES = ['inference', 'full', 'lora', 'qlora'];
+export const OPTIMIZERS = ['adamw', 'adamw-8bit', 'sgd', 'adafactor'];
+export const PROFILES = ['physical', 'guide'];
+export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj', 'experts'];
 /** The custom shape's fields and the config.json keys they become. */
 export const SHAPE = {
   hidden: 'hidden_size',
@@ -25,8 +33,10 @@ export const IMPORTED = 'config';
 
 export const DEFAULT_STATE = Object.freeze({
   view: 'calculator',
+  // The guide's worked example (SPEC section 1): 70B in FP8 at 8,192 tokens
+  // on an H100 PCIe needs 75 GB of its 80, so the page opens on a fit.
   model: 'guide-70b',
-  weights: 'native',
+  weights: 'fp8',
   kv: 'fp16',
   context: 8192,
   batch: 1,
@@ -57,6 +67,9 @@ export const DEFAULT_STATE = Object.freeze({
   params: null,
   config: '',
   usable_fraction: 0.92,
+  // '': the element's attribute or host decides (element.js).
+  lang: '',
+  digits: '',
 });
 
 const int = (min, max) => ({ kind: 'int', min, max });
@@ -82,6 +95,8 @@ const PAGE_SCHEMA = {
   ffn: int(1, 10000000),
   vocab: int(1, 100000000),
   config: { kind: 'config' },
+  lang: enumOf(() => LANGUAGES),
+  digits: enumOf(() => DIGITS),
 };
 
 /**
@@ -286,7 +301,7 @@ export function parseQuery(search, catalog, base = DEFAULT_STATE) {
       }
       const applied = parseQuery(query, catalog, state);
       state = applied.state;
-      problems.push(...applied.problems.map((p) => ({ ...p, param: `${p.param} (preset ${preset})` })));
+      problems.push(...applied.problems.map((p) => ({ ...p, preset })));
     } else {
       problems.push({ param: 'preset', error: { code: 'unknownPreset', value: quote(preset) } });
     }
@@ -331,6 +346,9 @@ function linkParams(state) {
   if (state.model === CUSTOM) names.push(...Object.keys(SHAPE), 'params');
   if (state.model === IMPORTED) names.push('config');
   if (state.usable_fraction !== DEFAULT_STATE.usable_fraction) names.push('usable_fraction');
+  // A link made in Persian opens in Persian: the language goes with it once chosen.
+  if (state.lang) names.push('lang');
+  if (state.digits) names.push('digits');
   return names;
 }
 
@@ -366,6 +384,9 @@ export function modelRequest(state) {
  */
 export function estimateRequest(state, catalog) {
   const request = { ...modelRequest(state) };
+  // A checkpoint's tensor totals (web/src/checkpoint.js) stay in memory,
+  // never in the address: a link carries the config it maps to.
+  if (state.model === IMPORTED && state.checkpoint) request.checkpoint = state.checkpoint;
   if (state.gpu) {
     request.gpu = state.gpu;
     request.gpu_count = state.gpu_count;

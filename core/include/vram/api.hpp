@@ -44,10 +44,12 @@ class Calculator {
 };
 
 /**
- * Dispatches `method` ("estimate", "presets", ...) with a JSON request text
- * and returns JSON text. Never throws: a bad request, a core error, even an
- * exhausted memory comes back as {"error": {"code", "field", "message",
- * "message_id", "params"}}. Invalid UTF-8 is replaced in what it returns.
+ * Dispatches `method` ("estimate", "presets", ..., "checkpoint": a request's
+ * checkpoint object checked and summed, see checkpoint.hpp) with a JSON
+ * request text and returns JSON text. Never throws: a bad request, a core
+ * error, even an exhausted memory comes back as {"error": {"code", "field",
+ * "message", "message_id", "params"}}. Invalid UTF-8 is replaced in what it
+ * returns.
  */
 std::string call(const Calculator& calculator, std::string_view method,
                  std::string_view request_json) noexcept;

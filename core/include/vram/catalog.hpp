@@ -27,6 +27,9 @@ struct ModelPreset {
   std::string params_source;
   std::vector<std::string> placeholders;
   std::vector<std::string> notes;
+  std::string family;  ///< the name people search by ("llama", "deepseek"); "" when none
+  /** Other names people know the model by ("deepseek r1", "r1"), for the page's search. */
+  std::vector<std::string> aliases;
 };
 
 /** Everything the calculator knows, parsed from the data folder. */

@@ -16,6 +16,8 @@
 
 namespace vram {
 
+struct CheckpointWeights;
+
 /**
  * One term of an answer: its value, its label and formula as messages, its
  * inputs. The formula's params are the numbers the value is computed from
@@ -80,6 +82,8 @@ struct InferenceSetup {
   std::int64_t batch = 1;
   /** The model's parameter totals when already known (searches reuse them). */
   const ParamTotals* params = nullptr;
+  /** The checkpoint's own tensors (checkpoint.hpp): with `weights` null, their exact bytes. */
+  const CheckpointWeights* checkpoint = nullptr;
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */
@@ -120,7 +124,7 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
 /** How weights are stored, part by part: [{component, params, format, bits_per_weight, gb}]. */
 nlohmann::json storage_json(const WeightsSize& weights);
 
-/** The weights of `setup`: uniform format, or the checkpoint's own. */
+/** The weights of `setup`: uniform format, the checkpoint's tensors, or its declared storage. */
 WeightsSize setup_weights(const InferenceSetup& setup, const ParamTotals& params,
                           const FormatCatalog& formats);
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -73,6 +74,26 @@ class Error : public std::runtime_error {
   std::string code_;
   std::string field_;
   Message message_;
+};
+
+}  // namespace vram
+
+namespace vram {
+
+/**
+ * A file header read from a prefix that ends too soon: code "truncated",
+ * with the smallest prefix length (bytes from the start of the file) that
+ * could get further. The caller reads at least that much and tries again.
+ */
+class TruncatedError : public Error {
+ public:
+  TruncatedError(std::string field, std::uint64_t needed_bytes, const std::string& message)
+      : Error("truncated", std::move(field), message), needed_bytes_(needed_bytes) {}
+
+  std::uint64_t needed_bytes() const noexcept { return needed_bytes_; }
+
+ private:
+  std::uint64_t needed_bytes_;
 };
 
 }  // namespace vram

@@ -41,7 +41,8 @@ struct EstimateRequest {
   std::optional<std::string> gpu;
   std::int64_t gpu_count = 0;
   std::optional<double> budget_gb;
-  std::optional<nlohmann::json> catalog;  ///< a replacement GPU catalog
+  std::optional<nlohmann::json> catalog;     ///< a replacement GPU catalog
+  std::optional<nlohmann::json> checkpoint;  ///< a GGUF/safetensors header (checkpoint.hpp)
   FinetuneProfile finetune_profile = FinetuneProfile::kPhysical;
   std::int64_t seq = 0;
   std::int64_t micro_batch = 0;

@@ -3,46 +3,54 @@
 // decode ceilings, the inverse answers, warnings and assumptions. Rebuilt on
 // every change; which <details> are open survives the rebuild.
 import { h } from '../dom.js';
-import { formatMemory, formatNumber, formatUsd } from '../format.js';
-import { estimateRequest } from '../state.js';
+import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../format.js';
+import { CUSTOM, estimateRequest } from '../state.js';
+import { fitSummary } from './answer-bar.js';
 import { stackedBar } from './bar.js';
 import { bdi, compute, dataTable, errorBox, facts } from './common.js';
+import { rentLink } from './rent-link.js';
 
-function inputText(value) {
-  if (typeof value === 'number') return formatNumber(value, Number.isInteger(value) ? 0 : 4);
+// Decimal GB from the core, as the bytes the renderer's gb styles take.
+const bytes = (gb) => gb * BYTES_PER_GB;
+// A ceiling is shown whole ({value:int}); its plural form (Arabic's 13
+// "رمزًا" against 13.4 "رمز") must follow the number shown, not the
+// unrounded one the renderer would pick it from.
+const tps = (t, value) => t('decode.tps', { value: roundDisplay(value, 0) });
+
+/** A term's input as the formula's <details> lists it. */
+function inputText(t, value) {
+  if (typeof value === 'number') return t.format(value, Number.isInteger(value) ? 0 : 4);
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 export class CalculatorView {
-  /** ctx: { t, core, catalog, emit(result) } */
+  /** ctx: { t, core, catalog, open (a Set of open <details> keys), emit(result) } */
   constructor(ctx) {
     this.ctx = ctx;
-    this.open = new Set();
     this.key = null;
     this.live = h('p', { class: 'visually-hidden', 'aria-live': 'polite' });
     this.body = h('div', { class: 'results' });
     this.element = h('div', { class: 'view' }, this.live, this.body);
     this.body.addEventListener('toggle', (event) => {
       const key = event.target.dataset && event.target.dataset.key;
-      if (key) event.target.open ? this.open.add(key) : this.open.delete(key);
+      if (key) event.target.open ? this.ctx.open.add(key) : this.ctx.open.delete(key);
     }, true);
   }
 
   update(state, catalog) {
     const request = estimateRequest(state, catalog);
-    const key = JSON.stringify([request, state.unit]);
+    const { t } = this.ctx;
+    const key = JSON.stringify([request, t.lang, t.digits, state.unit]);
     if (key === this.key) return;
     this.key = key;
-    const { result, error, catalogIgnored } = compute(this.ctx.core, 'estimate', request);
-    const { t } = this.ctx;
+    const { result, error } = compute(this.ctx.core, 'estimate', request);
     if (error) {
-      // Fine-tuning arrives in a later core: say so instead of naming a field.
-      const missing = error.code === 'unknown_field' && state.mode !== 'inference';
-      this.body.replaceChildren(missing ? h('p', { class: 'notice unavailable', role: 'alert' }, t('error.unavailable', { method: t(`mode.${state.mode}`) })) : errorBox(t, error, 'calculator'));
+      this.body.replaceChildren(errorBox(t, error));
       this.live.textContent = '';
+      this.ctx.emit(null);
       return;
     }
-    this.body.replaceChildren(...this.render(result, state, catalogIgnored));
+    this.body.replaceChildren(...this.render(result, state));
     this.ctx.emit(result);
   }
 
@@ -51,7 +59,7 @@ export class CalculatorView {
    * closed, and every keystroke rebuilds the answer.
    */
   details(key, summary, content) {
-    const open = this.open.has(key);
+    const open = this.ctx.open.has(key);
     const el = h('details', { dataset: { key }, open }, h('summary', {}, summary), open ? content() : null);
     if (!open) el.addEventListener('toggle', () => el.open && el.childElementCount === 1 && el.append(content()), { once: true });
     return el;
@@ -61,69 +69,73 @@ export class CalculatorView {
    * The cheapest way to hold the answer on each card of the catalog (count,
    * price, spare, tight, decode ceiling of that set): five, then the rest.
    */
-  cheapest(fits, state, mem) {
+  cheapest(fits, state) {
     const { t } = this.ctx;
     const training = state.mode !== 'inference';
     const head = ['fits.card', 'fits.monthly', 'fits.spare', ...(training ? [] : ['fits.decode'])].map((k) => t(k));
     const row = (f) => h('tr', { dataset: { gpu: f.gpu } },
-      h('th', { scope: 'row' }, t('fits.cardName', { count: f.count, name: f.name }), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null),
-      h('td', { class: 'num' }, bdi(formatUsd(f.monthly_usd))),
-      h('td', { class: 'num' }, bdi(mem(f.spare_gb))),
-      training ? null : h('td', { class: 'num' }, bdi(t('decode.tps', { value: formatNumber(f.decode_tokens_per_s) }))));
-    const table = (list) => dataTable(t('fits.title'), null, head, list.map(row), { class: 'fits' });
+      h('th', { scope: 'row' }, bdi(t('fits.cardName', { count: f.count, name: f.name })), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null,
+        rentLink(this.ctx, { gpu: f.gpu, count: f.count, name: f.name, monthly_usd: f.monthly_usd ?? null }, 'cards')),
+      h('td', { class: 'num' }, bdi(t('size.usd', { usd: f.monthly_usd }))),
+      h('td', { class: 'num' }, bdi(t('size.gb', { bytes: bytes(f.spare_gb) }))),
+      training ? null : h('td', { class: 'num' }, bdi(tps(t, f.decode_tokens_per_s))));
+    const table = (list) => dataTable(t('fits.title'), null, head, list.map(row), { class: 'fits' }, t('table.scrollCue'));
     return h('section', { class: 'block' }, h('h3', {}, t('fits.title')), table(fits.slice(0, 5)),
-      fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length }), () => table(fits.slice(5))) : null,
+      fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length - 5 }), () => table(fits.slice(5))) : null,
       h('p', { class: 'muted small' }, t('fits.note')));
   }
 
   render(result, state, catalogIgnored) {
     const { t, catalog } = this.ctx;
-    const unit = state.unit;
-    const say = this.ctx.say(unit);
-    const mem = (gb, decimals = 1) => formatMemory(gb, unit, decimals);
+    // The core's messages (term labels, formulas, notes, assumptions, warnings) in words.
+    const say = this.ctx.say(state.unit);
+    const mem = (value) => t('size.gb', { bytes: bytes(value) });
     const training = state.mode !== 'inference';
-    const total = mem(result.total_gb, 0);
     const fit = result.fit;
-    const cards = result.gpu_count || 1;
-    const tight = Boolean(fit && fit.tight);
-    const terms = result.terms.map((term) => ({ ...term, label: say(term.label), formula: term.formula && say(term.formula) }));
+    const summary = fitSummary(t, result);
+    // The terms as shown add up to the total as shown (format.js roundToTotal),
+    // in the display unit, at the table's one decimal.
+    const perUnit = state.unit === 'GiB' ? BYTES_PER_GIB / BYTES_PER_GB : 1;
+    const shown = roundToTotal(result.terms.map((term) => term.gb / perUnit), result.total_gb / perUnit, 1);
+    const terms = result.terms.map((term, i) => ({
+      ...term, label: say(term.label), formula: term.formula && say(term.formula), shownGb: shown[i] * perUnit,
+    }));
     const out = [];
 
-    if (catalogIgnored) out.push(h('p', { class: 'notice' }, t('catalog.ignored', { method: t('view.calculator') })));
+    const totalText = t('size.gb0', { bytes: bytes(result.total_gb) });
     out.push(h('div', { class: 'total' },
       h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
-      h('output', { class: 'total-value' }, bdi(total))));
+      h('output', { class: 'total-value' }, bdi(totalText))));
     const params = result.params_active < result.params_total
-      ? t('result.paramsActive', { total: formatNumber(result.params_total), active: formatNumber(result.params_active) })
-      : t('result.params', { total: formatNumber(result.params_total) });
-    out.push(h('p', { class: 'muted' }, result.model && result.model.name ? `${result.model.name}: ${params}` : params));
+      ? { id: 'result.paramsActive', params: { total: result.params_total, active: result.params_active } }
+      : { id: 'result.params', params: { total: result.params_total } };
+    const modelName = state.model === CUSTOM ? t('model.customName') : result.model && result.model.name;
+    out.push(h('p', { class: 'muted' }, modelName ? t('result.modelLine', { model: modelName, params }) : t(params.id, params.params)));
     // What the importer noticed about this model (vendor counting conventions,
     // layers the checkpoint holds but inference skips): core text, as text.
     const notes = (result.model && result.model.notes) || [];
-    if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', { dir: 'auto' }, say(note)))));
-    if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: formatNumber(result.adapter_params) })));
+    if (notes.length) out.push(h('ul', { class: 'muted small model-notes core-text' }, notes.map((note) => h('li', { dir: 'auto' }, say(note)))));
+    if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: result.adapter_params })));
 
-    let fitText = '';
-    if (fit) {
-      const where = result.gpu ? t('fit.on', { count: cards, name: result.gpu.name, capacity: mem(fit.capacity_gb, 0) }) : t('fit.budget', { capacity: mem(fit.capacity_gb, 0) });
-      fitText = fit.fits
-        ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: mem(fit.spare_gb) })
-        : t('fit.short', { where, over: mem(-fit.spare_gb) });
-      out.push(h('p', { class: `fit ${fit.fits ? (tight ? 'is-tight' : 'is-fit') : 'is-over'}`, dataset: { fits: String(fit.fits), tight: String(Boolean(tight)) } },
-        h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: say(fit.basis) }))));
+    const fitText = summary ? summary.text : '';
+    if (summary) {
+      out.push(h('p', { class: `fit ${summary.state}`, dataset: { fits: String(summary.fits), tight: String(Boolean(summary.tight)) } },
+        h('strong', {}, fitText), ' ', h('span', { class: 'muted core-text', dir: 'auto' }, t('fit.basis', { basis: fit.basis }))));
     }
-    this.live.textContent = fitText ? `${total}. ${fitText}` : total;
-    out.push(stackedBar(t, terms, result.total_gb, fit ? fit.capacity_gb : 0, unit));
+    this.live.textContent = fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText;
+    out.push(stackedBar(t, terms, result.total_gb, fit ? fit.capacity_gb : 0));
 
-    if (result.fits && result.fits.length) out.push(this.cheapest(result.fits, state, mem));
+    if (result.fits && result.fits.length) out.push(this.cheapest(result.fits, state));
     else if (result.fits) out.push(h('p', { class: 'muted' }, t('fits.none')));
 
     const rows = terms.map((term) =>
       h('tr', { dataset: { term: term.id } },
         h('th', { scope: 'row' }, term.label),
-        h('td', { class: 'num' }, bdi(mem(term.gb))),
-        h('td', { class: 'formula', dir: 'ltr' }, term.formula
-          ? this.details(`term-${term.id}`, term.formula, () => facts(Object.entries(term.inputs || {}).map(([k, v]) => [k, inputText(v)])))
+        h('td', { class: 'num' }, bdi(mem(term.shownGb))),
+        // Formulas are core text (English until the core answers in
+        // messages): left to right, in the data's language.
+        h('td', { class: 'formula core-text', dir: 'ltr' }, term.formula
+          ? this.details(`term-${term.id}`, term.formula, () => facts(Object.entries(term.inputs || {}).map(([k, v]) => [k, inputText(t, v)])))
           : null),
       ),
     );
@@ -136,7 +148,7 @@ export class CalculatorView {
       )));
 
     const extra = [];
-    if (result.kv_bytes_per_token) extra.push([t('result.kvPerTokenLabel'), t('result.bytes', { bytes: formatNumber(result.kv_bytes_per_token) })]);
+    if (result.kv_bytes_per_token) extra.push([t('result.kvPerTokenLabel'), t('result.bytes', { bytes: result.kv_bytes_per_token })]);
     if (result.host_gb) extra.push([t('result.host'), mem(result.host_gb)]);
     if (result.host_ram_gb) extra.push([t('result.hostRam'), mem(result.host_ram_gb)]);
     if (extra.length) out.push(facts(extra));
@@ -144,23 +156,22 @@ export class CalculatorView {
     const b = result.budget;
     if (b) {
       out.push(h('section', { class: 'block' }, h('h3', {}, t('budget.title', { engine: result.engine.name })), facts([
-        [t('budget.usable'), t('budget.gib', { gib: formatNumber(b.usable_gib, 2) })],
+        [t('budget.usable'), t('budget.gib', { gib: b.usable_gib })],
         [t('budget.reserved'), mem(b.reserved_gb)],
         [t('budget.kv'), mem(b.kv_budget_gb)],
-        [t('budget.blocks'), formatNumber(b.kv_blocks)],
-        [t('budget.tokens'), formatNumber(b.kv_tokens)],
-        [t('budget.concurrency'), formatNumber(b.max_concurrency, 2)],
+        [t('budget.blocks'), t.format(b.kv_blocks)],
+        [t('budget.tokens'), t.format(b.kv_tokens)],
+        [t('budget.concurrency'), t.format(b.max_concurrency, 2)],
       ])));
     }
 
     const d = result.decode;
     if (d) {
-      const tps = (v) => t('decode.tps', { value: formatNumber(v) });
       out.push(h('section', { class: 'block' }, h('h3', {}, t('decode.title')), facts([
-        [t('decode.guide'), tps(d.guide_tokens_per_s)],
-        [t('decode.stream'), tps(d.stream_tokens_per_s)],
-        [t('decode.batch', { batch: state.batch }), tps(d.batch_tokens_per_s)],
-        [t('decode.bandwidth'), t('decode.gbps', { value: formatNumber(d.bandwidth_gbps), gpus: d.gpus || 1 })],
+        [t('decode.guide'), tps(t, d.guide_tokens_per_s)],
+        [t('decode.stream'), tps(t, d.stream_tokens_per_s)],
+        [t('decode.batch', { batch: state.batch }), tps(t, d.batch_tokens_per_s)],
+        [t('decode.bandwidth'), t('decode.gbps', { rate: { id: 'size.gbps', params: { gbps: d.bandwidth_gbps } }, gpus: d.gpus || 1 })],
       ]), h('p', { class: 'muted small' }, t('decode.note'))));
     }
 
@@ -169,28 +180,27 @@ export class CalculatorView {
       const pairs = [];
       if (inv.max_context !== undefined) {
         pairs.push([t('inverse.context'), inv.max_context > 0
-          ? t(inv.context_limited_by_model ? 'inverse.contextModel' : 'inverse.tokens', { tokens: formatNumber(inv.max_context) })
+          ? t(inv.context_limited_by_model ? 'inverse.contextModel' : 'inverse.tokens', { tokens: inv.max_context })
           : t('inverse.nothing')]);
       }
-      if (inv.max_batch !== undefined) pairs.push([t('inverse.batch', { context: formatNumber(state.context) }), inv.max_batch > 0 ? formatNumber(inv.max_batch) : t('inverse.nothing')]);
-      if (inv.max_seq !== undefined) pairs.push([t('inverse.seq'), inv.max_seq > 0 ? t('inverse.tokens', { tokens: formatNumber(inv.max_seq) }) : t('inverse.nothing')]);
-      if (inv.max_micro_batch !== undefined) pairs.push([t('inverse.micro'), inv.max_micro_batch > 0 ? formatNumber(inv.max_micro_batch) : t('inverse.nothing')]);
+      if (inv.max_batch !== undefined) pairs.push([t('inverse.batch', { context: state.context }), inv.max_batch > 0 ? t.format(inv.max_batch) : t('inverse.nothing')]);
+      if (inv.max_seq !== undefined) pairs.push([t('inverse.seq'), inv.max_seq > 0 ? t('inverse.tokens', { tokens: inv.max_seq }) : t('inverse.nothing')]);
+      if (inv.max_micro_batch !== undefined) pairs.push([t('inverse.micro'), inv.max_micro_batch > 0 ? t.format(inv.max_micro_batch) : t('inverse.nothing')]);
       const formatName = (id) => (catalog.weight_formats.find((f) => f.id === id) || { name: id }).name;
       if ('best_format' in inv) pairs.push([t('inverse.format'), inv.best_format ? formatName(inv.best_format) : t('inverse.nothing')]);
-      out.push(h('section', { class: 'block' }, h('h3', {}, t('inverse.title', { capacity: mem(inv.budget_gb, 0) })), facts(pairs),
-        inv.formats ? this.details('formats', t('inverse.formats'), () => h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': t('inverse.formats') },
-          h('table', {},
-            h('thead', {}, h('tr', {}, ['inverse.formatCol', 'result.total', 'inverse.fitsCol'].map((k) => h('th', { scope: 'col' }, t(k))))),
-            h('tbody', {}, inv.formats.map((f) => h('tr', {},
-              h('th', { scope: 'row' }, formatName(f.format)),
-              h('td', { class: 'num' }, bdi(mem(f.total_gb, 0))),
-              h('td', {}, t(!f.supported ? 'inverse.unsupported' : f.fits ? 'inverse.yes' : 'inverse.no')))))))) : null));
+      out.push(h('section', { class: 'block' }, h('h3', {}, t('inverse.title', { capacity: bytes(inv.budget_gb) })), facts(pairs),
+        inv.formats ? this.details('formats', t('inverse.formats'), () => dataTable(t('inverse.formats'), null,
+          ['inverse.formatCol', 'result.total', 'inverse.fitsCol'].map((k) => t(k)),
+          inv.formats.map((f) => h('tr', {},
+            h('th', { scope: 'row' }, bdi(formatName(f.format))),
+            h('td', { class: 'num' }, bdi(t('size.gb0', { bytes: bytes(f.total_gb) }))),
+            h('td', {}, t(!f.supported ? 'inverse.unsupported' : f.fits ? 'inverse.yes' : 'inverse.no')))))) : null));
     }
 
     if (result.warnings.length) {
-      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, say(w))))));
+      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', { class: 'core-text' }, result.warnings.map((w) => h('li', { dir: 'auto' }, say(w))))));
     }
-    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, say(a))))));
+    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', { class: 'core-text' }, result.assumptions.map((a) => h('li', { dir: 'auto' }, say(a))))));
     return out;
   }
 }

@@ -1,7 +1,7 @@
 // The fleet (SPEC section 4): every rentable card with its price ratios,
 // and for the chosen model the decode ceiling and cost per million tokens.
 import { h } from '../dom.js';
-import { formatBandwidth, formatMemory, formatNumber, formatUsd } from '../format.js';
+import { BYTES_PER_GB } from '../format.js';
 import { fleetRequest, isPreset } from '../state.js';
 import { TableView, bdi, dataTable } from './common.js';
 
@@ -20,37 +20,43 @@ export class FleetView extends TableView {
   describe(row) {
     const { t } = this.ctx;
     const gpu = { ...this.ctx.catalog.gpus.find((g) => g.id === row.id), ...row };
-    return [gpu.memory_type, gpu.architecture, gpu.fp8 === false ? t('fleet.noFp8') : null, gpu.min_order > 1 ? t('fleet.minOrder', { count: gpu.min_order }) : null]
-      .filter(Boolean).join(', ');
+    const items = [gpu.memory_type, gpu.architecture, gpu.fp8 === false ? { id: 'fleet.noFp8' } : null, gpu.min_order > 1 ? { id: 'fleet.minOrder', params: { count: gpu.min_order } } : null];
+    return t('fleet.describe', { items: items.filter(Boolean) });
   }
 
   /** How many of this card the model needs: "1×", "2×", "5 nodes of 8× B200, by quote". */
   cards({ fit, unfit_reason: reason }, unit) {
     const { t } = this.ctx;
-    if (!fit) return reason ? this.ctx.say(unit)(reason) : '–';
+    if (!fit) return reason ? h('span', { class: 'core-text', dir: 'auto' }, t.render(reason)) : '–';
     if (fit.by_quote) return t('grid.byQuote', { nodes: fit.nodes, per: Math.round(fit.count / fit.nodes), name: fit.name });
-    return t('grid.multi', { count: fit.count, name: '' }).trim();
+    return t('fleet.count', { count: fit.count });
   }
 
   render(result, state) {
     const { t, catalog } = this.ctx;
-    const n = (value, decimals) => (value === undefined || value === null ? '–' : formatNumber(value, decimals));
+    const n = (value, decimals) => (value === undefined || value === null ? '–' : t.format(value, decimals));
+    // Bandwidth: GB/s under 1,000, TB/s (up to two decimals) above.
+    const bandwidth = (gbps) => (gbps < 1000 ? t('size.gbps', { gbps }) : t('size.tbps', { tbps: gbps / 1000 }));
     const withModel = result.some((row) => row.fit !== undefined);
     const rows = result.map((row) =>
       h('tr', { dataset: { gpu: row.id } },
-        h('th', { scope: 'row' }, row.name),
-        h('td', {}, this.describe(row)),
-        [formatMemory(row.vram_gb, state.unit), formatBandwidth(row.bandwidth_gbps), row.monthly_usd === null ? '–' : formatUsd(row.monthly_usd),
+        h('th', { scope: 'row' }, bdi(row.name)),
+        h('td', {}, bdi(this.describe(row))),
+        [t('size.gb0', { bytes: row.vram_gb * BYTES_PER_GB }), bandwidth(row.bandwidth_gbps), row.monthly_usd === null ? '–' : t('size.usd', { usd: row.monthly_usd }),
           n(row.usd_per_gb_month, 2), n(row.gbps_per_usd_month, 2), n(row.usd_per_hour, 2),
-          ...(withModel ? [this.cards(row, state.unit), n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)] : []),
         ].map((text) => h('td', { class: 'num' }, bdi(text))),
+        // Why a card cannot hold the model is a sentence: it wraps, so the
+        // decode and price columns after it stay on screen.
+        withModel ? h('td', { class: row.fit ? 'num' : 'reason' }, bdi(this.cards(row))) : null,
+        withModel ? [n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)].map((text) => h('td', { class: 'num' }, bdi(text))) : null,
       ),
     );
-    const keys = ['gpu', 'memory', 'vram', 'bandwidth', 'monthly', 'perGb', 'perBandwidth', 'perHour', ...(withModel ? ['cards', 'decode', 'perMillion'] : [])];
+    const head = ['fleet.gpu', 'fleet.memory', 'fleet.vram', 'fleet.bandwidth', 'fleet.monthly', 'fleet.perGb', 'fleet.perBandwidth', 'fleet.perHour',
+      ...(withModel ? ['fleet.cards', 'fleet.decode', 'fleet.perMillion'] : [])].map((id) => t(id));
     const name = (list, id) => (list.find((x) => x.id === id) || { name: id }).name;
     const caption = withModel
       ? t('fleet.captionModel', { model: name(catalog.models, state.model), weights: state.weights === 'native' ? t('fleet.nativeWeights') : name(catalog.weight_formats, state.weights) })
       : t('fleet.caption');
-    return dataTable(t('view.fleet'), caption, keys.map((k) => t(`fleet.${k}`)), rows, { class: 'fleet' });
+    return dataTable(t('view.fleet'), caption, head, rows, { class: 'fleet' }, t('table.scrollCue'));
   }
 }

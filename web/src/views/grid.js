@@ -2,9 +2,10 @@
 // the memory needed and the cheapest card or set that holds it, with the
 // rules that excluded cheaper-looking ones.
 import { h } from '../dom.js';
-import { formatMemory, formatUsd } from '../format.js';
+import { BYTES_PER_GB } from '../format.js';
 import { gridRequest } from '../state.js';
-import { TableView, dataTable } from './common.js';
+import { TableView, bdi, dataTable } from './common.js';
+import { rentLink } from './rent-link.js';
 
 export class GridView extends TableView {
   constructor(ctx) {
@@ -20,12 +21,11 @@ export class GridView extends TableView {
     return gpu ? gpu.name : id;
   }
 
-  /** "8× MI300X $11,450", "H100 PCIe $1,490", or "5 nodes, by quote". */
-  pickText(pick) {
-    const { t } = this.ctx;
-    if (pick.by_quote) return t('grid.byQuote', { nodes: pick.nodes, per: Math.round(pick.count / pick.nodes), name: pick.name });
-    const name = pick.count > 1 ? t('grid.multi', { count: pick.count, name: pick.name }) : pick.name;
-    return t('grid.pick', { name, usd: formatUsd(pick.monthly_usd) });
+  /** "8× MI300X $11,450", "H100 PCIe $1,490", or "5 nodes, by quote", as a message. */
+  pick(pick) {
+    if (pick.by_quote) return { id: 'grid.byQuote', params: { nodes: pick.nodes, per: Math.round(pick.count / pick.nodes), name: pick.name } };
+    if (pick.count > 1) return { id: 'grid.pickMulti', params: { count: pick.count, name: pick.name, usd: pick.monthly_usd } };
+    return { id: 'grid.pick', params: { name: pick.name, usd: pick.monthly_usd } };
   }
 
   /** Why each cheaper-looking card or set was ruled out. */
@@ -34,16 +34,16 @@ export class GridView extends TableView {
     return h('ul', {}, excluded.map((x) => {
       const name = x.name || this.gpuName(x.gpu);
       const gpu = x.count > 1 ? t('grid.multi', { count: x.count, name }) : name;
-      return h('li', {}, t('grid.excludedItem', { gpu, usd: formatUsd(x.monthly_usd), reason: this.say(x.reason) }));
+      return h('li', { class: 'core-text', dir: 'auto' }, t('grid.excludedItem', { gpu, usd: x.monthly_usd, reason: x.reason }));
     }));
   }
 
-  cell(cell, unit) {
+  cell(cell) {
     const { t } = this.ctx;
-    this.say = this.ctx.say(unit);
+    const vram = cell.vram_gb * BYTES_PER_GB;
     const text = cell.pick
-      ? t('grid.cell', { vram: formatMemory(cell.vram_gb, unit), pick: this.pickText(cell.pick) }) + (cell.pick.tight ? t('grid.tight') : '')
-      : t('grid.cell', { vram: formatMemory(cell.vram_gb, unit), pick: t('grid.none') });
+      ? t(cell.pick.tight ? 'grid.cellTight' : 'grid.cell', { vram, pick: this.pick(cell.pick) })
+      : t('grid.cell', { vram, pick: { id: 'grid.none' } });
     const excluded = cell.excluded || [];
     let why = null;
     if (excluded.length) {
@@ -51,16 +51,19 @@ export class GridView extends TableView {
       why = h('details', { class: 'excluded' }, h('summary', {}, t('grid.excluded', { count: excluded.length })));
       why.addEventListener('toggle', () => why.append(this.reasons(excluded)), { once: true });
     }
-    return h('td', { dataset: { method: cell.method } }, h('bdi', { class: 'cell-main' }, text), why);
+    const pick = cell.pick && !cell.pick.by_quote
+      ? rentLink(this.ctx, { gpu: cell.pick.gpu, count: cell.pick.count, name: cell.pick.name, monthly_usd: cell.pick.monthly_usd ?? null }, 'grid')
+      : null;
+    return h('td', { dataset: { method: cell.method } }, h('bdi', { class: 'cell-main' }, text), pick, why);
   }
 
-  render(result, state) {
+  render(result) {
     const { t } = this.ctx;
     const methods = result.rows.length ? result.rows[0].cells.map((c) => c.method) : [];
     const rows = result.rows.map((row) =>
-      h('tr', { dataset: { model: row.model } }, h('th', { scope: 'row' }, row.name), row.cells.map((c) => this.cell(c, state.unit))),
+      h('tr', { dataset: { model: row.model } }, h('th', { scope: 'row' }, bdi(row.name)), row.cells.map((c) => this.cell(c))),
     );
-    return dataTable(t('view.grid'), t('grid.caption', { context: result.context.toLocaleString('en'), batch: result.batch }),
-      [t('grid.model'), ...methods.map((m) => t(`method.${m}`))], rows, { class: 'grid' });
+    return dataTable(t('view.grid'), t('grid.caption', { context: result.context, batch: result.batch }),
+      [t('grid.model'), ...methods.map((m) => t(`method.${m}`))], rows, { class: 'grid' }, t('table.scrollCue'));
   }
 }

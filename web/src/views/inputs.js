@@ -1,52 +1,69 @@
 // The inputs every view shares: the model (preset, custom shape or
 // config.json), formats, load, mode and its options, engine and its options,
 // the card. Built once; `sync` writes state into them without touching the
-// one that has focus, so typing never loses the caret.
+// one that has focus, so typing never loses the caret. Numbers are text
+// inputs shown in the language's digits (a number input shows Latin digits
+// whatever the page's language, and refuses Persian ones); what is typed in
+// any of the three digit systems is read back as Latin digits.
 import { readConfigText } from '../config.js';
+import { fileKind, hubFiles, readCheckpoint } from '../checkpoint.js';
 import { h, replace } from '../dom.js';
-import { problemText } from '../i18n.js';
+import { visibleInputs } from '../embed.js';
+import { problemMessage } from '../i18n.js';
+import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseNumber } from '../numbers.js';
+import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
   choicesOf, engineById, inputLimits, readOption, readParam,
 } from '../state.js';
 
+/**
+ * An engine's name in the picker: the guide's and the planner's conventions
+ * are sentences, worded from the catalog with the engine's own default; a
+ * product (vLLM, SGLang, llama.cpp) keeps its name.
+ */
+export function engineLabel(t, engine) {
+  const id = `engine.${engine.id}`;
+  const text = t(id, { size: { id: 'size.gbPlain', params: { gb: engine.defaults.overhead_gb } }, pct: engine.defaults.overhead_pct });
+  return text === id ? engine.name : text;
+}
+
 const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const LORA_ONLY = ['lora_rank', 'lora_targets'];
+// Token counts read "32k" as 32,768 (numbers.js); a typed value commits after this pause.
+const TOKEN_FIELDS = ['context', 'seq'];
+const TYPING_PAUSE_MS = 600;
 
 export class InputsPanel {
-  /** ctx: { t, catalog, state, change(patch, { push }), root } */
+  /** ctx: { t, catalog, state, open, change(patch, { push }), root } */
   constructor(ctx) {
     this.ctx = ctx;
     this.controls = {};
     this.fields = {};
     this.errors = {};
+    this.numeric = {};
     const { t, catalog } = ctx;
 
-    const groups = {};
-    for (const model of catalog.models) (groups[model.group] ||= []).push({ value: model.id, label: model.name });
-    this.modelGroups = [
-      ...Object.entries(groups).map(([group, options]) => ({ label: t(`group.${group}`), options })),
-      { label: t('group.own'), options: [{ value: CUSTOM, label: t('model.custom') }, { value: IMPORTED, label: t('model.config') }] },
-    ];
-    this.search = h('input', { id: 'search', type: 'search', autocomplete: 'off', 'aria-describedby': 'search-status' });
-    this.searchStatus = h('p', { id: 'search-status', class: 'hint', 'aria-live': 'polite' });
-    this.search.addEventListener('input', () => this.filterModels());
-    this.search.addEventListener('keydown', (event) => {
-      if (event.key !== 'Enter') return;
-      event.preventDefault();
-      const first = this.matches[0];
-      if (first && first !== this.ctx.state.model) this.pick('model', first, true);
+    this.picker = new ModelPicker({
+      t,
+      models: catalog.models,
+      own: [{ value: CUSTOM, label: t('model.custom') }, { value: IMPORTED, label: t('model.config') }],
+      onPick: (id) => {
+        if (id !== this.ctx.state.model) this.pick('model', id, true);
+      },
+      onConfig: () => this.file.focus(),
     });
 
     const select = (name, options) =>
       this.control(name, h('select', {}, options.map(([value, label]) => h('option', { value }, label))));
-    // Limits from the core's schema: the same range the core checks.
-    const number = (name, attrs = {}) =>
-      this.control(name, h('input', { type: 'number', inputmode: 'numeric', min: 1, step: 1, ...inputLimits(catalog, name), ...attrs }));
+    const number = (name, { integer = true } = {}) => {
+      const tokens = TOKEN_FIELDS.includes(name);
+      this.numeric[name] = { integer, suffixes: tokens ? 'tokens' : 'count' };
+      // Token fields keep the letter keyboard on phones, for "32k".
+      return this.control(name, h('input', { type: 'text', inputmode: tokens ? 'text' : 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } }));
+    };
     const check = (name) => this.control(name, h('input', { type: 'checkbox' }), 'checked');
 
-    select('model', []);
-    this.filterModels();
     const weights = [['native', t('input.weights.native')], ...catalog.weight_formats.map((f) => [f.id, f.name])];
     select('weights', weights);
     select('kv', catalog.kv_formats.map((f) => [f.id, f.name]));
@@ -60,20 +77,20 @@ export class InputsPanel {
     check('checkpointing');
     check('flash_attention');
     const { min: zeroMin, max: zeroMax } = inputLimits(catalog, 'zero');
-    select('zero', Array.from({ length: zeroMax - zeroMin + 1 }, (_, i) => zeroMin + i).map((z) => [String(z), t(`zero.${z}`)]));
+    select('zero', Array.from({ length: zeroMax - zeroMin + 1 }, (_, i) => zeroMin + i).map((z) => [String(z), t(`zero.${z}`, { stage: z })]));
     check('offload_optimizer');
     select('finetune_profile', choicesOf(catalog, 'finetune_profile').map((p) => [p, t(`profile.${p}`)]));
-    select('engine', catalog.engines.map((e) => [e.id, e.name]));
+    select('engine', catalog.engines.map((e) => [e.id, engineLabel(t, e)]));
     const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
     for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
       const list = catalog.gpus.filter((g) => (g.monthly_usd != null || g.hourly_usd != null) === rentable);
-      if (list.length) gpus.append(h('optgroup', { label }, list.map((g) => h('option', { value: g.id }, t('gpu.option', { name: g.name, gb: g.vram_gb })))));
+      if (list.length) gpus.append(h('optgroup', { label }, list.map((g) => h('option', { value: g.id }, t('gpu.option', { name: g.name, size: { id: 'size.gbPlain', params: { gb: g.vram_gb } } })))));
     }
     this.control('gpu', gpus);
     number('gpu_count');
-    number('usable_fraction', { inputmode: 'decimal' });
+    number('usable_fraction', { integer: false });
     for (const name of Object.keys(SHAPE)) number(name);
-    number('params', { inputmode: 'decimal' });
+    number('params', { integer: false });
 
     // LoRA targets: a group of checkboxes, one state value.
     this.targets = choicesOf(catalog, 'lora_targets').map((target) => {
@@ -89,10 +106,21 @@ export class InputsPanel {
     );
 
     // config.json: choose a file, drop one anywhere on the panel, or paste.
-    this.file = h('input', { id: 'config-file', type: 'file', accept: '.json,application/json' });
-    this.file.addEventListener('change', () => {
-      if (this.file.files[0]) this.loadFile(this.file.files[0]);
-    });
+    // The browser words a file input's button and status in its own
+    // language, not the page's: the input is hidden (still focusable) and
+    // its label, in the page's words, is the button.
+    this.file = h('input', { id: 'config-file', type: 'file', class: 'file visually-hidden', multiple: true, accept: '.json,application/json,.gguf,.safetensors' });
+    this.file.addEventListener('change', () => this.loadFiles(this.file.files));
+    this.checkpointInfo = h('p', { id: 'checkpoint-info', class: 'hint', 'aria-live': 'polite', hidden: true });
+    // A Hugging Face model id, fetched only when the user asks (web/src/checkpoint.js hubFiles).
+    this.hubId = h('input', { id: 'hub-id', type: 'text', spellcheck: 'false', dir: 'ltr', placeholder: 'Qwen/Qwen3-32B-AWQ' });
+    this.hubToken = h('input', { id: 'hub-token', type: 'password', autocomplete: 'off', dir: 'ltr' });
+    this.hub = ctx.network
+      ? h('details', { class: 'hub' }, h('summary', {}, t('hub.title')),
+        h('div', { class: 'field' }, h('label', { for: this.hubId.id }, t('hub.id')), this.hubId),
+        h('div', { class: 'field' }, h('label', { for: this.hubToken.id }, t('hub.token')), this.hubToken, h('p', { class: 'hint' }, t('hub.tokenHint'))),
+        h('button', { id: 'hub-load', type: 'button', onclick: () => this.loadHub() }, t('hub.load')))
+      : null;
     this.paste = h('textarea', { id: 'config-text', rows: 5, spellcheck: 'false', 'aria-describedby': 'config-error' });
     this.paste.addEventListener('input', () => this.loadText(this.paste.value, t('config.pasted'), false));
     this.paste.addEventListener('change', () => this.loadText(this.paste.value, t('config.pasted'), true));
@@ -102,24 +130,27 @@ export class InputsPanel {
     this.shownEngine = null;
 
     const f = (name) => this.fields[name];
+    this.groups = {};
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
+    this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), f('batch'), f('engine'), this.engineOptions),
+      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('engine'), this.engineOptions),
       finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), LORA_ONLY.map(f), FINETUNE_ONLY.slice(3).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
     };
     this.element = h('form', { class: 'inputs', 'aria-label': t('input.panel'), onsubmit: (e) => e.preventDefault() },
-      section('input.modelGroup',
-        h('div', { class: 'field' }, h('label', { for: this.search.id }, t('input.search')), this.search, this.searchStatus),
-        f('model'),
+      this.groups.model = section('input.modelGroup',
+        this.picker.element,
         this.sections.custom,
-        h('div', { class: 'field drop' }, h('label', { for: this.file.id }, t('input.configFile')), this.file, h('p', { class: 'hint' }, t('input.configDrop'))),
-        h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste),
+        h('div', { class: 'field drop' }, this.file, h('label', { for: this.file.id, class: 'file-button' }, t('input.configFile')), h('p', { class: 'hint' }, t('input.configDrop')), h('p', { class: 'hint' }, t('input.checkpointHint'))),
+        this.pasteBox,
+        this.hub,
+        this.checkpointInfo,
         this.configError,
       ),
-      section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
-      section('input.hardware', f('gpu'), f('gpu_count'), this.sections.devices),
+      this.groups.workload = section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
+      this.groups.hardware = section('input.hardware', f('gpu'), f('gpu_count'), this.sections.devices),
     );
     this.element.addEventListener('dragover', (event) => {
       event.preventDefault();
@@ -129,10 +160,28 @@ export class InputsPanel {
     this.element.addEventListener('drop', (event) => {
       event.preventDefault();
       this.element.classList.remove('dragging');
-      const file = event.dataTransfer && event.dataTransfer.files[0];
-      if (file) this.loadFile(file);
+      const files = event.dataTransfer && event.dataTransfer.files;
+      if (files && files.length) this.loadFiles(files);
       else if (event.dataTransfer) this.loadText(event.dataTransfer.getData('text/plain'), t('config.dropped'), true);
     });
+  }
+
+  /** A <details> whose open state is kept in ctx.open under `key`, across rebuilds. */
+  remember(details, key, openByDefault = false) {
+    const open = this.ctx.open;
+    const known = open.has(key) || open.has(`closed:${key}`);
+    details.open = known ? open.has(key) : openByDefault;
+    details.dataset.key = key;
+    details.addEventListener('toggle', () => {
+      open.delete(details.open ? `closed:${key}` : key);
+      open.add(details.open ? key : `closed:${key}`);
+    });
+    return details;
+  }
+
+  /** What the panel it replaces held that the state does not: the paste box. */
+  carry(before) {
+    if (before.paste.value && !this.paste.value) this.paste.value = before.paste.value;
   }
 
   errorNode(name) {
@@ -146,23 +195,93 @@ export class InputsPanel {
     el.setAttribute('aria-describedby', `${name}-error`);
     this.controls[name] = { el, prop };
     const label = h('label', { for: el.id }, this.ctx.t(`input.${name}`));
+    if (el.dataset.number !== undefined) {
+      // Only digits (any of the three systems) and separators get typed in.
+      el.addEventListener('beforeinput', (event) => {
+        if (event.data && !TYPED_CHARS.test(event.data)) event.preventDefault();
+      });
+    }
     this.fields[name] = prop === 'checked'
       ? h('div', { class: 'field check' }, el, label, this.errorNode(name))
       : h('div', { class: 'field' }, label, el, this.errorNode(name));
+    if (this.numberSpec(name)) {
+      this.typing(name, el);
+      return el;
+    }
     el.addEventListener('input', () => this.commit(name, false));
     el.addEventListener('change', () => this.commit(name, true));
     return el;
   }
 
+  /**
+   * A number field commits on change, Enter or blur, and after a short pause
+   * on a value that reads: never on each keystroke, so the "1" of "1e5" or
+   * the "32" of "32k" never reaches the answer or the address.
+   */
+  typing(name, el) {
+    const timers = (this.timers ||= {});
+    const stop = () => clearTimeout(timers[name]);
+    el.addEventListener('input', () => {
+      stop();
+      if (!parseNumber(el.value, this.numberSpec(name)).error) timers[name] = setTimeout(() => this.commit(name, false), TYPING_PAUSE_MS);
+    });
+    el.addEventListener('change', () => {
+      stop();
+      this.commit(name, true);
+    });
+    el.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      stop();
+      this.commit(name, true);
+    });
+  }
+
+  /**
+   * How a number field reads what is typed (numbers.js): the panel's own
+   * fields by kind, an engine's options as plain decimals; null for others.
+   */
+  numberSpec(name) {
+    if (this.numeric[name]) return this.numeric[name];
+    const control = this.controls[name];
+    return control && control.el.dataset.number !== undefined ? { integer: false } : null;
+  }
+
+  /** Buttons for the common context sizes: 4k ... 128k tokens. */
+  contextPicks() {
+    const { t } = this.ctx;
+    return (this.picks = h('div', { class: 'picks', role: 'group', 'aria-label': t('input.contextPicks') },
+      CONTEXT_PICKS.map((tokens) => h('button', {
+        type: 'button', class: 'pick', dataset: { tokens },
+        onclick: () => {
+          this.showFieldError('context', null);
+          this.ctx.change({ context: tokens }, { push: true });
+        },
+      }, t('input.contextPick', { k: tokens / SUFFIXES.tokens.k })))));
+  }
+
   /** Reads a control, validates it like a URL parameter, and applies it. */
   commit(name, push) {
     const { el, prop } = this.controls[name];
-    const raw = prop === 'checked' ? String(el.checked) : el.value;
+    let raw = prop === 'checked' ? String(el.checked) : el.value;
+    const numeric = this.numberSpec(name);
+    if (numeric) {
+      // "32k", "32,768", "٣٢٬٧٦٨" to 32768; empty goes on to the schema, which
+      // takes it where a field is optional.
+      const read = parseNumber(raw, numeric);
+      if (read.error && read.error.code !== 'empty') {
+        const value = raw.trim().slice(0, 40);
+        // A token field names the forms it reads.
+        const problem = numeric.suffixes === 'tokens' && read.error.code === 'notNumber' ? { code: 'notTyped', value } : { ...read.error, value };
+        this.showFieldError(name, this.ctx.t('error.input', { problem: problemMessage(problem) }));
+        return;
+      }
+      raw = read.error ? '' : String(read.value);
+    }
     const { value, error } = name.startsWith('opt.')
       ? readOption(engineById(this.ctx.catalog, this.ctx.state.engine), name.slice(4), raw, this.ctx.catalog)
       : readParam(name, raw, this.ctx.catalog);
     if (error) {
-      this.showFieldError(name, this.ctx.t('error.input', { problem: problemText(this.ctx.t, error) }));
+      this.showFieldError(name, this.ctx.t('error.input', { problem: problemMessage(error) }));
       return;
     }
     this.showFieldError(name, null);
@@ -176,7 +295,7 @@ export class InputsPanel {
   pick(name, value, push) {
     if (name === 'model' && value === IMPORTED && !this.ctx.state.config) {
       this.showConfigError(this.ctx.t('config.none'));
-      this.sync(this.ctx.state);
+      this.picker.sync(this.ctx.state.model, false);
       return;
     }
     const patch = { [name]: value };
@@ -215,7 +334,53 @@ export class InputsPanel {
     try {
       this.loadText(await file.text(), file.name, true);
     } catch (error) {
-      this.showConfigError(t('config.error', { source: file.name, problem: error.message }));
+      this.showConfigError(t('config.error', { source: file.name, problem: { id: 'error.plain', params: { message: error.message } } }));
+    }
+  }
+
+  /** A config.json alone, or a checkpoint's files (GGUF, safetensors, index, config). */
+  loadFiles(list) {
+    const files = [...(list || [])];
+    if (!files.length) return;
+    if (files.length === 1 && fileKind(files[0].name) !== 'gguf' && fileKind(files[0].name) !== 'safetensors') {
+      this.loadFile(files[0]);
+    } else {
+      this.loadCheckpoint(files);
+    }
+  }
+
+  /** Fetches config.json, the index and the safetensors headers of a Hub model, on request. */
+  async loadHub() {
+    const { t } = this.ctx;
+    this.showConfigError(null);
+    this.checkpointInfo.hidden = false;
+    this.checkpointInfo.textContent = t('hub.fetching', { id: this.hubId.value.trim() });
+    try {
+      // The token lives in this input only: never in the state, the address or storage.
+      await this.loadCheckpoint(await hubFiles(this.hubId.value, { token: this.hubToken.value.trim() }), this.hubId.value.trim());
+    } catch (error) {
+      this.checkpointInfo.hidden = true;
+      this.showConfigError(t('config.error', { source: this.hubId.value.trim() || t('hub.id'), problem: problemMessage(error.problem || { code: 'hubNetwork' }) }));
+    }
+  }
+
+  /** Reads the files' headers (never their data) and applies the checkpoint. */
+  async loadCheckpoint(files, name) {
+    const { t } = this.ctx;
+    this.showConfigError(null);
+    this.checkpointInfo.hidden = false;
+    this.checkpointInfo.textContent = t('checkpoint.reading', { count: files.length });
+    try {
+      const core = await this.ctx.core;
+      const read = await readCheckpoint(files, core);
+      const mix = read.summary.by_type.map((m) => ({ id: 'checkpoint.type', params: { type: m.type, bytes: m.gb * 1e9 } }));
+      this.checkpointInfo.textContent = t('checkpoint.mix', { kind: read.kind, files: read.checkpoint.files.length, mix });
+      this.ctx.change({ model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint }, { push: true });
+      if (name) this.checkpointInfo.textContent = `${name}: ${this.checkpointInfo.textContent}`;
+    } catch (error) {
+      this.checkpointInfo.hidden = true;
+      const problem = error.problem ? problemMessage(error.problem) : { id: 'checkpoint.core', params: { field: error.field || '', message: error.message } };
+      this.showConfigError(t('config.error', { source: error.source || error.problem?.source || t('checkpoint.files'), problem }));
     }
   }
 
@@ -223,31 +388,12 @@ export class InputsPanel {
   loadText(text, source, push) {
     const { value, error } = readConfigText(text);
     if (error) {
-      this.showConfigError(this.ctx.t('config.error', { source, problem: problemText(this.ctx.t, error) }));
+      this.showConfigError(this.ctx.t('config.error', { source, problem: problemMessage(error) }));
       return;
     }
     this.showConfigError(null);
-    this.ctx.change({ model: IMPORTED, config: JSON.stringify(value) }, { push });
-  }
-
-  filterModels() {
-    const { t } = this.ctx;
-    const query = this.search.value.trim().toLowerCase();
-    const current = this.ctx.state.model;
-    this.matches = [];
-    const groups = this.modelGroups.map((group) => {
-      const options = group.options.filter((o) => {
-        const match = !query || o.label.toLowerCase().includes(query) || o.value.includes(query);
-        if (match) this.matches.push(o.value);
-        return match || o.value === current;
-      });
-      return options.length
-        ? h('optgroup', { label: group.label }, options.map((o) => h('option', { value: o.value, selected: o.value === current }, o.label)))
-        : null;
-    });
-    replace(this.controls.model.el, groups);
-    this.controls.model.el.value = current;
-    this.searchStatus.textContent = query ? t('input.searchStatus', { count: this.matches.length }) : '';
+    this.checkpointInfo.hidden = true;
+    this.ctx.change({ model: IMPORTED, config: JSON.stringify(value), checkpoint: null }, { push });
   }
 
   /** The engine's knobs as inputs, rebuilt only when the engine changes. */
@@ -256,10 +402,10 @@ export class InputsPanel {
     for (const name of Object.keys(this.controls)) if (name.startsWith('opt.')) delete this.controls[name];
     const fields = Object.entries(engine.defaults).map(([key, value]) => {
       const name = `opt.${key}`;
-      const label = t(`option.${key}`) === `option.${key}` ? key : t(`option.${key}`);
+      const label = t(`option.${key}`);
       const input = typeof value === 'boolean'
         ? h('input', { type: 'checkbox' })
-        : h('input', { type: 'number', inputmode: 'decimal', ...inputLimits(this.ctx.catalog, key, engine.id) });
+        : h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } });
       this.control(name, input, typeof value === 'boolean' ? 'checked' : 'value');
       this.fields[name].querySelector('label').textContent = label;
       return this.fields[name];
@@ -267,9 +413,10 @@ export class InputsPanel {
     const sources = Object.entries(engine.option_sources || {});
     // Few people change these: closed by default, except the guide's one knob.
     replace(this.engineOptions, fields.length
-      ? h('details', { open: fields.length === 1 }, h('summary', {}, t('input.engineOptions', { engine: engine.name })),
+      ? this.remember(h('details', {}, h('summary', {}, t('input.engineOptions', { engine: engineLabel(t, engine) })),
           h('div', { class: 'stack' }, fields),
-          sources.length ? h('details', {}, h('summary', {}, t('input.engineSources')), h('dl', { class: 'sources' }, sources.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))) : null)
+          // The sources are the data's own citations, in the data's language.
+          sources.length ? this.remember(h('details', {}, h('summary', {}, t('input.engineSources')), h('dl', { class: 'sources', dir: 'ltr', lang: 'en' }, sources.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))), `sources-${engine.id}`) : null), `engine-${engine.id}`, fields.length === 1)
       : null);
     this.shownEngine = engine.id;
   }
@@ -279,24 +426,46 @@ export class InputsPanel {
     const focused = this.ctx.root.activeElement;
     const engine = engineById(this.ctx.catalog, state.engine);
     if (engine && this.shownEngine !== engine.id) this.buildEngineOptions(engine);
-    if (focused !== this.search && this.controls.model.el.value !== state.model) this.filterModels();
+    this.picker.sync(state.model, focused === this.picker.input);
     for (const [name, { el, prop }] of Object.entries(this.controls)) {
       if (el === focused || name === 'lora_targets') continue;
       let value = name.startsWith('opt.') ? state.opts[name.slice(4)] ?? engine.defaults[name.slice(4)] : state[name];
       if (prop === 'checked') el.checked = Boolean(value);
-      else if (el.value !== String(value ?? '')) el.value = value ?? '';
+      else {
+        const shown = el.dataset.number !== undefined ? this.ctx.t.number(value) : String(value ?? '');
+        if (el.value !== shown) el.value = shown;
+      }
       this.showFieldError(name, null);
     }
     for (const box of this.targets) box.checked = state.lora_targets.includes(box.value);
+    for (const pick of this.picks.children) pick.setAttribute('aria-pressed', String(Number(pick.dataset.tokens) === state.context));
     if (focused !== this.paste && state.model === IMPORTED && this.paste.value.replace(/\s/g, '') !== state.config.replace(/\s/g, '')) {
       this.paste.value = state.config;
     }
-    const finetune = state.mode !== 'inference';
+    this.showFor(state);
+  }
+
+  /**
+   * Only the inputs that change the view show (embed.js VIEW_INPUTS), and
+   * of those only the ones the host's `inputs` attribute names; the mode
+   * brings its fine-tuning options, the card its count.
+   */
+  showFor(state) {
+    const show = visibleInputs(state.view, this.ctx.inputs);
+    // Only the calculator has a fine-tuning mode; the tables read the inference inputs.
+    const finetune = state.view === 'calculator' && state.mode !== 'inference';
     this.sections.inference.hidden = finetune;
-    this.sections.finetune.hidden = !finetune;
+    this.sections.finetune.hidden = !finetune || !show.has('mode');
+    for (const name of ['weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu']) this.fields[name].hidden = !show.has(name);
+    this.picks.hidden = !show.has('context');
+    this.engineOptions.hidden = !show.has('engine');
     for (const name of LORA_ONLY) this.fields[name].hidden = state.mode === 'full';
     this.sections.custom.hidden = state.model !== CUSTOM;
-    this.sections.devices.hidden = state.view !== 'devices';
-    this.fields.gpu_count.hidden = !state.gpu;
+    this.sections.devices.hidden = !show.has('usable_fraction');
+    this.fields.gpu_count.hidden = !state.gpu || !show.has('gpu');
+    this.groups.model.hidden = !show.has('model');
+    this.groups.workload.hidden = !['weights', 'kv', 'context', 'batch', 'mode', 'engine'].some((name) => show.has(name));
+    this.groups.hardware.hidden = !show.has('gpu') && !show.has('usable_fraction');
+    this.element.hidden = !show.size;
   }
 }

@@ -1,0 +1,186 @@
+#include "checkpoint_files.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "args.hpp"
+#include "vram/checkpoint.hpp"
+#include "vram/error.hpp"
+#include "vram/safetensors.hpp"
+
+namespace vramcli {
+
+using nlohmann::json;
+
+namespace {
+
+bool is_flag(const std::string& arg) { return arg.rfind("--", 0) == 0; }
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+/** A file's header: read 1 MiB, then whatever the core says it needs. */
+json inspect_path(const std::string& kind, const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw UsageError("--" + kind + ": cannot read '" + path + "'");
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  std::uint64_t want = std::min<std::uint64_t>(size, 1u << 20);
+  std::string bytes;
+  for (;;) {
+    if (want > bytes.max_size())
+      throw UsageError("--" + kind + ": header too large in '" + path + "'");
+    bytes.resize(static_cast<std::size_t>(want));
+    in.seekg(0);
+    in.read(bytes.data(), static_cast<std::streamsize>(want));
+    if (static_cast<std::uint64_t>(in.gcount()) != want) {
+      throw UsageError("--" + kind + ": cannot read '" + path + "'");
+    }
+    json out = json::parse(vram::inspect(kind, bytes, static_cast<double>(size)));
+    const json* error = out.contains("error") ? &out["error"] : nullptr;
+    if (error == nullptr) {
+      out["path"] = path;
+      return out;
+    }
+    const std::string code = error->at("code").get<std::string>();
+    if (code == "truncated" && want < size) {
+      // Grow at least twofold: a header of n key-values needs at most log n reads.
+      want = std::min<std::uint64_t>(
+          size, std::max<std::uint64_t>(error->at("needed_bytes").get<std::uint64_t>(), 2 * want));
+      continue;
+    }
+    throw vram::Error(code, error->at("field").get<std::string>(),
+                      path + ": " + error->at("message").get<std::string>());
+  }
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+}  // namespace
+
+CheckpointArgs take_checkpoint_args(std::vector<std::string>& args) {
+  CheckpointArgs out;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--gguf" || arg == "--index") {
+      if (i + 1 >= args.size() || is_flag(args[i + 1])) throw UsageError(arg + " needs a path");
+      if (arg == "--gguf") {
+        out.gguf.push_back(args[++i]);
+      } else {
+        if (!out.index.empty()) throw UsageError("--index is given twice");
+        out.index = args[++i];
+      }
+    } else if (arg == "--safetensors") {
+      const std::size_t before = out.safetensors.size();
+      while (i + 1 < args.size() && !is_flag(args[i + 1])) out.safetensors.push_back(args[++i]);
+      if (out.safetensors.size() == before)
+        throw UsageError("--safetensors needs one or more paths");
+    } else {
+      rest.push_back(arg);
+    }
+  }
+  if (!out.gguf.empty() && (!out.safetensors.empty() || !out.index.empty())) {
+    throw UsageError("--gguf and --safetensors/--index describe different checkpoints: give one");
+  }
+  if (!out.index.empty() && !out.safetensors.empty()) {
+    throw UsageError("--index lists the safetensors files itself: drop --safetensors");
+  }
+  args = rest;
+  return out;
+}
+
+std::vector<json> inspect_files(const CheckpointArgs& files) {
+  std::vector<json> out;
+  for (const std::string& path : files.gguf) out.push_back(inspect_path("gguf", path));
+  std::vector<std::string> shards = files.safetensors;
+  if (!files.index.empty()) {
+    json index;
+    try {
+      index = json::parse(read_file(files.index, "--index"));
+    } catch (const json::parse_error& e) {
+      throw UsageError("--index: '" + files.index + "' is not JSON: " + e.what());
+    }
+    const vram::safetensors::Index parsed = vram::safetensors::read_index(index);
+    for (const std::string& file : parsed.files) {
+      if (file.find('/') != std::string::npos || file.find("..") != std::string::npos) {
+        throw vram::Error("invalid_index", "index.weight_map",
+                          "weight_map names a file outside the index's folder: '" + file + "'");
+      }
+      shards.push_back(directory_of(files.index) + file);
+    }
+  }
+  for (const std::string& path : shards) out.push_back(inspect_path("safetensors", path));
+  return out;
+}
+
+json checkpoint_request(const std::vector<json>& inspections) {
+  json files = json::array();
+  json config;
+  for (const json& inspection : inspections) {
+    files.push_back(inspection.at("file"));
+    if (inspection.contains("config_error")) {
+      const json& e = inspection["config_error"];
+      throw vram::Error(e.at("code").get<std::string>(), e.at("field").get<std::string>(),
+                        e.at("message").get<std::string>());
+    }
+    if (inspection.contains("config") && config.is_null()) config = inspection["config"];
+  }
+  json out = {{"files", files}};
+  if (!config.is_null()) out["config"] = config;
+  return out;
+}
+
+std::string render_inspection(const std::vector<json>& inspections) {
+  std::ostringstream out;
+  std::map<std::string, double> bytes_by_type;
+  std::map<std::string, double> elements_by_type;
+  std::map<std::string, double> by_component;
+  double total = 0;
+  for (const json& i : inspections) {
+    const json& file = i.at("file");
+    out << i.value("path", std::string("(bytes)")) << ": " << file.at("format").get<std::string>()
+        << ", " << file.at("tensor_count").get<double>() << " tensors, "
+        << fixed(file.at("bytes").get<double>() / 1e9, 2) << " GB";
+    if (file.contains("split")) {
+      out << " (part " << file["split"]["no"].get<int>() + 1 << " of "
+          << file["split"]["count"].get<int>() << ")";
+    }
+    if (i.contains("config")) out << ", " << i["config"]["model_type"].get<std::string>();
+    out << "\n";
+    for (auto it = file.at("by_type").begin(); it != file.at("by_type").end(); ++it) {
+      bytes_by_type[it.key()] += it->at("bytes").get<double>();
+      elements_by_type[it.key()] += it->at("elements").get<double>();
+    }
+    for (auto it = file.at("by_component").begin(); it != file.at("by_component").end(); ++it)
+      by_component[it.key()] += it->at("bytes").get<double>();
+    total += file.at("bytes").get<double>();
+  }
+  std::vector<std::pair<std::string, double>> types(bytes_by_type.begin(), bytes_by_type.end());
+  std::stable_sort(types.begin(), types.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  out << "\nType mix (" << fixed(total / 1e9, 2) << " GB):\n";
+  for (const auto& [type, bytes] : types) {
+    const double elements = elements_by_type[type];
+    out << "  " << std::left << std::setw(12) << type << std::right << std::setw(10)
+        << fixed(bytes / 1e9, 2) << " GB  "
+        << (elements > 0 ? fixed(bytes * 8 / elements, 2) : std::string("-"))
+        << " bits per element\n";
+  }
+  out << "\nBy component:\n";
+  for (const auto& [component, bytes] : by_component) {
+    out << "  " << std::left << std::setw(12) << component << std::right << std::setw(10)
+        << fixed(bytes / 1e9, 2) << " GB\n";
+  }
+  return out.str();
+}
+
+}  // namespace vramcli

@@ -1,0 +1,582 @@
+#include "vram/checkpoint.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+#include <optional>
+#include <set>
+
+#include "json_read.hpp"
+#include "vram/error.hpp"
+#include "vram/units.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+namespace jr = json_read;
+
+namespace {
+
+const std::vector<std::string> kComponents = {"embeddings", "attention", "mlp", "experts",
+                                              "norms",      "lm_head",   "ssm", "other"};
+
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// --- GGUF metadata, read with the key named on error -------------------------
+
+constexpr std::uint32_t kGgufString = 8;
+constexpr std::uint32_t kGgufArray = 9;
+
+bool is_number_type(std::uint32_t type) {
+  return type <= 6 || (type >= 10 && type <= 12);  // every integer and float type
+}
+
+[[noreturn]] void bad_key(const std::string& key, const std::string& why) {
+  throw Error("invalid_gguf", "gguf.metadata." + key, "metadata '" + key + "' " + why);
+}
+
+/**
+ * A whole number, or the largest of a per-layer array (head_count_kv of
+ * hybrid models holds 0 for recurrent layers).
+ */
+std::optional<std::int64_t> meta_int(const gguf::Header& h, const std::string& key) {
+  const gguf::KeyValue* kv = h.find(key);
+  if (kv == nullptr) return std::nullopt;
+  auto as_int = [&](const json& v) -> std::int64_t {
+    if (!v.is_number()) bad_key(key, "must be a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < 0 || d > 1e15 || d != std::floor(d))
+      bad_key(key, "must be a whole number from 0 to 10^15");
+    return static_cast<std::int64_t>(d);
+  };
+  if (kv->type == kGgufArray) {
+    if (!kv->value_kept || !is_number_type(kv->array_type) || kv->array_length == 0)
+      bad_key(key, "must be a number or a short list of numbers");
+    std::int64_t most = 0;
+    for (const json& v : kv->value) most = std::max(most, as_int(v));
+    return most;
+  }
+  if (!is_number_type(kv->type)) bad_key(key, "must be a number");
+  return as_int(kv->value);
+}
+
+std::optional<std::string> meta_string(const gguf::Header& h, const std::string& key) {
+  const gguf::KeyValue* kv = h.find(key);
+  if (kv == nullptr) return std::nullopt;
+  if (kv->type != kGgufString) bad_key(key, "must be a string");
+  return kv->value.get<std::string>();
+}
+
+/** llama.cpp architecture names -> Hugging Face model_type. */
+std::string model_type_for(const std::string& arch, const gguf::Header& h) {
+  const std::int64_t experts = meta_int(h, arch + ".expert_count").value_or(0);
+  if (arch == "llama") return experts > 0 ? "mixtral" : "llama";
+  if (arch == "qwen2moe") return "qwen2_moe";
+  if (arch == "qwen3moe") return "qwen3_moe";
+  if (arch == "gemma3") return "gemma3_text";
+  if (arch == "deepseek2") {
+    // DeepSeek V3 routes by sigmoid (expert_gating_func 2), V2 by softmax.
+    return meta_int(h, arch + ".expert_gating_func").value_or(1) == 2 ? "deepseek_v3"
+                                                                      : "deepseek_v2";
+  }
+  if (arch == "gpt-oss") return "gpt_oss";
+  if (arch == "command-r") return "cohere";
+  if (arch == "glm4moe") return "glm4_moe";
+  if (arch == "gptneox") return "gpt_neox";
+  return arch;  // qwen2, qwen3, gemma, gemma2, phi3, falcon, cohere2, mistral...
+}
+
+const gguf::TensorInfo* find_tensor(const gguf::Header& h, std::string_view name) {
+  for (const gguf::TensorInfo& t : h.tensors) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+json totals_json(const TensorTotals& t) { return {{"bytes", t.bytes}, {"elements", t.elements}}; }
+
+json file_summary(const std::string& format, std::int64_t count,
+                  const std::map<std::string, TensorTotals>& by_type,
+                  const std::map<std::string, TensorTotals>& by_component) {
+  TensorTotals all;
+  json types = json::object();
+  for (const auto& [type, t] : by_type) {
+    types[type] = totals_json(t);
+    all.bytes += t.bytes;
+    all.elements += t.elements;
+  }
+  json components = json::object();
+  for (const auto& [component, t] : by_component) components[component] = totals_json(t);
+  return {{"format", format},         {"tensor_count", count}, {"bytes", all.bytes},
+          {"elements", all.elements}, {"by_type", types},      {"by_component", components}};
+}
+
+json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
+  const gguf::Header h = gguf::read_header(bytes, file_size);
+  json metadata = json::object();
+  const char* kTypeNames[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
+                              "bool",  "string", "array",  "uint64", "int64",  "float64"};
+  for (const gguf::KeyValue& kv : h.metadata) {
+    if (kv.value_kept) {
+      metadata[kv.key] = kv.value;
+    } else {
+      metadata[kv.key] = {
+          {"type", "array"}, {"element", kTypeNames[kv.array_type]}, {"length", kv.array_length}};
+    }
+  }
+  json tensors = json::array();
+  std::map<std::string, TensorTotals> by_type;
+  std::map<std::string, TensorTotals> by_component;
+  for (const gguf::TensorInfo& t : h.tensors) {
+    const char* type = gguf::find_type(t.type)->name;
+    tensors.push_back({{"name", t.name},
+                       {"type", type},
+                       {"shape", t.shape},
+                       {"offset", t.offset},
+                       {"bytes", t.bytes}});
+    const auto b = static_cast<double>(t.bytes);
+    const auto e = static_cast<double>(t.elements);
+    by_type[type].bytes += b;
+    by_type[type].elements += e;
+    TensorTotals& c = by_component[tensor_component(t.name)];
+    c.bytes += b;
+    c.elements += e;
+  }
+  json file =
+      file_summary("gguf", static_cast<std::int64_t>(h.tensors.size()), by_type, by_component);
+  const auto split_count = meta_int(h, "split.count");
+  if (split_count && *split_count > 1) {
+    const auto no = meta_int(h, "split.no");
+    if (!no || *no >= *split_count) bad_key("split.no", "must be below split.count");
+    file["split"] = {{"no", *no}, {"count", *split_count}};
+    if (const auto total = meta_int(h, "split.tensors.count")) file["split"]["tensors"] = *total;
+  }
+  json out = {{"format", "gguf"},           {"version", h.version},
+              {"alignment", h.alignment},   {"header_bytes", h.data_offset},
+              {"data_bytes", h.data_bytes}, {"metadata", metadata},
+              {"tensors", tensors},         {"file", file}};
+  // Split parts after the first carry only split.* keys: no shape of their own.
+  if (h.find("general.architecture") != nullptr) {
+    // The tensors stand on their own; a shape the importer cannot read is
+    // reported beside them, not instead of them.
+    try {
+      out["config"] = gguf_config(h);
+    } catch (const Error& e) {
+      out["config_error"] = {{"code", e.code()}, {"field", e.field()}, {"message", e.what()}};
+    }
+  }
+  return out;
+}
+
+json inspect_safetensors(std::string_view bytes, std::uint64_t file_size) {
+  const safetensors::Header h = safetensors::read_header(bytes, file_size);
+  json tensors = json::array();
+  std::map<std::string, TensorTotals> by_type;
+  std::map<std::string, TensorTotals> by_component;
+  for (const safetensors::TensorInfo& t : h.tensors) {
+    tensors.push_back({{"name", t.name},
+                       {"dtype", t.dtype},
+                       {"shape", t.shape},
+                       {"data_offsets", {t.begin, t.end}}});
+    const auto b = static_cast<double>(t.bytes());
+    const auto e = static_cast<double>(t.elements);
+    by_type[t.dtype].bytes += b;
+    by_type[t.dtype].elements += e;
+    TensorTotals& c = by_component[tensor_component(t.name)];
+    c.bytes += b;
+    c.elements += e;
+  }
+  return {{"format", "safetensors"},
+          {"header_bytes", h.header_bytes},
+          {"data_bytes", h.data_bytes},
+          {"metadata", h.metadata},
+          {"tensors", tensors},
+          {"file", file_summary("safetensors", static_cast<std::int64_t>(h.tensors.size()), by_type,
+                                by_component)}};
+}
+
+double checked_amount(const json& object, const char* key, const std::string& prefix) {
+  const double v = jr::get_number(object, key, prefix);
+  if (!std::isfinite(v) || v < 0 || v > 1e16 || v != std::floor(v)) {
+    const std::string field = jr::field_path(prefix, key);
+    throw Error("invalid_value", field, field + " must be a whole number from 0 to 10^16");
+  }
+  return v;
+}
+
+TensorTotals read_totals(const json& value, const std::string& field) {
+  jr::expect_object(value, field);
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (it.key() != "bytes" && it.key() != "elements") {
+      throw Error("unknown_field", field + "." + it.key(),
+                  "unknown field '" + field + "." + it.key() + "' (expected bytes, elements)");
+    }
+  }
+  return {checked_amount(value, "bytes", field), checked_amount(value, "elements", field)};
+}
+
+}  // namespace
+
+const std::vector<std::string>& checkpoint_components() { return kComponents; }
+
+std::string tensor_component(std::string_view name) {
+  // Norms first: "post_attention_layernorm" is a norm, not attention.
+  if (contains(name, "norm") || contains(name, ".ln_") || starts_with(name, "ln_")) return "norms";
+  if (contains(name, "token_embd") || contains(name, "embed_tokens") || contains(name, "wte") ||
+      contains(name, "word_embeddings") || contains(name, "tok_embeddings") ||
+      contains(name, "embed_in")) {
+    return "embeddings";
+  }
+  if (starts_with(name, "output.") || starts_with(name, "lm_head") || contains(name, "embed_out"))
+    return "lm_head";
+  if (contains(name, "vision") || contains(name, "visual") || contains(name, "mm_") ||
+      contains(name, "multi_modal") || contains(name, "mtp"))
+    return "other";
+  if (contains(name, "_exps") || contains(name, "_shexp") || contains(name, "ffn_gate_inp") ||
+      contains(name, "experts") || contains(name, "shared_expert") || contains(name, "router") ||
+      contains(name, "block_sparse_moe") || contains(name, "mlp.gate.") ||
+      contains(name, "exp_probs_b"))
+    return "experts";
+  if (contains(name, "attn") || contains(name, "attention") || contains(name, "q_proj") ||
+      contains(name, "k_proj") || contains(name, "v_proj") || contains(name, "o_proj") ||
+      contains(name, "query_key_value"))
+    return "attention";
+  if (contains(name, "ssm") || contains(name, "mamba") || contains(name, "mixer")) return "ssm";
+  if (contains(name, "ffn") || contains(name, "mlp") || contains(name, "feed_forward") ||
+      contains(name, "dense_h_to_4h") || contains(name, "dense_4h_to_h"))
+    return "mlp";
+  return "other";
+}
+
+json gguf_config(const gguf::Header& h) {
+  const std::string arch = meta_string(h, "general.architecture").value_or("");
+  if (arch.empty()) bad_key("general.architecture", "is required to size the model");
+  auto key = [&arch](const char* k) { return arch + "." + k; };
+  auto required = [&](const char* k) {
+    const auto v = meta_int(h, key(k));
+    if (!v) {
+      throw Error("missing_field", "gguf.metadata." + key(k),
+                  "metadata '" + key(k) + "' is required for architecture '" + arch + "'");
+    }
+    return *v;
+  };
+  json cfg = {{"model_type", model_type_for(arch, h)}};
+  cfg["hidden_size"] = required("embedding_length");
+  cfg["num_hidden_layers"] = required("block_count");
+  const std::int64_t heads = required("attention.head_count");
+  cfg["num_attention_heads"] = heads;
+  if (const auto kv = meta_int(h, key("attention.head_count_kv")); kv && *kv > 0)
+    cfg["num_key_value_heads"] = *kv;
+  if (const auto ff = meta_int(h, key("feed_forward_length")); ff && *ff > 0)
+    cfg["intermediate_size"] = *ff;
+  if (const auto ctx = meta_int(h, key("context_length"))) cfg["max_position_embeddings"] = *ctx;
+
+  // The vocabulary: stated, or the tokenizer's, or the embedding's rows.
+  std::optional<std::int64_t> vocab = meta_int(h, key("vocab_size"));
+  if (!vocab) {
+    if (const gguf::KeyValue* tokens = h.find("tokenizer.ggml.tokens");
+        tokens != nullptr && tokens->type == kGgufArray) {
+      vocab = static_cast<std::int64_t>(tokens->array_length);
+    }
+  }
+  const gguf::TensorInfo* embd = find_tensor(h, "token_embd.weight");
+  if (!vocab && embd != nullptr && embd->shape.size() == 2)
+    vocab = static_cast<std::int64_t>(embd->shape[1]);
+  if (!vocab) {
+    throw Error("missing_field", "gguf.metadata." + key("vocab_size"),
+                "the vocabulary size is in neither " + key("vocab_size") +
+                    ", tokenizer.ggml.tokens nor token_embd.weight");
+  }
+  cfg["vocab_size"] = *vocab;
+  // llama.cpp writes output.weight only when the head is not tied.
+  cfg["tie_word_embeddings"] = find_tensor(h, "output.weight") == nullptr;
+
+  if (const auto window = meta_int(h, key("attention.sliding_window")); window && *window > 0) {
+    cfg["sliding_window"] = *window;
+    if (arch == "qwen2" || arch == "qwen3" || arch == "qwen2moe" || arch == "qwen3moe")
+      cfg["use_sliding_window"] = true;
+  }
+  if (const gguf::KeyValue* pattern = h.find(key("attention.sliding_window_pattern"))) {
+    if (pattern->type == kGgufArray && pattern->value_kept && pattern->array_type == 7) {
+      // One bool per layer: true where the layer slides.
+      json types = json::array();
+      for (const json& slides : pattern->value)
+        types.push_back(slides.get<bool>() ? "sliding_attention" : "full_attention");
+      cfg["layer_types"] = types;
+    } else {
+      cfg["sliding_window_pattern"] = *meta_int(h, key("attention.sliding_window_pattern"));
+    }
+  }
+
+  const std::int64_t experts = meta_int(h, key("expert_count")).value_or(0);
+  if (experts > 0) {
+    const std::int64_t used = required("expert_used_count");
+    const auto expert_ff = meta_int(h, key("expert_feed_forward_length"));
+    if (arch == "gpt-oss") {
+      cfg["num_local_experts"] = experts;
+      cfg["num_experts_per_tok"] = used;
+      if (expert_ff) cfg["intermediate_size"] = *expert_ff;
+    } else if (arch == "llama") {
+      cfg["num_local_experts"] = experts;  // Mixtral: experts as wide as the dense FFN
+      cfg["num_experts_per_tok"] = used;
+    } else if (arch == "deepseek2" || arch == "glm4moe") {
+      cfg["n_routed_experts"] = experts;
+      cfg["num_experts_per_tok"] = used;
+      if (expert_ff) cfg["moe_intermediate_size"] = *expert_ff;
+      cfg["n_shared_experts"] = meta_int(h, key("expert_shared_count")).value_or(0);
+      cfg["first_k_dense_replace"] = meta_int(h, key("leading_dense_block_count")).value_or(0);
+    } else {
+      cfg["num_experts"] = experts;
+      cfg["num_experts_per_tok"] = used;
+      if (expert_ff) cfg["moe_intermediate_size"] = *expert_ff;
+      if (const auto shared = meta_int(h, key("expert_shared_feed_forward_length")))
+        cfg["shared_expert_intermediate_size"] = *shared;
+    }
+  }
+
+  if (arch == "deepseek2") {
+    // MLA: llama.cpp stores the decompressed head sizes in key_length_mla /
+    // value_length_mla when key_length holds the absorbed latent size.
+    const std::int64_t rope = required("rope.dimension_count");
+    const auto k_mla = meta_int(h, key("attention.key_length_mla"));
+    const std::int64_t k_len = k_mla ? *k_mla : required("attention.key_length");
+    const auto v_mla = meta_int(h, key("attention.value_length_mla"));
+    const std::int64_t v_len = v_mla ? *v_mla : required("attention.value_length");
+    if (k_len <= rope) bad_key(key("attention.key_length"), "must exceed rope.dimension_count");
+    cfg["kv_lora_rank"] = required("attention.kv_lora_rank");
+    if (const auto q = meta_int(h, key("attention.q_lora_rank")); q && *q > 0)
+      cfg["q_lora_rank"] = *q;
+    cfg["qk_rope_head_dim"] = rope;
+    cfg["qk_nope_head_dim"] = k_len - rope;
+    cfg["v_head_dim"] = v_len;
+  } else if (const auto head_dim = meta_int(h, key("attention.key_length"))) {
+    cfg["head_dim"] = *head_dim;
+  }
+
+  if (arch == "falcon") {
+    // Falcon 40B/180B (new decoder architecture) have grouped KV heads; 7B one.
+    const std::int64_t kv = meta_int(h, key("attention.head_count_kv")).value_or(heads);
+    cfg["new_decoder_architecture"] = kv > 1;
+    cfg["multi_query"] = kv == 1;
+    cfg["num_kv_heads"] = kv;
+    cfg.erase("num_key_value_heads");
+  }
+  if (const auto inner = meta_int(h, key("ssm.inner_size")); inner && *inner > 0) {
+    const std::int64_t hidden = cfg["hidden_size"].get<std::int64_t>();
+    if (hidden > 0) cfg["mamba_expand"] = *inner / hidden;
+    if (const auto s = meta_int(h, key("ssm.state_size"))) cfg["mamba_d_state"] = *s;
+    if (const auto c = meta_int(h, key("ssm.conv_kernel"))) cfg["mamba_d_conv"] = *c;
+    if (const auto r = meta_int(h, key("ssm.time_step_rank"))) cfg["mamba_dt_rank"] = *r;
+    if (const auto g = meta_int(h, key("ssm.group_count"))) cfg["mamba_n_groups"] = *g;
+  }
+  return cfg;
+}
+
+json inspect_file(std::string_view kind, std::string_view bytes, std::uint64_t file_size) {
+  if (kind == "gguf") return inspect_gguf(bytes, file_size);
+  if (kind == "safetensors") return inspect_safetensors(bytes, file_size);
+  throw Error("invalid_value", "kind",
+              "kind must be gguf or safetensors, not '" + std::string(kind) + "'");
+}
+
+std::string inspect(std::string_view kind, std::string_view bytes, double file_size) noexcept {
+  // Strings in a hostile header need not be UTF-8: replace, never throw.
+  auto dump = [](const json& value) {
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  auto error = [&dump](const Error& e) {
+    json err = e.to_json();
+    err["field"] = Error::quote(e.field());
+    if (const auto* t = dynamic_cast<const TruncatedError*>(&e))
+      err["needed_bytes"] = t->needed_bytes();
+    return dump(json{{"error", err}});
+  };
+  try {
+    try {
+      if (!std::isfinite(file_size) || file_size < 0 || file_size > 1e16 ||
+          file_size != std::floor(file_size)) {
+        throw Error("invalid_value", "file_size", "file_size must be a whole number of bytes");
+      }
+      if (file_size > 0 && static_cast<double>(bytes.size()) > file_size) {
+        throw Error("invalid_value", "file_size", "more bytes were given than file_size says");
+      }
+      return dump(inspect_file(kind, bytes, static_cast<std::uint64_t>(file_size)));
+    } catch (const Error& e) {
+      return error(e);
+    } catch (const std::bad_alloc&) {
+      return error(Error::make("too_large", "bytes", "error.out_of_memory", {}));
+    } catch (const std::exception& e) {
+      return error(Error("internal", "", std::string("internal error: ") + e.what()));
+    }
+  } catch (...) {
+    return R"({"error":{"code":"internal","field":"","message":"internal error",)"
+           R"("message_id":"error.internal","params":{"field":"","detail":"internal error"}}})";
+  }
+}
+
+CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view field_view) {
+  const std::string field(field_view);
+  jr::expect_object(checkpoint, field);
+  for (auto it = checkpoint.begin(); it != checkpoint.end(); ++it) {
+    if (it.key() != "files" && it.key() != "config") {
+      throw Error("unknown_field", field + "." + it.key(),
+                  "unknown field '" + field + "." + it.key() + "' (expected files, config)");
+    }
+  }
+  const json* files = jr::find(checkpoint, "files");
+  const std::string files_field = field + ".files";
+  if (files == nullptr) throw Error("missing_field", files_field, files_field + " is required");
+  if (!files->is_array() || files->empty() || files->size() > 4096) {
+    throw Error("wrong_type", files_field,
+                files_field + " must be a list of 1 to 4096 inspected files");
+  }
+  CheckpointWeights out;
+  std::map<std::string, TensorTotals> by_type;
+  std::set<std::int64_t> split_parts;
+  std::int64_t split_count = -1;
+  for (std::size_t i = 0; i < files->size(); ++i) {
+    const json& file = (*files)[i];
+    const std::string prefix = files_field + "[" + std::to_string(i) + "]";
+    jr::expect_object(file, prefix);
+    for (auto it = file.begin(); it != file.end(); ++it) {
+      static const std::set<std::string> kAllowed = {"format",  "tensor_count", "bytes", "elements",
+                                                     "by_type", "by_component", "split"};
+      if (kAllowed.count(it.key()) == 0) {
+        throw Error("unknown_field", prefix + "." + it.key(),
+                    "unknown field '" + prefix + "." + it.key() + "'");
+      }
+    }
+    const std::string format = jr::get_string(file, "format", prefix);
+    if (format != "gguf" && format != "safetensors") {
+      throw Error("invalid_value", prefix + ".format", "format must be gguf or safetensors");
+    }
+    if (out.format.empty()) out.format = format;
+    if (format != out.format) {
+      throw Error("invalid_value", prefix + ".format",
+                  "all files of a checkpoint must be " + out.format);
+    }
+    const double bytes = checked_amount(file, "bytes", prefix);
+    const double elements = checked_amount(file, "elements", prefix);
+    const double count = checked_amount(file, "tensor_count", prefix);
+    if (count > 1e7) throw Error("invalid_value", prefix + ".tensor_count", "too many tensors");
+    const json* types = jr::find(file, "by_type");
+    if (types == nullptr) throw Error("missing_field", prefix + ".by_type", "by_type is required");
+    jr::expect_object(*types, prefix + ".by_type");
+    TensorTotals sum;
+    for (auto it = types->begin(); it != types->end(); ++it) {
+      const std::string tfield = prefix + ".by_type." + it.key();
+      const bool known = format == "gguf" ? gguf::find_type(it.key()) != nullptr
+                                          : safetensors::find_dtype(it.key()) != nullptr;
+      if (!known)
+        throw Error("invalid_value", tfield, "unknown " + format + " type '" + it.key() + "'");
+      const TensorTotals t = read_totals(*it, tfield);
+      by_type[it.key()].bytes += t.bytes;
+      by_type[it.key()].elements += t.elements;
+      sum.bytes += t.bytes;
+      sum.elements += t.elements;
+    }
+    if (sum.bytes != bytes || sum.elements != elements) {
+      throw Error("invalid_value", prefix + ".by_type",
+                  "by_type does not add up to the file's bytes and elements");
+    }
+    const json* components = jr::find(file, "by_component");
+    if (components == nullptr)
+      throw Error("missing_field", prefix + ".by_component", "by_component is required");
+    jr::expect_object(*components, prefix + ".by_component");
+    TensorTotals csum;
+    for (auto it = components->begin(); it != components->end(); ++it) {
+      const std::string cfield = prefix + ".by_component." + it.key();
+      if (std::find(kComponents.begin(), kComponents.end(), it.key()) == kComponents.end())
+        throw Error("invalid_value", cfield, "unknown component '" + it.key() + "'");
+      const TensorTotals t = read_totals(*it, cfield);
+      out.by_component[it.key()].bytes += t.bytes;
+      out.by_component[it.key()].elements += t.elements;
+      csum.bytes += t.bytes;
+      csum.elements += t.elements;
+    }
+    if (csum.bytes != bytes || csum.elements != elements) {
+      throw Error("invalid_value", prefix + ".by_component",
+                  "by_component does not add up to the file's bytes and elements");
+    }
+    if (const json* split = jr::find(file, "split")) {
+      const std::string sfield = prefix + ".split";
+      jr::expect_object(*split, sfield);
+      const std::int64_t no = jr::get_int(*split, "no", sfield);
+      const std::int64_t n = jr::get_int(*split, "count", sfield);
+      if (n < 1 || n > 4096 || no < 0 || no >= n)
+        throw Error("invalid_value", sfield, sfield + ": no must be below count (at most 4096)");
+      if (split_count >= 0 && n != split_count)
+        throw Error("invalid_value", sfield + ".count", "the parts disagree on split.count");
+      split_count = n;
+      if (!split_parts.insert(no).second)
+        throw Error("invalid_value", sfield + ".no",
+                    "split part " + std::to_string(no + 1) + " is given twice");
+    } else if (format == "gguf" && files->size() > 1) {
+      throw Error("invalid_value", prefix,
+                  "several GGUF files must be the parts of one split model (split.* metadata)");
+    }
+    out.bytes += bytes;
+    out.elements += elements;
+    out.tensor_count += static_cast<std::int64_t>(count);
+  }
+  if (split_count >= 0 && static_cast<std::int64_t>(split_parts.size()) != split_count) {
+    throw Error("invalid_value", files_field,
+                "the model is split in " + std::to_string(split_count) + " parts; " +
+                    std::to_string(split_parts.size()) + " given");
+  }
+  out.files = static_cast<std::int64_t>(files->size());
+  for (const auto& entry : by_type) out.by_type.push_back(entry);
+  std::stable_sort(out.by_type.begin(), out.by_type.end(),
+                   [](const auto& a, const auto& b) { return a.second.bytes > b.second.bytes; });
+  for (const auto& [type, t] : out.by_type) {
+    WeightFormat f;
+    f.id = type;
+    f.name = type;
+    f.bits_per_weight = t.elements > 0 ? t.bytes * 8.0 / t.elements : 0.0;
+    f.gguf = out.format == "gguf";
+    f.source = "the checkpoint's own tensors (" + out.format + " header)";
+    out.type_formats.push_back(std::move(f));
+  }
+  if (out.bytes <= 0) throw Error("invalid_value", files_field, "the checkpoint holds no weights");
+  return out;
+}
+
+WeightsSize checkpoint_weights(const CheckpointWeights& checkpoint) {
+  WeightsSize size;
+  size.native = true;
+  for (std::size_t i = 0; i < checkpoint.by_type.size(); ++i) {
+    const TensorTotals& t = checkpoint.by_type[i].second;
+    size.parts.push_back({checkpoint.by_type[i].first + " tensors", t.elements,
+                          &checkpoint.type_formats[i], t.bytes});
+    size.bytes += t.bytes;
+  }
+  return size;
+}
+
+json checkpoint_summary(const CheckpointWeights& checkpoint) {
+  json types = json::array();
+  for (const auto& [type, t] : checkpoint.by_type) {
+    types.push_back({{"type", type},
+                     {"gb", bytes_to_gb(t.bytes)},
+                     {"elements", t.elements},
+                     {"bits_per_element", t.elements > 0 ? t.bytes * 8.0 / t.elements : 0.0}});
+  }
+  json components = json::object();
+  for (const auto& [component, t] : checkpoint.by_component)
+    components[component] = {{"gb", bytes_to_gb(t.bytes)}, {"elements", t.elements}};
+  return {{"format", checkpoint.format},
+          {"files", checkpoint.files},
+          {"tensor_count", checkpoint.tensor_count},
+          {"elements", checkpoint.elements},
+          {"gb", bytes_to_gb(checkpoint.bytes)},
+          {"by_type", types},
+          {"by_component", components}};
+}
+
+}  // namespace vram

@@ -1,0 +1,465 @@
+#include "vram/gguf.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <unordered_set>
+
+#include "vram/error.hpp"
+
+namespace vram::gguf {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::uint32_t kQK_K = 256;
+
+// ggml type traits (ggml/src/ggml.c `type_traits`; gguf-py constants.py
+// `GGML_QUANT_SIZES`): {id, name, elements per block, bytes per block}.
+const std::vector<TypeInfo> kTypes = {
+    {0, "F32", 1, 4},
+    {1, "F16", 1, 2},
+    {2, "Q4_0", 32, 2 + 16},
+    {3, "Q4_1", 32, 2 + 2 + 16},
+    {6, "Q5_0", 32, 2 + 4 + 16},
+    {7, "Q5_1", 32, 2 + 2 + 4 + 16},
+    {8, "Q8_0", 32, 2 + 32},
+    {9, "Q8_1", 32, 2 + 2 + 32},
+    {10, "Q2_K", kQK_K, 2 + 2 + kQK_K / 16 + kQK_K / 4},
+    {11, "Q3_K", kQK_K, 2 + kQK_K / 4 + kQK_K / 8 + 12},
+    {12, "Q4_K", kQK_K, 2 + 2 + kQK_K / 2 + 12},
+    {13, "Q5_K", kQK_K, 2 + 2 + kQK_K / 2 + kQK_K / 8 + 12},
+    {14, "Q6_K", kQK_K, 2 + kQK_K / 2 + kQK_K / 4 + kQK_K / 16},
+    {15, "Q8_K", kQK_K, 4 + kQK_K + kQK_K / 8},
+    {16, "IQ2_XXS", kQK_K, 2 + kQK_K / 4},
+    {17, "IQ2_XS", kQK_K, 2 + kQK_K / 4 + kQK_K / 32},
+    {18, "IQ3_XXS", kQK_K, 2 + kQK_K / 4 + kQK_K / 8},
+    {19, "IQ1_S", kQK_K, 2 + kQK_K / 8 + kQK_K / 16},
+    {20, "IQ4_NL", 32, 2 + 16},
+    {21, "IQ3_S", kQK_K, 2 + kQK_K / 4 + kQK_K / 8 + kQK_K / 32 + 4},
+    {22, "IQ2_S", kQK_K, 2 + kQK_K / 4 + kQK_K / 16},
+    {23, "IQ4_XS", kQK_K, 2 + 2 + kQK_K / 2 + kQK_K / 64},
+    {24, "I8", 1, 1},
+    {25, "I16", 1, 2},
+    {26, "I32", 1, 4},
+    {27, "I64", 1, 8},
+    {28, "F64", 1, 8},
+    {29, "IQ1_M", kQK_K, kQK_K / 8 + kQK_K / 16 + kQK_K / 32},
+    {30, "BF16", 1, 2},
+    {34, "TQ1_0", kQK_K, 2 + 4 * 13},
+    {35, "TQ2_0", kQK_K, 2 + 64},
+    {39, "MXFP4", 32, 1 + 16},
+    {40, "NVFP4", 64, 4 + 32},
+};
+
+// GGUF metadata value types (ggml/docs/gguf.md, gguf_type).
+enum : std::uint32_t {
+  kUint8 = 0,
+  kInt8 = 1,
+  kUint16 = 2,
+  kInt16 = 3,
+  kUint32 = 4,
+  kInt32 = 5,
+  kFloat32 = 6,
+  kBool = 7,
+  kString = 8,
+  kArray = 9,
+  kUint64 = 10,
+  kInt64 = 11,
+  kFloat64 = 12,
+};
+
+std::uint64_t scalar_size(std::uint32_t type) {
+  switch (type) {
+    case kUint8:
+    case kInt8:
+    case kBool:
+      return 1;
+    case kUint16:
+    case kInt16:
+      return 2;
+    case kUint32:
+    case kInt32:
+    case kFloat32:
+      return 4;
+    case kUint64:
+    case kInt64:
+    case kFloat64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t extra = 0;
+    std::uint32_t min = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      extra = 1;
+      min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2;
+      min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3;
+      min = 0x10000;
+    } else {
+      return false;
+    }
+    if (i + extra >= s.size()) return false;
+    std::uint32_t cp = c & (0x3Fu >> extra);
+    for (std::size_t k = 1; k <= extra; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+/** A cursor over the buffer: every read is checked against what remains. */
+class Reader {
+ public:
+  Reader(std::string_view bytes, std::uint64_t file_size, const Limits& limits)
+      : bytes_(bytes), file_size_(file_size), limits_(limits) {}
+
+  std::uint64_t pos() const { return pos_; }
+
+  /** Makes sure n more bytes are there, or says why not. */
+  void need(std::uint64_t n, const std::string& field) {
+    const std::uint64_t end = pos_ + n;
+    if (n > limits_.max_header_bytes || end > limits_.max_header_bytes) {
+      throw Error("invalid_gguf", field,
+                  field + ": the header would exceed " +
+                      std::to_string(limits_.max_header_bytes >> 20) + " MiB");
+    }
+    if (end <= bytes_.size()) return;
+    if (file_size_ > 0 && end > file_size_) {
+      throw Error(
+          "invalid_gguf", field,
+          field + " runs past the end of the file (" + std::to_string(file_size_) + " bytes)");
+    }
+    throw TruncatedError(field, end,
+                         "the header continues past the " + std::to_string(bytes_.size()) +
+                             " bytes read: read at least " + std::to_string(end) + " bytes");
+  }
+
+  template <typename T>
+  T scalar(const std::string& field) {
+    need(sizeof(T), field);
+    // Little-endian, byte by byte: the same on every host.
+    std::uint64_t v = 0;
+    for (std::size_t k = 0; k < sizeof(T); ++k) {
+      v |= static_cast<std::uint64_t>(
+               static_cast<unsigned char>(bytes_[static_cast<std::size_t>(pos_ + k)]))
+           << (8 * k);
+    }
+    pos_ += sizeof(T);
+    T out;
+    if constexpr (sizeof(T) == 8) {
+      std::memcpy(&out, &v, 8);
+    } else if constexpr (sizeof(T) == 4) {
+      const auto v32 = static_cast<std::uint32_t>(v);
+      std::memcpy(&out, &v32, 4);
+    } else if constexpr (sizeof(T) == 2) {
+      const auto v16 = static_cast<std::uint16_t>(v);
+      std::memcpy(&out, &v16, 2);
+    } else {
+      const auto v8 = static_cast<std::uint8_t>(v);
+      std::memcpy(&out, &v8, 1);
+    }
+    return out;
+  }
+
+  std::string string(const std::string& field, std::uint64_t max_bytes, bool keep = true) {
+    const auto length = scalar<std::uint64_t>(field + ".length");
+    if (length > max_bytes) {
+      throw Error("invalid_gguf", field,
+                  field + " is " + std::to_string(length) + " bytes long (at most " +
+                      std::to_string(max_bytes) + ")");
+    }
+    need(length, field);
+    std::string out = keep ? std::string(bytes_.substr(static_cast<std::size_t>(pos_),
+                                                       static_cast<std::size_t>(length)))
+                           : std::string();
+    pos_ += length;
+    return out;
+  }
+
+  void skip(std::uint64_t n, const std::string& field) {
+    need(n, field);
+    pos_ += n;
+  }
+
+ private:
+  std::string_view bytes_;
+  std::uint64_t file_size_;
+  const Limits& limits_;
+  std::uint64_t pos_ = 0;
+};
+
+json read_scalar(Reader& r, std::uint32_t type, const std::string& field) {
+  switch (type) {
+    case kUint8:
+      return r.scalar<std::uint8_t>(field);
+    case kInt8:
+      return r.scalar<std::int8_t>(field);
+    case kUint16:
+      return r.scalar<std::uint16_t>(field);
+    case kInt16:
+      return r.scalar<std::int16_t>(field);
+    case kUint32:
+      return r.scalar<std::uint32_t>(field);
+    case kInt32:
+      return r.scalar<std::int32_t>(field);
+    case kFloat32:
+      return static_cast<double>(r.scalar<float>(field));
+    case kUint64:
+      return r.scalar<std::uint64_t>(field);
+    case kInt64:
+      return r.scalar<std::int64_t>(field);
+    case kFloat64:
+      return r.scalar<double>(field);
+    case kBool: {
+      const auto b = r.scalar<std::uint8_t>(field);
+      if (b > 1) throw Error("invalid_gguf", field, field + " is a bool that is neither 0 nor 1");
+      return b == 1;
+    }
+    default:
+      break;
+  }
+  throw Error("invalid_gguf", field, field + " has an unknown value type " + std::to_string(type));
+}
+
+/**
+ * One value of `type`; arrays recurse at most limits.max_array_depth deep.
+ * `keep` false reads and checks without storing (items of long arrays).
+ */
+json read_value(Reader& r, std::uint32_t type, const std::string& field, const Limits& limits,
+                int depth, bool keep, KeyValue* top) {
+  if (type == kString) {
+    std::string s = r.string(field, limits.max_string_bytes, keep);
+    return keep ? json(std::move(s)) : json();
+  }
+  if (type != kArray) {
+    if (!keep) {
+      read_scalar(r, type, field);  // checked (bools are 0 or 1), not stored
+      return json();
+    }
+    return read_scalar(r, type, field);
+  }
+  if (depth >= limits.max_array_depth) {
+    throw Error("invalid_gguf", field,
+                field + " nests arrays deeper than " + std::to_string(limits.max_array_depth));
+  }
+  const auto element = r.scalar<std::uint32_t>(field + ".type");
+  if (element > kFloat64) {
+    throw Error("invalid_gguf", field + ".type",
+                field + " has an unknown element type " + std::to_string(element));
+  }
+  const auto length = r.scalar<std::uint64_t>(field + ".length");
+  if (length > limits.max_array_length) {
+    throw Error("invalid_gguf", field + ".length",
+                field + " has " + std::to_string(length) + " items (at most " +
+                    std::to_string(limits.max_array_length) + ")");
+  }
+  if (top != nullptr) {
+    top->array_type = element;
+    top->array_length = length;
+  }
+  const bool keep_items = keep && length <= limits.max_kept_array;
+  if (top != nullptr) top->value_kept = keep_items;
+  const std::uint64_t size = scalar_size(element);
+  if (!keep_items && size > 0 && element != kBool) {
+    // Fixed-size items: check the span at once, no loop over an untrusted count.
+    if (length > std::numeric_limits<std::uint64_t>::max() / size) {
+      throw Error("invalid_gguf", field + ".length", field + " overflows");
+    }
+    r.skip(length * size, field);
+    return json();
+  }
+  json out = keep_items ? json::array() : json();
+  for (std::uint64_t i = 0; i < length; ++i) {
+    // Each item consumes at least one byte, so the loop ends with the buffer.
+    json item = read_value(r, element, field + "[" + std::to_string(i) + "]", limits, depth + 1,
+                           keep_items, nullptr);
+    if (keep_items) out.push_back(std::move(item));
+  }
+  return out;
+}
+
+bool mul_overflows(std::uint64_t a, std::uint64_t b, std::uint64_t* out) {
+  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) return true;
+  *out = a * b;
+  return false;
+}
+
+}  // namespace
+
+const std::vector<TypeInfo>& types() { return kTypes; }
+
+const TypeInfo* find_type(std::uint32_t id) {
+  for (const TypeInfo& t : kTypes) {
+    if (t.id == id) return &t;
+  }
+  return nullptr;
+}
+
+const TypeInfo* find_type(std::string_view name) {
+  for (const TypeInfo& t : kTypes) {
+    if (name == t.name) return &t;
+  }
+  return nullptr;
+}
+
+const KeyValue* Header::find(std::string_view key) const {
+  for (const KeyValue& kv : metadata) {
+    if (kv.key == key) return &kv;
+  }
+  return nullptr;
+}
+
+Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits& limits) {
+  Reader r(bytes, file_size, limits);
+  Header h;
+  const auto magic = r.scalar<std::uint32_t>("gguf.magic");
+  if (magic != 0x46554747u) {  // "GGUF" read as a little-endian uint32
+    throw Error("invalid_gguf", "gguf.magic", "not a GGUF file: it does not start with 'GGUF'");
+  }
+  h.version = r.scalar<std::uint32_t>("gguf.version");
+  if (h.version != 2 && h.version != 3) {
+    // A big-endian file reads its version byte-swapped (e.g. 0x03000000).
+    throw Error("invalid_gguf", "gguf.version",
+                "GGUF version " + std::to_string(h.version) +
+                    " is not supported (versions 2 and 3, little-endian)");
+  }
+  const auto n_tensors = r.scalar<std::uint64_t>("gguf.tensor_count");
+  const auto n_kv = r.scalar<std::uint64_t>("gguf.metadata_kv_count");
+  if (n_tensors > limits.max_tensors) {
+    throw Error("invalid_gguf", "gguf.tensor_count",
+                "the header declares " + std::to_string(n_tensors) + " tensors (at most " +
+                    std::to_string(limits.max_tensors) + ")");
+  }
+  if (n_kv > limits.max_key_values) {
+    throw Error("invalid_gguf", "gguf.metadata_kv_count",
+                "the header declares " + std::to_string(n_kv) + " key-values (at most " +
+                    std::to_string(limits.max_key_values) + ")");
+  }
+
+  std::unordered_set<std::string> keys;
+  for (std::uint64_t i = 0; i < n_kv; ++i) {
+    const std::string field = "gguf.metadata[" + std::to_string(i) + "]";
+    KeyValue kv;
+    kv.key = r.string(field + ".key", limits.max_key_bytes);
+    if (kv.key.empty() || !valid_utf8(kv.key)) {
+      throw Error("invalid_gguf", field + ".key", field + ".key is empty or not UTF-8");
+    }
+    if (!keys.insert(kv.key).second) {
+      throw Error("invalid_gguf", field + ".key", "duplicate metadata key '" + kv.key + "'");
+    }
+    kv.type = r.scalar<std::uint32_t>(field + ".type");
+    if (kv.type > kFloat64) {
+      throw Error("invalid_gguf", field + ".type",
+                  "metadata '" + kv.key + "' has an unknown value type " + std::to_string(kv.type));
+    }
+    kv.value = read_value(r, kv.type, "gguf.metadata." + kv.key, limits, 0, true, &kv);
+    h.metadata.push_back(std::move(kv));
+  }
+
+  if (const KeyValue* align = h.find("general.alignment")) {
+    const bool ok =
+        align->type == kUint32 && align->value.get<std::uint64_t>() > 0 &&
+        (align->value.get<std::uint64_t>() & (align->value.get<std::uint64_t>() - 1)) == 0;
+    if (!ok) {
+      throw Error("invalid_gguf", "gguf.metadata.general.alignment",
+                  "general.alignment must be a uint32 power of two");
+    }
+    h.alignment = align->value.get<std::uint64_t>();
+  }
+
+  std::unordered_set<std::string> names;
+  std::uint64_t expected_offset = 0;
+  for (std::uint64_t i = 0; i < n_tensors; ++i) {
+    const std::string field = "gguf.tensor_infos[" + std::to_string(i) + "]";
+    TensorInfo t;
+    t.name = r.string(field + ".name", limits.max_name_bytes);
+    if (!valid_utf8(t.name)) throw Error("invalid_gguf", field + ".name", field + " is not UTF-8");
+    if (!names.insert(t.name).second) {
+      throw Error("invalid_gguf", field + ".name", "duplicate tensor name '" + t.name + "'");
+    }
+    const auto n_dims = r.scalar<std::uint32_t>(field + ".n_dims");
+    if (n_dims == 0 || n_dims > 4) {
+      throw Error("invalid_gguf", field + ".n_dims",
+                  "tensor '" + t.name + "' has " + std::to_string(n_dims) +
+                      " dimensions (ggml allows 1 to 4)");
+    }
+    t.elements = 1;
+    for (std::uint32_t d = 0; d < n_dims; ++d) {
+      const auto ne = r.scalar<std::uint64_t>(field + ".dims");
+      // ggml keeps sizes in int64_t.
+      if (ne > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+          mul_overflows(t.elements, ne, &t.elements) ||
+          t.elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        throw Error("invalid_gguf", field + ".dims",
+                    "tensor '" + t.name + "' has more elements than ggml can address");
+      }
+      t.shape.push_back(ne);
+    }
+    t.type = r.scalar<std::uint32_t>(field + ".type");
+    const TypeInfo* info = find_type(t.type);
+    if (info == nullptr) {
+      throw Error("invalid_gguf", field + ".type",
+                  "tensor '" + t.name + "' has unknown ggml type " + std::to_string(t.type));
+    }
+    if (t.shape[0] % info->block_size != 0) {
+      throw Error("invalid_gguf", field + ".dims",
+                  "tensor '" + t.name + "': row of " + std::to_string(t.shape[0]) +
+                      " elements is not a multiple of " + info->name + "'s block of " +
+                      std::to_string(info->block_size));
+    }
+    std::uint64_t size = t.shape[0] / info->block_size;
+    bool overflow = mul_overflows(size, info->type_size, &size);
+    for (std::size_t d = 1; d < t.shape.size() && !overflow; ++d) {
+      overflow = mul_overflows(size, t.shape[d], &size);
+    }
+    if (overflow || size > (1ull << 62)) {
+      throw Error("invalid_gguf", field + ".dims", "tensor '" + t.name + "' is too large");
+    }
+    t.bytes = size;
+    t.offset = r.scalar<std::uint64_t>(field + ".offset");
+    // llama.cpp's rule: tensors follow each other, each padded to the alignment.
+    if (t.offset != expected_offset) {
+      throw Error("invalid_gguf", field + ".offset",
+                  "tensor '" + t.name + "' starts at " + std::to_string(t.offset) + ", expected " +
+                      std::to_string(expected_offset));
+    }
+    const std::uint64_t padded = (size + h.alignment - 1) / h.alignment * h.alignment;
+    if (padded > (1ull << 62) - expected_offset) {
+      throw Error("invalid_gguf", field + ".dims", "the tensors' data is too large");
+    }
+    expected_offset += padded;
+    h.tensors.push_back(std::move(t));
+  }
+  h.data_offset = (r.pos() + h.alignment - 1) / h.alignment * h.alignment;
+  h.data_bytes = expected_offset;
+  if (file_size > 0 && !h.tensors.empty()) {
+    const TensorInfo& last = h.tensors.back();
+    if (h.data_offset > file_size || last.offset + last.bytes > file_size - h.data_offset) {
+      throw Error("invalid_gguf", "gguf.tensor_infos",
+                  "the tensors need " + std::to_string(h.data_offset + last.offset + last.bytes) +
+                      " bytes but the file has " + std::to_string(file_size));
+    }
+  }
+  return h;
+}
+
+}  // namespace vram::gguf

@@ -1,0 +1,326 @@
+// The page in Arabic and Persian: every view in both languages speaks them
+// (no visible Latin word outside the glossary of product, unit, model and
+// format names), Persian shows Persian digits, fragments keep their own
+// direction right to left, tables and the bar mirror; the language comes
+// from the URL, the attribute or the host, switches in place, and travels
+// with a link. Screenshots of every view in both languages at 1366 and
+// 390 px land in test-results/screenshots/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { launch, openPage, pageUrl, root, screenshot, text, waitForText } from './harness.mjs';
+import { DEFAULT_STATE, LORA_TARGETS } from '../../web/src/state.js';
+import { loadJson } from '../js/module.mjs';
+
+const PANEL = 'vram-calculator [role=tabpanel]:not([hidden])';
+
+// Latin a reader of the Arabic or Persian page may see: product, unit and
+// format names the seeds themselves keep in Latin, plus every name the data
+// gives (models, cards, formats, engines, memory types, architectures) and
+// every identifier (URL parameters, config.json keys, LoRA modules).
+const GLOSSARY = [
+  'VRAM', 'GPU', 'GPUs', 'KV', 'GB', 'GiB', 'TB', 'GB/s', 'TB/s', 'RAM', 'LoRA', 'QLoRA', 'BF16', 'FP16', 'FP8', 'FP32', 'INT4', 'INT8',
+  'MXFP4', 'NF4', 'AdamW', 'SGD', 'Adafactor', 'ZeRO', 'CUDA', 'PyTorch', 'NCCL', 'NVLink', 'PCIe', 'FFN', 'TP', 'FlashAttention',
+  'vLLM', 'SGLang', 'llama.cpp', 'Ollama', 'config.json', 'JSON', 'Enter', 'Ctrl', 'English', 'n_ubatch',
+  // The checkpoint readers (issue 13): file kinds and the Hub, as the seeds keep product names.
+  'GGUF', '.gguf', 'safetensors', '.safetensors', '.json', 'Hugging Face', 'Hub', 'HTTP', 'CORS', 'general.architecture', 'owner/name',
+];
+const data = {
+  models: loadJson('data/models.json').models.map((m) => m.name),
+  gpus: loadJson('data/gpus.json').gpus.flatMap((g) => [g.name, g.memory_type, g.architecture]),
+  formats: ['weights', 'kv'].flatMap((k) => loadJson('data/formats.json')[k].map((f) => f.name)),
+  engines: loadJson('data/engines.json').engines.map((e) => e.name),
+};
+// Whole names first (longest first): "RTX 4090", "Llama 3.1 8B" carry digits that are part of a name.
+const NAMES = [...new Set([...data.models, ...data.gpus, ...data.formats, ...data.engines, ...GLOSSARY].filter(Boolean))].sort((a, b) => b.length - a.length);
+const IDS = new Set([...Object.keys(DEFAULT_STATE), ...LORA_TARGETS, ...GLOSSARY]);
+
+// TEMPORARY: text the core still makes in English (error messages, formulas,
+// model notes, warnings, assumptions, exclusion reasons, the fit's basis).
+// The views mark it `core-text`; the "schema" branch turns the core's
+// answers into messages, and this exclusion goes with it.
+const CORE_TEXT = '.core-text';
+
+/** In the page: what a reader sees: visible text, the selected options, the inputs' values. */
+function visibleText(skip) {
+  const root = document.querySelector('vram-calculator').shadowRoot;
+  const out = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || !el || el.closest('style, option, textarea') || (skip && el.closest(skip))) continue;
+    if (!el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+    out.push(node.textContent);
+  }
+  for (const el of root.querySelectorAll('select, input:not([type=checkbox]):not([type=file]):not([hidden])')) {
+    if (!el.getClientRects().length || (skip && el.closest(skip))) continue;
+    out.push(el.tagName === 'SELECT' ? el.selectedOptions[0]?.textContent || '' : el.value);
+  }
+  return out;
+}
+
+/** Latin words outside the glossary and the data's names; Latin digits outside names (Persian). */
+function foreign(texts, lang) {
+  const words = new Set();
+  const digits = new Set();
+  for (const raw of texts) {
+    let rest = raw.replace(/[\u2066-\u2069\u200e\u200f]/g, '');
+    for (const name of NAMES) rest = rest.split(name).join(' ');
+    for (const word of rest.split(/[\s,،؛:()«»"'=×+÷/…–≤≥%٪$]+/)) {
+      const token = word.replace(/\.+$/, ''); // a sentence's full stop
+      if (!token) continue;
+      if (/[A-Za-z]/.test(token) && !IDS.has(token) && !/^[a-z0-9]+(_[a-z0-9]+)+$/.test(token) && !/^\d+(\.\d+)?[BK]$/.test(token)) words.add(token);
+      if (lang === 'fa' && /[0-9]/.test(token) && !/[A-Za-z]/.test(token)) digits.add(token);
+    }
+  }
+  return { words: [...words], digits: [...digits] };
+}
+
+const VIEWS = {
+  inference: '?model=guide-70b&weights=fp8&gpu=h100-pcie',
+  full: '?model=guide-7b&mode=full&gpu=mi300x',
+  lora: '?model=llama-3.1-8b&mode=lora&gpu=rtx-4090',
+  qlora: '?model=guide-70b&mode=qlora&gpu=a100-sxm',
+  grid: '?view=grid&model=guide-70b',
+  devices: '?view=devices&model=beam',
+  fleet: '?view=fleet&model=guide-70b&weights=fp8',
+  error: '?model=config&config=%7B%22model_type%22%3A%22llama%22%7D&context=0',
+};
+
+/** In the page: the x of the first occurrence of `needle` inside `selector`'s text. */
+function xOf([selector, needle]) {
+  const el = document.querySelector('vram-calculator').shadowRoot.querySelector(selector);
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const at = node.data.indexOf(needle);
+    if (at < 0) continue;
+    const range = document.createRange();
+    range.setStart(node, at);
+    range.setEnd(node, at + needle.length);
+    return range.getBoundingClientRect().x;
+  }
+  return null;
+}
+
+for (const lang of ['ar', 'fa']) {
+  test(`${lang}: every view in ${lang}, right to left, with no stray English, screenshots at 1366 and 390 px`, async () => {
+    for (const width of [1366, 390]) {
+      const browser = await launch({ offline: true, viewport: { width, height: 900 } });
+      try {
+        const { page } = browser;
+        for (const [view, query] of Object.entries(VIEWS)) {
+          await page.goto(`${pageUrl}${query}&lang=${lang}`);
+          await page.locator(`${PANEL} table, ${PANEL} .error`).first().waitFor();
+          const where = `${lang} ${view} at ${width} px`;
+          assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.frame').dir), 'rtl', where);
+          const { words, digits } = foreign(await page.evaluate(visibleText, CORE_TEXT), lang);
+          assert.deepEqual(words, [], `${where}: Latin words outside the glossary`);
+          assert.deepEqual(digits, [], `${where}: Latin digits on the Persian page`);
+          const rows = page.locator(`${PANEL} table tbody tr`);
+          if (width === 1366 && (await rows.count())) {
+            // Tables mirror: the row header sits right of the cells.
+            const [th, td] = await rows.first().evaluate((tr) => [tr.querySelector('th'), tr.querySelector('td')].map((c) => c.getBoundingClientRect().x));
+            assert.ok(th > td, `${where}: the table does not mirror`);
+          }
+          await screenshot(page, `i18n-${lang}-${view}-${width}`);
+        }
+        assert.deepEqual(browser.errors, []);
+      } finally {
+        await browser.close();
+      }
+    }
+  });
+}
+
+test('right to left, fragments keep their own order and the bar fills from the right', async () => {
+  for (const lang of ['ar', 'fa']) {
+    const browser = await openPage(`?model=guide-70b&weights=fp8&gpu=h100-pcie&lang=${lang}`);
+    try {
+      const { page } = browser;
+      const x = (selector, needle) => page.evaluate(xOf, [selector, needle]);
+      const first = lang === 'fa' ? '۷' : '7';
+      // "75 GB", not "GB 75"; "1× H100 PCIe", not "H100 PCIe ×1"; in the
+      // fit sentence, the card and the spare memory each read left to right.
+      assert.ok((await x('.total-value', first)) < (await x('.total-value', 'GB')), `${lang}: total`);
+      assert.ok((await x('table.fits tbody tr:last-child th', '×')) < (await x('table.fits tbody tr:last-child th', 'H100')), `${lang}: card count`);
+      assert.ok((await x('.fit strong', '×')) < (await x('.fit strong', 'H100')), `${lang}: fit sentence card`);
+      assert.ok((await x('.fit strong', 'H100')) < (await x('.fit strong', '(')), `${lang}: fit sentence capacity`);
+      // The bar: its first segment (the weights) starts at the right edge.
+      const [track, seg] = await page.locator('vram-calculator .bar-track').evaluate((el) =>
+        [el.getBoundingClientRect(), el.querySelector('.seg').getBoundingClientRect()].map((r) => ({ left: r.left, right: r.right })));
+      assert.ok(Math.abs(track.right - 1 - seg.right) < 2 && seg.left > track.left + 50, `${lang}: bar ${JSON.stringify([track, seg])}`);
+      // The tabs are isolated: each tab's label reads as a whole.
+      assert.equal(await page.locator('vram-calculator #tab-grid bdi').count(), 1);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});
+
+test('Persian digits in the inputs, and typed Persian digits are understood', async () => {
+  const browser = await openPage('?model=guide-70b&weights=fp8&gpu=h100-pcie&lang=fa');
+  try {
+    const { page } = browser;
+    const context = page.locator('vram-calculator #context');
+    assert.equal(await context.inputValue(), '۸۱۹۲');
+    assert.equal(await text(page, 'vram-calculator .total-value'), '\u2068۷۵ GB\u2069');
+    await context.fill('۳۲۷۶۸');
+    await waitForText(page, 'vram-calculator .total-value', '\u2068۸۳ GB\u2069');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('context') === '32768');
+    // Latin digits typed on the Persian page work too; a letter does not get in.
+    await context.fill('16384');
+    await waitForText(page, 'vram-calculator .total-value', '\u2068۷۷ GB\u2069');
+    await context.press('End');
+    await page.keyboard.type('x');
+    assert.equal(await context.inputValue(), '16384');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('digits: Arabic writes Latin digits unless asked, Persian its own unless asked', async () => {
+  const cases = [
+    ['?lang=ar', '145 GB'], ['?lang=ar&digits=native', '١٤٥ GB'],
+    ['?lang=fa', '۱۴۵ GB'], ['?lang=fa&digits=latn', '145 GB'], ['?lang=en&digits=native', '145 GB'],
+  ];
+  const browser = await launch({ offline: true });
+  try {
+    const { page } = browser;
+    for (const [query, total] of cases) {
+      await page.goto(`${pageUrl}${query}`);
+      await page.locator('vram-calculator .total-value').waitFor();
+      assert.equal((await text(page, 'vram-calculator .total-value')).replace(/[\u2066-\u2069]/g, ''), total, query);
+    }
+    // Grouping as the seeds write it: "1,490" in Arabic, "۱٬۴۹۰" in Persian.
+    await page.goto(`${pageUrl}?lang=ar&view=fleet&model=guide-70b`);
+    await page.locator(`${PANEL} tr[data-gpu="h100-pcie"]`).waitFor();
+    assert.match(await text(page, `${PANEL} tr[data-gpu="h100-pcie"]`), /\$1,490/);
+    await page.goto(`${pageUrl}?lang=fa&view=fleet&model=guide-70b`);
+    await page.locator(`${PANEL} tr[data-gpu="l4"]`).waitFor();
+    assert.match(await text(page, `${PANEL} tr[data-gpu="h100-pcie"]`), /\$۱٬۴۹۰/);
+    assert.match(await text(page, `${PANEL} tr[data-gpu="l4"]`), /۰٫۳۵/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a link made in Persian opens in Persian with the same state', async () => {
+  const browser = await openPage('?model=guide-13b&weights=fp8&gpu=l4');
+  try {
+    const { page } = browser;
+    await page.locator('vram-calculator #lang').selectOption('fa');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('lang') === 'fa');
+    await page.locator('vram-calculator #batch').fill('۴');
+    await page.locator('vram-calculator #batch').press('Tab');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('batch') === '4');
+    await page.locator('vram-calculator #tab-fleet').click();
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('view') === 'fleet');
+    const link = page.url();
+    const caption = await text(page, `${PANEL} caption`);
+    await page.goto('about:blank');
+    await page.goto(link);
+    await page.locator(`${PANEL} caption`).waitFor();
+    assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.frame').lang), 'fa');
+    assert.equal(await page.locator('vram-calculator #batch').inputValue(), '۴');
+    assert.equal(await page.locator('vram-calculator #lang').inputValue(), 'fa');
+    assert.equal(await text(page, `${PANEL} caption`), caption);
+    assert.equal(page.url(), link);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('switching language re-renders in place: the view, inputs and open details stay', async () => {
+  const browser = await openPage('?model=guide-70b&weights=fp8&gpu=h100-pcie&context=16384');
+  try {
+    const { page } = browser;
+    await page.locator('vram-calculator tr[data-term=kv_cache] details summary').click();
+    await page.locator('vram-calculator details[data-key=assumptions] summary').click();
+    await page.locator('vram-calculator #lang').focus();
+    await page.locator('vram-calculator #lang').selectOption('ar');
+    await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.frame').lang === 'ar');
+    assert.equal(await page.locator('vram-calculator tr[data-term=kv_cache] details').getAttribute('open'), '');
+    assert.equal(await page.locator('vram-calculator details[data-key=assumptions]').getAttribute('open'), '');
+    assert.equal(await page.locator('vram-calculator #model').inputValue(), '70B (guide shape)');
+    assert.equal(await page.locator('vram-calculator #context').inputValue(), '16384');
+    assert.equal(await text(page, 'vram-calculator #tab-calculator'), 'الحاسبة');
+    assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.activeElement?.id), 'lang');
+    // And back: English again, same answer.
+    await page.locator('vram-calculator #lang').selectOption('en');
+    await waitForText(page, 'vram-calculator #tab-calculator', 'Calculator');
+    assert.equal(await text(page, 'vram-calculator .total-value'), '77 GB');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+async function hostPage(name, body, htmlLang = 'en') {
+  const dir = join(root, 'test-results/hosts');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${name}.html`);
+  const script = pathToFileURL(join(root, 'dist/vram-calculator.js')).href;
+  await writeFile(file, `<!doctype html><html lang="${htmlLang}"><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>${body}<script src="${script}"></script></body></html>`);
+  return pathToFileURL(file).href;
+}
+
+test('with no lang attribute the element follows its host; ?lang works in an iframe', async () => {
+  const url = await hostPage('host-lang', `<vram-calculator id="page"></vram-calculator>
+    <section lang="ar"><div><vram-calculator id="section"></vram-calculator></div></section>
+    <vram-calculator id="own" lang="en" digits="native"></vram-calculator>
+    <iframe id="frame" src="${pageUrl}?lang=ar&preset=70b-fp8-8k" style="width:1000px;height:600px"></iframe>`, 'fa-IR');
+  const browser = await launch({ offline: true });
+  try {
+    const { page } = browser;
+    await page.goto(url);
+    for (const id of ['page', 'section', 'own']) await page.locator(`#${id} .total-value`).waitFor();
+    const lang = (id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.frame').lang, id);
+    assert.equal(await lang('page'), 'fa'); // <html lang="fa-IR">
+    assert.equal(await lang('section'), 'ar'); // the nearest ancestor with lang
+    assert.equal(await lang('own'), 'en'); // its own attribute wins
+    assert.equal(await text(page, '#page .total-value'), '\u2068۱۴۵ GB\u2069');
+    assert.equal(await text(page, '#own .total-value'), '145 GB'); // English digits are Latin, native or not
+    // The host switches its language: the element follows, in place.
+    await page.evaluate(() => document.documentElement.setAttribute('lang', 'ar'));
+    await page.waitForFunction(() => document.getElementById('page').shadowRoot.querySelector('.frame').lang === 'ar');
+    const frame = page.frameLocator('#frame');
+    await frame.locator('vram-calculator .total-value').waitFor();
+    assert.equal(await frame.locator('vram-calculator #tab-calculator').textContent(), 'الحاسبة');
+    assert.equal(await frame.locator('vram-calculator .notices').textContent(), '');
+    await screenshot(page, 'i18n-host-lang');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the Arabic guide and the Persian article in dist/ speak their language', async () => {
+  for (const [file, lang, ids] of [['ar-guide.html', 'ar', ['calc', 'grid-view', 'fleet-view']], ['fa-article.html', 'fa', ['calc', 'fp8']]]) {
+    for (const width of [1366, 390]) {
+      const browser = await launch({ offline: true, viewport: { width, height: 900 } });
+      try {
+        const { page } = browser;
+        await page.goto(pathToFileURL(join(root, 'dist', file)).href);
+        for (const id of ids) {
+          await page.locator(`#${id} table`).first().waitFor();
+          assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.frame').lang, id), lang, `${file} #${id}`);
+        }
+        // The live grid stands where the guide prints its table: 70B FP8 is 75 GB on an H100 PCIe.
+        if (lang === 'ar') assert.match(await text(page, '#grid-view tr[data-model="guide-70b"] td[data-method="fp8"] .cell-main'), /75 GB\u2069 \/ .*H100 PCIe.*\$1,490/);
+        else assert.match(await text(page, '#calc .total-value'), /۱۷ GB/);
+        const width1 = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width1 <= width, `${file} at ${width} px is ${width1} px wide`);
+        await screenshot(page, `i18n-example-${lang}-${width}`);
+        assert.deepEqual(browser.errors, []);
+      } finally {
+        await browser.close();
+      }
+    }
+  }
+});

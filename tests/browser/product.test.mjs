@@ -1,0 +1,275 @@
+// The page as a product: the answer on a phone's first screen and in view
+// while the inputs change, tables that scroll with a cue and keep every
+// column reachable, views that show only their inputs, and the embed modes
+// (inputs, compact, hide, a page-wide catalog, the iframe's catalog,
+// rent-url and vram-pick).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { launch, networkRequests, openPage, pageUrl, root, screenshot, text } from './harness.mjs';
+
+const script = pathToFileURL(join(root, 'dist/vram-calculator.js')).href;
+
+async function hostPage(name, body) {
+  const dir = join(root, 'test-results/hosts');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${name}.html`);
+  await writeFile(file, `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body>${body}<script src="${script}"></script></body></html>`);
+  return pathToFileURL(file).href;
+}
+
+const VENDOR = {
+  currency: 'USD',
+  gpus: [
+    { id: 'h100-sxm', name: 'H100 SXM', vendor: 'NVIDIA', vram_gb: 80, bandwidth_gbps: 3350, monthly_usd: 1590, memory_type: 'HBM3', architecture: 'Hopper', fp8: true, interconnect: { kind: 'nvlink', gbps: 900, topology: 'switched' } },
+    { id: 'a40', name: 'A40', vendor: 'NVIDIA', vram_gb: 48, bandwidth_gbps: 696, hourly_usd: 0.3, memory_type: 'GDDR6 ECC', architecture: 'Ampere', fp8: false, interconnect: { kind: 'nvlink-bridge', gbps: 112, topology: 'bridged-pairs' } },
+  ],
+};
+
+/** Inside `viewport` (x, y, width, height from boundingBox). */
+const inside = (box, viewport) => box && box.y >= 0 && box.y + box.height <= viewport.height && box.x >= 0 && box.x + box.width <= viewport.width;
+
+test('at 390 px the total, fit and pick are on the first screen, and stay in view as inputs change', async () => {
+  const viewport = { width: 390, height: 844 };
+  const browser = await openPage('', { viewport });
+  try {
+    const { page } = browser;
+    const total = page.locator('vram-calculator .answer-bar .answer-value');
+    assert.equal(await total.textContent(), '75 GB');
+    assert.ok(inside(await total.boundingBox(), viewport), 'the total is on the first screen');
+    assert.ok(inside(await page.locator('vram-calculator .answer-bar .answer-fit').boundingBox(), viewport));
+    assert.match(await text(page, 'vram-calculator .answer-bar .answer-pick'), /Cheapest that holds it: \d+× .+, \$[\d,]+ a month/);
+    await screenshot(page, 'phone-390');
+    // A change far down the inputs: the answer strip is still on screen, with the new total.
+    const pick = page.locator('vram-calculator .picks button', { hasText: '32k' });
+    await pick.scrollIntoViewIfNeeded();
+    await pick.click();
+    await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.answer-value').textContent === '83 GB');
+    assert.ok(inside(await total.boundingBox(), viewport), 'the total is still on screen after scrolling to the input');
+    assert.equal(await page.locator('vram-calculator .answer-bar .answer-fit').getAttribute('data-fits'), 'false');
+    // Wide tables scroll inside their region, say so, and every column is reachable.
+    await page.locator('vram-calculator #tab-fleet').scrollIntoViewIfNeeded();
+    await page.locator('vram-calculator #tab-fleet').click();
+    const region = page.locator('vram-calculator [role=tabpanel]:not([hidden]) .scroll');
+    await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.querySelector('[role=tabpanel]:not([hidden]) .scroll.overflows'));
+    assert.equal(await page.locator('vram-calculator [role=tabpanel]:not([hidden]) .scroll-cue').isVisible(), true);
+    const heads = await page.locator('vram-calculator table.fleet thead th').allTextContents();
+    assert.ok(heads.includes('Monthly') && heads.some((h) => /per million/.test(h)) && heads.some((h) => /Decode/.test(h)), heads.join('|'));
+    await region.evaluate((el) => { el.scrollLeft = el.scrollWidth; });
+    const last = await page.locator('vram-calculator table.fleet thead th').last().boundingBox();
+    assert.ok(inside(last, viewport), 'the last column scrolls into view');
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, 'the page itself does not widen');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('at 1366 px the fleet table fits: the "no FP8 support" cell wraps, price and speed stay on screen', async () => {
+  const viewport = { width: 1366, height: 768 };
+  const browser = await openPage('?view=fleet', { viewport });
+  try {
+    const { page } = browser;
+    await page.locator('vram-calculator table.fleet').waitFor();
+    const overflow = await page.evaluate(() => {
+      const el = document.querySelector('vram-calculator').shadowRoot.querySelector('[role=tabpanel]:not([hidden]) .scroll');
+      return el.scrollWidth - el.clientWidth;
+    });
+    assert.ok(overflow <= 1, `the fleet table overflows by ${overflow} px`);
+    const reason = page.locator('vram-calculator table.fleet td.reason').first();
+    assert.match(await reason.textContent(), /no FP8 support/);
+    const box = await reason.boundingBox();
+    assert.ok(box.height > 30, 'the reason wraps onto more than one line');
+    for (const th of await page.locator('vram-calculator table.fleet thead th').all()) assert.ok(inside(await th.boundingBox(), { ...viewport, height: 10000 }));
+    await screenshot(page, 'fleet-1366');
+    await page.locator('vram-calculator #tab-calculator').click();
+    await screenshot(page, 'calculator-1366');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('each view shows only the inputs that change it', async () => {
+  const browser = await openPage();
+  try {
+    const { page } = browser;
+    const shown = async () => {
+      const ids = ['model', 'weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu', 'usable_fraction'];
+      const out = [];
+      for (const id of ids) if (await page.locator(`vram-calculator #${id}`).isVisible()) out.push(id);
+      return out;
+    };
+    assert.deepEqual(await shown(), ['model', 'weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu']);
+    await page.locator('vram-calculator #tab-grid').click();
+    assert.deepEqual(await shown(), ['model', 'context', 'batch']);
+    await page.locator('vram-calculator #tab-devices').click();
+    assert.deepEqual(await shown(), ['model', 'context', 'usable_fraction']);
+    await page.locator('vram-calculator #tab-fleet').click();
+    assert.deepEqual(await shown(), ['model', 'weights', 'context', 'batch']);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('inputs, compact and hide attributes', async () => {
+  const url = await hostPage('modes', `
+    <vram-calculator id="some" inputs="model context bogus"></vram-calculator>
+    <vram-calculator id="none" inputs="none" view="grid"></vram-calculator>
+    <vram-calculator id="compact" compact model="llama-3.1-8b"></vram-calculator>
+    <vram-calculator id="bare" hide="header tabs"></vram-calculator>
+    <vram-calculator id="compact-grid" compact view="grid"></vram-calculator>`);
+  const browser = await launch({ offline: true });
+  try {
+    const { page } = browser;
+    await page.goto(url);
+    for (const id of ['some', 'compact', 'bare']) await page.locator(`#${id} .total-value`).waitFor({ state: 'attached' });
+    await page.locator('#none table.grid').waitFor();
+    assert.equal(await page.locator('#some #model').isVisible(), true);
+    assert.equal(await page.locator('#some #context').isVisible(), true);
+    for (const id of ['weights', 'batch', 'gpu', 'mode']) assert.equal(await page.locator(`#some #${id}`).isVisible(), false, id);
+    assert.match(await text(page, '#some .notices'), /Ignored 'bogus' in the inputs attribute/);
+    assert.equal(await page.locator('#none form.inputs').isVisible(), false);
+    const grid = await page.locator('#none .main').boundingBox();
+    const host = await page.locator('#none').boundingBox();
+    assert.ok(grid.width > host.width * 0.85, 'the view takes the whole width');
+    // compact: the answer strip only.
+    assert.equal(await page.locator('#compact .answer-bar').isVisible(), true);
+    assert.match(await text(page, '#compact .answer-value'), /^\d+ GB$/);
+    for (const selector of ['.head', '.tabs', 'form.inputs', '.main']) assert.equal(await page.locator(`#compact ${selector}`).isVisible(), false, selector);
+    // compact on a table view: the table alone.
+    await page.locator('#compact-grid table.grid').waitFor();
+    for (const selector of ['.head', '.tabs', 'form.inputs']) assert.equal(await page.locator(`#compact-grid ${selector}`).isVisible(), false, selector);
+    // hide: no header, no tabs, inputs and answer stay.
+    assert.equal(await page.locator('#bare .head').isVisible(), false);
+    assert.equal(await page.locator('#bare .tabs').isVisible(), false);
+    assert.equal(await page.locator('#bare form.inputs').isVisible(), true);
+    assert.equal(await page.locator('#bare .total-value').isVisible(), true);
+    // Changed after start: the element rebuilds.
+    await page.evaluate(() => document.querySelector('#bare').setAttribute('inputs', 'gpu'));
+    await page.waitForFunction(() => !document.querySelector('#bare').shadowRoot.querySelector('#context').checkVisibility());
+    assert.equal(await page.locator('#bare #gpu').isVisible(), true);
+    await screenshot(page, 'embed-modes');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('one page-wide catalog for every element, rent-url links and the vram-pick event', async () => {
+  const catalog = JSON.stringify(VENDOR).replace(/</g, '\\u003c');
+  const rent = 'https://vendor.example/order?gpu={gpu}&count={count}';
+  const url = await hostPage('catalog', `
+    <script type="application/json" data-vram-catalog>${catalog}</script>
+    <vram-calculator id="calc" preset="7b-bf16-a40" rent-url="${rent}"></vram-calculator>
+    <vram-calculator id="grid" view="grid" rent-url="${rent}"></vram-calculator>
+    <vram-calculator id="bad" rent-url="javascript:alert(1)//{gpu}"></vram-calculator>`);
+  const browser = await launch({ offline: true });
+  try {
+    const { page } = browser;
+    await page.goto(url);
+    await page.locator('#calc .total-value').waitFor();
+    await page.locator('#grid table.grid').waitFor();
+    await page.locator('#bad .total-value').waitFor();
+    // Both elements offer the vendor's cards only.
+    for (const id of ['calc', 'bad']) {
+      const gpus = await page.locator(`#${id} #gpu option`).evaluateAll((o) => o.map((x) => x.value).filter(Boolean));
+      assert.deepEqual(gpus.sort(), ['a40', 'h100-sxm'], id);
+    }
+    const picks = await page.locator('#grid td a.rent').evaluateAll((a) => a.map((x) => x.href));
+    assert.ok(picks.length > 0);
+    for (const href of picks) assert.match(href, /^https:\/\/vendor\.example\/order\?gpu=(a40|h100-sxm)&count=\d+$/);
+    // The pick of the answer: a link, and an event the host can take instead.
+    const link = page.locator('#calc .answer-bar a.rent');
+    assert.match(await link.getAttribute('href'), /^https:\/\/vendor\.example\/order\?gpu=a40&count=1$/);
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+    const detail = await page.evaluate(() => new Promise((resolve) => {
+      const el = document.querySelector('#calc');
+      el.addEventListener('vram-pick', (event) => {
+        event.preventDefault();
+        resolve({ ...event.detail, cancelable: event.cancelable });
+      }, { once: true });
+      el.shadowRoot.querySelector('.answer-bar a.rent').click();
+    }));
+    assert.deepEqual({ gpu: detail.gpu, count: detail.count, source: detail.source, cancelable: detail.cancelable }, { gpu: 'a40', count: 1, source: 'answer', cancelable: true });
+    assert.equal(page.context().pages().length, 1, 'a cancelled pick opens nothing');
+    // A new answer with a new pick fires vram-pick too.
+    const next = page.evaluate(() => new Promise((resolve) => {
+      document.querySelector('#calc').addEventListener('vram-pick', (event) => resolve(event.detail), { once: true });
+    }));
+    await page.evaluate(() => document.querySelector('#calc').setAttribute('model', 'guide-70b'));
+    const moved = await next; // 70B in BF16: 145 GB, four A40 at $216 each are the cheapest
+    assert.deepEqual([moved.gpu, moved.count, moved.name, moved.source], ['a40', 4, 'A40', 'answer']);
+    assert.ok(moved.monthly_usd >= 4 * 216 * 0.8, String(moved.monthly_usd));
+    // A template that is not http(s) is refused and named: no links at all.
+    assert.equal(await page.locator('#bad a.rent').count(), 0);
+    assert.match(await text(page, '#bad .notices'), /Ignored the rent-url attribute: only http and https links are taken/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the iframe page takes a catalog from its fragment or by postMessage, validated like the attribute', async () => {
+  const json = encodeURIComponent(JSON.stringify(VENDOR));
+  const url = await hostPage('iframe', `
+    <iframe id="f1" title="fragment" style="width:1200px;height:800px" src="${pageUrl}?view=fleet#catalog=${json}"></iframe>
+    <iframe id="f2" title="message" style="width:1200px;height:800px" src="${pageUrl}?view=fleet"></iframe>`);
+  const browser = await launch({ offline: true });
+  try {
+    const { page } = browser;
+    await page.goto(url);
+    const rows = (frame) => page.frameLocator(frame).locator('vram-calculator table.fleet tbody tr').evaluateAll((r) => r.map((x) => x.dataset.gpu));
+    const f1 = page.frameLocator('#f1');
+    await f1.locator('vram-calculator table.fleet').waitFor();
+    assert.deepEqual((await rows('#f1')).sort(), ['a40', 'h100-sxm']);
+    const f2 = page.frameLocator('#f2');
+    await f2.locator('vram-calculator table.fleet').waitFor();
+    assert.ok((await rows('#f2')).length > 10, 'the built-in fleet before a message');
+    await page.evaluate((catalog) => document.querySelector('#f2').contentWindow.postMessage({ type: 'vram-catalog', catalog }, '*'), VENDOR);
+    await f2.locator('vram-calculator table.fleet tbody tr').nth(2).waitFor({ state: 'detached' });
+    assert.deepEqual((await rows('#f2')).sort(), ['a40', 'h100-sxm']);
+    // Broken text is named, not thrown.
+    await page.evaluate(() => document.querySelector('#f2').contentWindow.postMessage({ type: 'vram-catalog', catalog: '{"gpus": [' }, '*'));
+    await f2.locator('vram-calculator .notices', { hasText: 'catalog could not be read' }).waitFor();
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test("the vendor example: one catalog for the calculator, grid and device table, and a call to action that follows the pick", async () => {
+  const browser = await launch({ offline: true, viewport: { width: 1366, height: 900 } });
+  try {
+    const { page } = browser;
+    await page.goto(pathToFileURL(join(root, 'dist/vendor.html')).href);
+    await page.locator('#calc .total-value').waitFor();
+    await page.locator('#grid table.grid').waitFor();
+    await page.locator('#devices table.devices').waitFor();
+    const vendor = ['a40', 'h100-sxm', 'h200-sxm', 'l40s'];
+    const gpus = await page.locator('#calc #gpu option').evaluateAll((o) => o.map((x) => x.value).filter(Boolean));
+    assert.deepEqual(gpus.sort(), vendor);
+    const rows = await page.locator('#devices table.devices tbody tr').evaluateAll((r) => r.map((x) => x.dataset.accelerator));
+    assert.deepEqual(rows.sort(), vendor);
+    for (const href of await page.locator('#grid a.rent').evaluateAll((a) => a.map((x) => x.href))) {
+      assert.match(href, /^https:\/\/northwind\.example\/order\?gpu=(a40|h100-sxm|h200-sxm|l40s)&count=\d+$/);
+    }
+    // The call to action names the calculator's pick and links to it.
+    await page.waitForFunction(() => !document.querySelector('#cta').hasAttribute('aria-disabled'));
+    const pick = await page.locator('#calc .answer-bar a.rent').getAttribute('href');
+    assert.equal(await page.locator('#cta').getAttribute('href'), pick);
+    assert.match(await page.locator('#cta').textContent(), /^Rent \d+× /);
+    for (const id of ['calc', 'grid', 'devices']) assert.equal(await page.locator(`#${id} .notices`).textContent(), '', id);
+    assert.equal(await page.locator('#grid form.inputs #model').isVisible(), false, 'the grid shows only context and batch');
+    await screenshot(page, 'vendor-1366');
+    assert.deepEqual(networkRequests(browser.requests), []);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

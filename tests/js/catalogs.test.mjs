@@ -1,0 +1,146 @@
+// The message catalogs (data/messages/, docs/i18n.md): one layout; Arabic
+// and Persian complete for every English key with the same placeholders;
+// plural entries well formed; every key the page asks for exists, and every
+// page key is asked for somewhere (a key nothing uses is a word nobody
+// sees, and a translator's wasted time).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { layout, readCatalogs } from '../../tools/messages.mjs';
+import { DEFAULT_STATE, DIGITS, LANGUAGES, MODES, OPTIMIZERS, PROFILES, UNITS, VIEWS } from '../../web/src/state.js';
+import { core, loadJson, root } from './module.mjs';
+
+const catalogs = await readCatalogs();
+const en = catalogs.en.messages;
+const CATEGORIES = ['zero', 'one', 'two', 'few', 'many', 'other'];
+const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::([a-z0-9]+))?\}/g;
+
+/** The placeholders of an entry (every form of a plural), as 'name:style'. */
+function placeholders(entry) {
+  const forms = typeof entry === 'string' ? [entry] : CATEGORIES.filter((c) => c in entry).map((c) => entry[c]);
+  const out = new Set();
+  for (const form of forms) for (const [, name, style] of form.matchAll(PLACEHOLDER)) out.add(`${name}:${style || ''}`);
+  return out;
+}
+
+test('every catalog is in the one layout (node tools/messages.mjs --fix)', () => {
+  assert.deepEqual(Object.keys(catalogs).sort(), [...LANGUAGES].sort());
+  for (const [lang, { text, messages }] of Object.entries(catalogs)) assert.equal(text, layout(messages), lang);
+});
+
+test('every template parses as the CLI reads it: known styles, no brace outside a placeholder', () => {
+  const STYLE = /^(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list)$/;
+  for (const [lang, { messages }] of Object.entries(catalogs)) {
+    for (const [key, entry] of Object.entries(messages)) {
+      const forms = typeof entry === 'string' ? [entry] : CATEGORIES.filter((c) => c in entry).map((c) => entry[c]);
+      for (const form of forms) {
+        for (const [, , style] of form.matchAll(PLACEHOLDER)) assert.ok(!style || STYLE.test(style), `${lang} ${key}: style ${style}`);
+        assert.doesNotMatch(form.replace(PLACEHOLDER, ''), /[{}]/, `${lang} ${key}: a brace outside a placeholder`);
+      }
+    }
+  }
+});
+
+test('plural entries name a numeric parameter, have other, and only CLDR categories', () => {
+  for (const [lang, { messages }] of Object.entries(catalogs)) {
+    for (const [key, entry] of Object.entries(messages)) {
+      if (typeof entry === 'string') continue;
+      const where = `${lang} ${key}`;
+      assert.equal(typeof entry.plural, 'string', where);
+      assert.equal(typeof entry.other, 'string', where);
+      assert.deepEqual(Object.keys(entry).filter((k) => k !== 'plural' && !CATEGORIES.includes(k)), [], where);
+      assert.ok([...placeholders(en[key])].some((p) => p.startsWith(`${entry.plural}:`)), `${where}: counts ${entry.plural}, which en.json never shows`);
+      // A category the language never selects is a form nobody reads.
+      const used = new Set([0, 1, 2, 3, 5, 11, 21, 100, 101, 102, 1000, 1.5].map((n) => new Intl.PluralRules(lang).select(n)));
+      for (const category of CATEGORIES.filter((c) => c in entry)) assert.ok(used.has(category), `${where}: '${category}' is not a ${lang} category`);
+    }
+  }
+});
+
+// The page's keys: string literals in web/src, and the families it builds
+// with a template literal (`mode.${m}`), each listed from its own source.
+function sources(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.js') ? [readFileSync(join(dir, e.name), 'utf8')] : []);
+}
+const page = sources(join(root, 'web/src')).join('\n');
+const literals = new Set([...page.matchAll(/'([a-z][A-Za-z]*(?:\.[\w-]+)+)'/g)].map((m) => m[1]));
+// `opt.${key}` names an engine option's control, not a message.
+const families = [...new Set([...page.matchAll(/`([a-z][A-Za-z]*)\.\$\{/g)].map((m) => m[1]))].filter((f) => f !== 'opt');
+
+async function familyMembers() {
+  const vram = await core();
+  const models = loadJson('data/models.json').models;
+  const engines = loadJson('data/engines.json').engines;
+  // Term ids: every term the core answers with, across modes and engines.
+  const terms = new Set();
+  const requests = [
+    ...engines.map((e) => ({ model: 'llama-3.1-8b', engine: e.id, gpu: 'h100-sxm' })),
+    ...['full', 'lora', 'qlora'].map((mode) => ({ model: 'llama-3.1-8b', mode })),
+  ];
+  for (const request of requests) for (const term of vram.estimate(request).terms) terms.add(term.id);
+  const grid = vram.grid({});
+  return {
+    view: VIEWS, mode: MODES, optimizer: OPTIMIZERS, profile: PROFILES, unit: UNITS, lang: LANGUAGES, digits: DIGITS,
+    zero: ['0', '1', '2', '3'],
+    group: [...new Set(models.map((m) => m.group))],
+    engine: engines.map((e) => e.id),
+    option: [...new Set(engines.flatMap((e) => Object.keys(e.defaults)))],
+    input: Object.keys(DEFAULT_STATE),
+    term: [...terms],
+    method: grid.rows[0].cells.map((c) => c.method),
+    // Problem codes: { code: '...' } objects, and the checkpoint reader's
+    // CheckpointProblem('ckpt...'/'hub...') codes (web/src/checkpoint.js).
+    problem: [...new Set([...page.matchAll(/code: '(\w+)'/g), ...page.matchAll(/'((?:ckpt|hub)[A-Z]\w*)'/g)].map((m) => m[1]))],
+    kind: ['array', 'string', 'number', 'boolean', 'null'],
+    // A crashed or restarting core (core.js): the page words these errors.
+    error: [...new Set([...page.matchAll(/new CoreCrash\('(\w+)'/g)].map((m) => m[1]))],
+  };
+}
+
+test('Arabic and Persian have every page key, no key English lacks, and the same placeholders', async () => {
+  // The page's keys must all be translated; the core's (error.*, import.*,
+  // added with the core's answers as messages) fall back to English until
+  // their own translation lands.
+  const asked = await askedByPage();
+  for (const lang of LANGUAGES.filter((l) => l !== 'en')) {
+    const messages = catalogs[lang].messages;
+    assert.deepEqual(Object.keys(en).filter((k) => asked(k) && !(k in messages)), [], `${lang}: page keys missing`);
+    assert.deepEqual(Object.keys(messages).filter((k) => !(k in en)), [], `${lang}: not in en.json`);
+    for (const [key, entry] of Object.entries(messages)) {
+      assert.deepEqual([...placeholders(entry)].sort(), [...placeholders(en[key])].sort(), `${lang} ${key}`);
+    }
+  }
+});
+
+/** A predicate: is this key one the page renders (a literal, or a member of a family it builds)? */
+async function askedByPage() {
+  const members = await familyMembers();
+  assert.deepEqual(families.filter((f) => !(f in members)), [], 'a family built in web/src with no list of members here');
+  return (key) => {
+    const dot = key.indexOf('.');
+    return literals.has(key) || (families.includes(key.slice(0, dot)) && members[key.slice(0, dot)].includes(key.slice(dot + 1)));
+  };
+}
+
+test('every key the page asks for is in en.json, and every page key is asked for', async () => {
+  const members = await familyMembers();
+  const asked = await askedByPage();
+  // Keys the core and the CLI render live in the same file; they are theirs.
+  const native = ['core', 'cli', 'wasm'].flatMap((d) => sources(join(root, d)).concat(readdirSync(join(root, d), { recursive: true })
+    .filter((f) => /\.(cpp|hpp|h)$/.test(f)).map((f) => readFileSync(join(root, d, f), 'utf8')))).join('\n');
+  // The core may build an id from a code ("error." + code): its code is then a literal there.
+  const inCode = (key) => native.includes(`"${key}"`) || native.includes(`"${key.slice(key.indexOf('.') + 1)}"`);
+  // An engine knob's help (help.engine_options.<knob>) is named by data/engines.json's limits.
+  const knobs = new Set(loadJson('data/engines.json').engines.flatMap((e) => [...Object.keys(e.defaults || {}), ...Object.keys(e.limits || {})]));
+  const inNative = (key) => inCode(key) || (key.startsWith('help.engine_options.') && knobs.has(key.slice('help.engine_options.'.length)));
+  const unused = Object.keys(en).filter((key) => !asked(key) && !inNative(key));
+  assert.deepEqual(unused, [], 'keys in en.json that nothing renders');
+  const asks = [...page.matchAll(/\bt\('([^']+)'/g)].map((m) => m[1]);
+  assert.deepEqual(asks.filter((k) => !(k in en)), [], 'keys the page renders that en.json lacks');
+  // A family member the page can ask for but no catalog words is shown as its id.
+  const missing = families.flatMap((f) => members[f].map((m) => `${f}.${m}`))
+    .filter((k) => !(k in en) && !['engine.', 'term.', 'input.'].some((p) => k.startsWith(p)));
+  assert.deepEqual(missing, [], 'members of a family the page renders with no entry in en.json');
+});

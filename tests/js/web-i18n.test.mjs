@@ -1,0 +1,69 @@
+// The page's languages (web/src/i18n.js): which catalog a tag gets, the
+// direction, the isolation of placeholders right to left, digits in and out
+// of inputs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { NUMBER_CHARS, direction, parseDigits, resolveLanguage, translator } from '../../web/src/i18n.js';
+
+const FSI = '\u2068';
+const PDI = '\u2069';
+
+test('a tag resolves to a catalog language, English for any other', () => {
+  assert.equal(resolveLanguage('fa-IR'), 'fa');
+  assert.equal(resolveLanguage('AR_eg'), 'ar');
+  assert.equal(resolveLanguage('de'), 'en');
+  assert.equal(resolveLanguage(''), 'en');
+  assert.equal(resolveLanguage('<script>'), 'en');
+  assert.equal(direction('ar'), 'rtl');
+  assert.equal(direction('fa'), 'rtl');
+  assert.equal(direction('en'), 'ltr');
+  // English text is laid out left to right: no catalog, no mirrored English.
+  assert.equal(translator('he').dir, 'ltr');
+});
+
+test('right to left, every placeholder is isolated; English is left as written', () => {
+  const ar = translator('ar');
+  assert.equal(ar('devices.kvRoom', { room: 38.6e9 }), `يتبقى ${FSI}38.6 GB${PDI} لذاكرة KV`);
+  // A nested message is isolated whole, and its own placeholders inside it.
+  assert.equal(ar('fit.fits', { where: { id: 'fit.on', params: { count: 1, name: 'H100 PCIe', capacity: 80e9 } }, spare: 5.3e9 }),
+    `تتسع على ${FSI}${FSI}1${PDI}× ${FSI}H100 PCIe${PDI} (${FSI}80 GB${PDI})${PDI}، مع ${FSI}5.3 GB${PDI} فائض.`);
+  // The separators a list joins with are not placeholders.
+  assert.equal(ar('fleet.describe', { items: ['HBM3', 'Hopper'] }), `${FSI}HBM3، Hopper${PDI}`);
+  const en = translator('en');
+  assert.equal(en('devices.kvRoom', { room: 38.6e9 }), '38.6 GB left for KV');
+  assert.ok(!/[\u2066-\u2069]/.test(en('fit.fits', { where: { id: 'fit.budget', params: { capacity: 8e10 } }, spare: 1e9 })));
+});
+
+test('digits: Arabic Latin by default, Persian its own; both overridable; English always Latin', () => {
+  assert.equal(translator('ar').format(1490), '1,490');
+  assert.equal(translator('ar', { digits: 'native' }).format(1490), '١٬٤٩٠');
+  assert.equal(translator('fa').format(0.35, 2), '۰٫۳۵');
+  assert.equal(translator('fa', { digits: 'latn' }).format(0.35, 2), '0.35');
+  assert.equal(translator('en', { digits: 'native' }).format(1490), '1,490');
+  assert.equal(translator('fa').digits, 'native');
+  assert.equal(translator('ar').digits, 'latn');
+  // The display unit is the translator's: GiB converts.
+  assert.equal(translator('fa', { unit: 'GiB' })('size.gb', { bytes: 80e9 }), `${FSI}۷۴٫۵ GiB${PDI}`);
+});
+
+test('inputs show the language digits, ungrouped, and read any of the three back', () => {
+  assert.equal(translator('fa').number(8192), '۸۱۹۲');
+  assert.equal(translator('fa').number(0.92), '۰٫۹۲');
+  assert.equal(translator('ar').number(8192), '8192');
+  assert.equal(translator('en').number(null), '');
+  assert.equal(parseDigits('۸۱۹۲'), '8192');
+  assert.equal(parseDigits(' ٠٫٩٥ '), '0.95');
+  assert.equal(parseDigits('16,384'), '16384');
+  assert.equal(parseDigits('۱۶٬۳۸۴'), '16384');
+  assert.equal(parseDigits('12x'), '12x'); // left for the schema to refuse
+  assert.ok(NUMBER_CHARS.test('۱۲٫۵'));
+  assert.ok(!NUMBER_CHARS.test('1e9'));
+  assert.ok(!NUMBER_CHARS.test('-1'));
+});
+
+test('plurals follow the language: Arabic six forms, Persian one', () => {
+  const ar = translator('ar');
+  const count = (n) => ar('fits.all', { count: n }).replace(/[\u2066-\u2069]/g, '');
+  assert.deepEqual([0, 1, 2, 3, 11, 100].map(count), ['لا بطاقات أخرى', 'بطاقة أخرى', 'بطاقتان أخريان', '3 بطاقات أخرى', '11 بطاقة أخرى', '100 بطاقة أخرى']);
+  assert.equal(translator('fa')('fits.all', { count: 5 }), `${FSI}۵${PDI} کارت دیگر`);
+});

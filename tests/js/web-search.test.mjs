@@ -1,0 +1,81 @@
+// The model search (web/src/search.js) over the shipped presets: what people
+// type finds the model they mean, first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { normalize, searchEntry, searchModels, tokenize } from '../../web/src/search.js';
+
+const { models } = JSON.parse(readFileSync(new URL('../../data/models.json', import.meta.url), 'utf8'));
+const entries = models.map(searchEntry);
+const find = (query) => searchModels(entries, query);
+
+test('every model carries a family, and aliases are lists of strings', () => {
+  for (const model of models) {
+    assert.equal(typeof model.family, 'string', model.id);
+    assert.ok(model.family.length > 0, model.id);
+    if ('aliases' in model) assert.ok(Array.isArray(model.aliases) && model.aliases.every((a) => typeof a === 'string' && a.trim()), model.id);
+  }
+});
+
+test('tokens: sizes stay whole, letters and digits split, other digits read', () => {
+  assert.deepEqual(tokenize('Llama 3.1 70B'), [
+    { word: 'llama', parts: ['llama'] }, { word: '3.1', parts: ['3.1'] }, { word: '70b', parts: ['70b'] },
+  ]);
+  assert.deepEqual(tokenize('gemma3').map((t) => t.parts), [['gemma', '3']]);
+  assert.deepEqual(tokenize('8x7b').map((t) => t.parts), [['8', 'x', '7b']]);
+  assert.deepEqual(tokenize('A22B').map((t) => t.parts), [['a', '22b']]);
+  assert.equal(normalize('Qwen\u06f3 \u0668B'), 'qwen3 8b');
+  assert.equal(normalize('  gpt-oss_120b. '), 'gpt oss 120b');
+});
+
+test('the queries of issue 12 find the model people mean, first', () => {
+  const first = (query) => find(query)[0];
+  assert.equal(first('llama 3.1 70b'), 'llama-3.1-70b');
+  assert.equal(first('llama 70b'), 'llama-3.1-70b');
+  assert.equal(first('deepseek r1'), 'deepseek-v3');
+  assert.equal(first('r1'), 'deepseek-v3');
+  assert.equal(first('deepseek'), 'deepseek-v3');
+  assert.ok(find('deepseek').includes('deepseek-v2-lite'), 'V2 Lite still listed');
+  assert.deepEqual(find('gpt oss').slice(0, 2).sort(), ['gpt-oss-120b', 'gpt-oss-20b']);
+  assert.deepEqual(find('oss').sort(), ['gpt-oss-120b', 'gpt-oss-20b']);
+  assert.equal(first('llama 3.3'), 'llama-3.1-70b');
+});
+
+test('"qwen 3" and "gemma3" list the Qwen3 and Gemma 3 models before any other', () => {
+  const qwen3 = models.filter((m) => m.id.startsWith('qwen3-')).map((m) => m.id);
+  assert.deepEqual(find('qwen 3').slice(0, qwen3.length).sort(), qwen3.sort());
+  assert.deepEqual(find('qwen3').slice(0, qwen3.length).sort(), qwen3.sort());
+  const gemma3 = models.filter((m) => m.id.startsWith('gemma-3-')).map((m) => m.id);
+  assert.deepEqual(find('gemma3').sort(), gemma3.sort());
+  assert.deepEqual(find('gemma 3').slice(0, gemma3.length).sort(), gemma3.sort());
+});
+
+test('"70b" lists every 70B model and nothing else', () => {
+  const expected = models.filter((m) => /\b70B\b/.test(m.name)).map((m) => m.id);
+  assert.ok(expected.length >= 2);
+  assert.deepEqual(find('70b').sort(), expected.sort());
+  assert.deepEqual(find('70B').sort(), expected.sort());
+});
+
+test('typing slips are forgiven in words, never in sizes', () => {
+  assert.equal(find('deepsek r1')[0], 'deepseek-v3');
+  assert.equal(find('lama 8b')[0], 'llama-3.1-8b');
+  assert.equal(find('mistrl nemo')[0], 'mistral-nemo-12b');
+  assert.equal(find('qwne3 32b')[0], 'qwen3-32b');
+  assert.ok(!find('llama 71b').length, '71B is not 70B');
+  assert.ok(!find('llama 3.1 72b').length);
+});
+
+test('queries that match nothing, or nothing at all, return no models', () => {
+  assert.deepEqual(find('zzzz'), []);
+  assert.deepEqual(find('llama qwen'), []);
+  assert.deepEqual(find(''), []);
+  assert.deepEqual(find('  -- '), []);
+  assert.deepEqual(find('x'.repeat(10000)), []);
+});
+
+test('ids and Arabic-Indic or Persian digits work as typed', () => {
+  assert.equal(find('qwen2.5-72b')[0], 'qwen2.5-72b');
+  assert.equal(find('llama \u0667\u0660b')[0], 'llama-3.1-70b');
+  assert.equal(find('mixtral 8x7b')[0], 'mixtral-8x7b');
+});

@@ -1,0 +1,78 @@
+// The answer in one strip: the total, the fit on the chosen card, and the
+// pick (the cheapest card set that holds it) with the vendor's "Rent this"
+// link. On a phone it stays at the top of the screen while the inputs
+// scroll under it, so every change shows its effect; in `compact` mode it is
+// the whole element. The fit sentence and the pick are computed here once
+// for both this strip and the calculator view.
+import { h, replace } from '../dom.js';
+import { BYTES_PER_GB } from '../format.js';
+import { bdi } from './common.js';
+import { rentLink } from './rent-link.js';
+
+// Decimal GB from the core, as the bytes the renderer's gb styles take.
+const bytes = (gb) => gb * BYTES_PER_GB;
+
+/**
+ * The fit on the chosen card (or budget): { text, fits, tight, state }, or
+ * null without one. `t` carries the language, digits and display unit.
+ */
+export function fitSummary(t, result) {
+  const fit = result.fit;
+  if (!fit) return null;
+  const cards = result.gpu_count || 1;
+  const tight = Boolean(fit.fits && fit.tight);
+  const where = result.gpu
+    ? { id: 'fit.on', params: { count: cards, name: result.gpu.name, capacity: bytes(fit.capacity_gb) } }
+    : { id: 'fit.budget', params: { capacity: bytes(fit.capacity_gb) } };
+  const text = fit.fits
+    ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: bytes(fit.spare_gb) })
+    : t('fit.short', { where, over: bytes(-fit.spare_gb) });
+  return { text, fits: fit.fits, tight, state: fit.fits ? (tight ? 'is-tight' : 'is-fit') : 'is-over' };
+}
+
+/**
+ * The pick: the cheapest card set of the catalog that holds the answer
+ * (the first of result.fits, cheapest first), else the chosen card when it
+ * holds it; null when nothing does. { gpu, count, name, monthly_usd }.
+ */
+export function pickOf(result) {
+  const first = result.fits && result.fits[0];
+  if (first) return { gpu: first.gpu, count: first.count, name: first.name, monthly_usd: first.monthly_usd ?? null };
+  if (result.fit && result.fit.fits && result.gpu) {
+    return { gpu: result.gpu.id, count: result.gpu_count || 1, name: result.gpu.name, monthly_usd: null };
+  }
+  return null;
+}
+
+export class AnswerBar {
+  /** ctx: { t, rent } (see rent-link.js) */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.element = h('section', { class: 'answer-bar', 'aria-label': ctx.t('answer.label'), hidden: true });
+  }
+
+  update(result, state) {
+    const { t } = this.ctx;
+    const training = state.mode !== 'inference';
+    const fit = fitSummary(t, result);
+    const pick = pickOf(result);
+    const pickName = pick ? { id: 'fits.cardName', params: { count: pick.count, name: pick.name } } : null;
+    replace(this.element,
+      h('div', { class: 'answer-total' },
+        h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
+        h('output', { class: 'answer-value' }, bdi(t('size.gb0', { bytes: bytes(result.total_gb) })))),
+      fit ? h('p', { class: `answer-fit ${fit.state}`, dataset: { fits: String(fit.fits) } }, fit.text) : null,
+      h('p', { class: 'answer-pick' },
+        pick
+          ? [pick.monthly_usd !== null
+            ? t('answer.pick', { pick: pickName, usd: pick.monthly_usd })
+            : t('answer.pickNoPrice', { pick: pickName }), ' ', rentLink(this.ctx, pick, 'answer')]
+          : t('fits.none')));
+    this.element.hidden = false;
+  }
+
+  clear() {
+    this.element.hidden = true;
+    replace(this.element);
+  }
+}
