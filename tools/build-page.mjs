@@ -26,8 +26,10 @@ function inlineSafe(js) {
  * The standalone page's Content-Security-Policy, for its one inline script
  * (by hash): the wasm compiled from bytes ('wasm-unsafe-eval'), the <style>
  * in the page and in the element's shadow root ('unsafe-inline' styles),
- * the empty data: favicon, and nothing else: no eval, no fetch, no frames,
- * no forms, no <base>.
+ * the empty data: favicon, the Hugging Face Hub for the model-id field
+ * (web/src/checkpoint.js HUB and the CDN its downloads redirect to; fetched
+ * only when the reader asks), and nothing else: no eval, no other fetch, no
+ * frames, no forms, no <base>.
  */
 export function pagePolicy(inlineScript) {
   const hash = createHash('sha256').update(inlineScript, 'utf8').digest('base64');
@@ -36,6 +38,7 @@ export function pagePolicy(inlineScript) {
     `script-src 'sha256-${hash}' 'wasm-unsafe-eval'`,
     "style-src 'unsafe-inline'",
     'img-src data:',
+    'connect-src https://huggingface.co https://*.huggingface.co https://*.hf.co',
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');

@@ -46,7 +46,9 @@ test('the single file ships a strict CSP meta tag and answers under it', async (
   assert.equal(policy['script-src'].length, 2);
   assert.match(policy['script-src'][0], /^'sha256-[A-Za-z0-9+/]{43}='$/);
   assert.equal(policy['script-src'][1], "'wasm-unsafe-eval'");
-  assert.ok(!meta[1].includes("'unsafe-eval'") && !meta[1].includes('connect-src'), meta[1]);
+  assert.ok(!meta[1].includes("'unsafe-eval'"), meta[1]);
+  // The only origins the page may fetch from: the Hub, for the model-id field (issue 13).
+  assert.deepEqual(policy['connect-src'], ['https://huggingface.co', 'https://*.huggingface.co', 'https://*.hf.co']);
   assert.ok(html.indexOf(meta[0]) < html.indexOf('<script>'), 'the policy comes before the script');
 
   const browser = await launch({ offline: true });

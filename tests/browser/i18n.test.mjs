@@ -24,6 +24,8 @@ const GLOSSARY = [
   'VRAM', 'GPU', 'GPUs', 'KV', 'GB', 'GiB', 'TB', 'GB/s', 'TB/s', 'RAM', 'LoRA', 'QLoRA', 'BF16', 'FP16', 'FP8', 'FP32', 'INT4', 'INT8',
   'MXFP4', 'NF4', 'AdamW', 'SGD', 'Adafactor', 'ZeRO', 'CUDA', 'PyTorch', 'NCCL', 'NVLink', 'PCIe', 'FFN', 'TP', 'FlashAttention',
   'vLLM', 'SGLang', 'llama.cpp', 'Ollama', 'config.json', 'JSON', 'Enter', 'Ctrl', 'English', 'n_ubatch',
+  // The checkpoint readers (issue 13): file kinds and the Hub, as the seeds keep product names.
+  'GGUF', '.gguf', 'safetensors', '.safetensors', '.json', 'Hugging Face', 'Hub', 'HTTP', 'CORS', 'general.architecture', 'owner/name',
 ];
 const data = {
   models: loadJson('data/models.json').models.map((m) => m.name),
@@ -64,7 +66,7 @@ function foreign(texts, lang) {
   const words = new Set();
   const digits = new Set();
   for (const raw of texts) {
-    let rest = raw.replace(/[\u2066-\u2069]/g, '');
+    let rest = raw.replace(/[\u2066-\u2069\u200e\u200f]/g, '');
     for (const name of NAMES) rest = rest.split(name).join(' ');
     for (const word of rest.split(/[\s,،؛:()«»"'=×+÷/…–≤≥%٪$]+/)) {
       const token = word.replace(/\.+$/, ''); // a sentence's full stop

@@ -90,7 +90,9 @@ async function familyMembers() {
     input: Object.keys(DEFAULT_STATE),
     term: [...terms],
     method: grid.rows[0].cells.map((c) => c.method),
-    problem: [...page.matchAll(/code: '(\w+)'/g)].map((m) => m[1]),
+    // Problem codes: { code: '...' } objects, and the checkpoint reader's
+    // CheckpointProblem('ckpt...'/'hub...') codes (web/src/checkpoint.js).
+    problem: [...new Set([...page.matchAll(/code: '(\w+)'/g), ...page.matchAll(/'((?:ckpt|hub)[A-Z]\w*)'/g)].map((m) => m[1]))],
     kind: ['array', 'string', 'number', 'boolean', 'null'],
     // A crashed or restarting core (core.js): the page words these errors.
     error: [...new Set([...page.matchAll(/new CoreCrash\('(\w+)'/g)].map((m) => m[1]))],
