@@ -268,8 +268,10 @@ export class InputsPanel {
       // takes it where a field is optional.
       const read = parseNumber(raw, numeric);
       if (read.error && read.error.code !== 'empty') {
-        const code = numeric.suffixes === 'tokens' && read.error.code === 'notNumber' ? 'notTyped' : read.error.code;
-        this.showFieldError(name, this.ctx.t('error.input', { problem: problemMessage({ code, value: raw.trim().slice(0, 40) }) }));
+        const value = raw.trim().slice(0, 40);
+        // A token field names the forms it reads.
+        const problem = numeric.suffixes === 'tokens' && read.error.code === 'notNumber' ? { code: 'notTyped', value } : { ...read.error, value };
+        this.showFieldError(name, this.ctx.t('error.input', { problem: problemMessage(problem) }));
         return;
       }
       raw = read.error ? '' : String(read.value);
