@@ -23,6 +23,9 @@ void reject_unknown_keys(const json& request, std::initializer_list<const char*>
       throw Error("unknown_field", field,
                   "unknown field '" + Error::quote(field) + "' (expected one of: " + list + ")");
     }
+    // JSON null (what JSON.stringify makes of NaN and Infinity) is no value:
+    // never a silent fall back to the default.
+    if (it->is_null()) throw Error::wrong_type(jr::field_path(prefix, it.key()), "a value", "null");
   }
 }
 

@@ -16,7 +16,8 @@ namespace vram::request {
 
 using nlohmann::json;
 
-/** Throws "unknown_field" for a key outside `allowed`: typos must not pass silently. */
+/** Throws "unknown_field" for a key outside `allowed` (typos must not pass
+ * silently), and "wrong_type" for a key whose value is JSON null. */
 void reject_unknown_keys(const json& request, std::initializer_list<const char*> allowed,
                          const std::string& prefix = "");
 

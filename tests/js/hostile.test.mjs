@@ -183,8 +183,8 @@ const CORPUS = [
   ['1e8 layers', 'estimate', JSON.stringify({ config: customShape({ num_hidden_layers: 1e8 }) }), { errorField: 'num_hidden_layers', isolated: 10 }],
   // 8. Smaller.
   ['context 1e400', 'estimate', '{"model":"guide-70b","context":1e400}', { errorField: 'request' }],
-  ['context null (NaN or Infinity through JSON.stringify)', 'estimate', JSON.stringify({ model: 'guide-70b', context: NaN }), { errorField: 'context', todo: 'null request keys: the schema branch rejects them' }],
-  ['batch null', 'estimate', JSON.stringify({ model: 'guide-70b', batch: Infinity }), { errorField: 'batch', todo: 'null request keys: the schema branch rejects them' }],
+  ['context null (NaN or Infinity through JSON.stringify)', 'estimate', JSON.stringify({ model: 'guide-70b', context: NaN }), { errorField: 'context' }],
+  ['batch null', 'estimate', JSON.stringify({ model: 'guide-70b', batch: Infinity }), { errorField: 'batch' }],
   ['an unknown field 100,000 characters long', 'estimate', JSON.stringify({ model: 'guide-70b', ['x'.repeat(100000)]: 1 }), {}],
   ['a model id 100,000 characters long', 'estimate', JSON.stringify({ model: 'y'.repeat(100000) }), {}],
   ['context -1', 'estimate', JSON.stringify({ model: 'guide-70b', context: -1 }), { errorField: 'context' }],
