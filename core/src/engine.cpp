@@ -87,7 +87,11 @@ json engine_options(const EngineProfile& engine, const json& options) {
       if (!it->is_boolean()) throw Error("wrong_type", field, field + " must be true or false");
     } else {
       const double value = jr::as_number(*it, field);
-      jr::require_positive(value, field, it.key().find("gib") != std::string::npos);
+      // Sizes in GiB and the conventions' own overhead may be zero, as at the
+      // top level (overhead_gb: 0); every other knob must be positive.
+      const bool zero_ok = it.key().find("gib") != std::string::npos || it.key() == "overhead_gb" ||
+                           it.key() == "overhead_pct";
+      jr::require_positive(value, field, zero_ok);
       static const char* const kWhole[] = {
           "block_size",           "max_num_batched_tokens", "max_num_seqs",
           "tensor_parallel_size", "pipeline_parallel_size", "n_ubatch"};
