@@ -85,7 +85,7 @@ test('the element from vram-calculator.js answers in a host page served with the
     });
     await page.goto('http://vram.test/host.html');
     await page.locator('vram-calculator .total-value').waitFor();
-    assert.equal(await text(page, 'vram-calculator .total-value'), '17 GB'); // 7B as stored: BF16
+    assert.equal(await text(page, 'vram-calculator .total-value'), '10 GB'); // 7B in FP8, the default format
     assert.deepEqual(await page.evaluate(() => window.violations), []);
     assert.deepEqual(errors, []);
     assert.deepEqual(requests.filter((url) => !url.startsWith('http://vram.test/')), []);

@@ -82,7 +82,7 @@ test('a model id: nothing fetched until asked, then config, index and headers by
     assert.ok(seen.every((s) => s.headers.authorization === 'Bearer hf_secret'));
     // The token never reaches the address.
     assert.ok(!page.url().includes('hf_secret'));
-    assert.equal(await page.locator('vram-calculator #model').inputValue(), 'config');
+    assert.equal(await page.locator('vram-calculator #model').inputValue(), 'Imported config.json');
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();
@@ -103,7 +103,7 @@ for (const [name, options, expected] of [
       await fetchModel(page, 'meta-llama/Llama-3.1-8B');
       await page.locator(ERROR).waitFor();
       assert.match(await text(page, ERROR), expected);
-      assert.equal(await page.locator('vram-calculator #model').inputValue(), 'guide-70b');
+      assert.equal(await page.locator('vram-calculator #model').inputValue(), '70B (guide shape)');
       assert.match(await text(page, 'vram-calculator .total-value'), /GB/);
     } finally {
       await browser.close();

@@ -167,3 +167,20 @@ test('without a clipboard, Copy link selects the address for Ctrl+C', async () =
     await browser.close();
   }
 });
+
+test('an engine knob outside its range is listed as ignored, and the answer stays', async () => {
+  const browser = await openPage('?model=llama-3.1-8b&weights=bf16&engine=vllm&gpu=h100-sxm&opt.gpu_memory_utilization=2&opt.block_size=32');
+  try {
+    const { page } = browser;
+    await page.locator(TOTAL).waitFor();
+    const notices = await page.locator('vram-calculator .notices p').allTextContents();
+    assert.equal(notices.length, 1, notices.join('\n'));
+    assert.match(notices[0], /opt\.gpu_memory_utilization.*outside what vLLM/);
+    // The valid knob stays; the refused one falls back to the engine's default.
+    assert.equal(await value(page, 'opt.block_size'), '32');
+    assert.equal(await value(page, 'opt.gpu_memory_utilization'), '0.9');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

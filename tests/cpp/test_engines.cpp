@@ -176,3 +176,19 @@ TEST_CASE("inverse answers: longest context, largest batch, best format") {
   CHECK(a100.at("inverse").at("best_format") == "int8");
   CHECK(a100.at("warnings").dump().find("warning.no_fp8") != std::string::npos);
 }
+
+TEST_CASE("The conventions' overhead may be zero under engine_options, as at the top level") {
+  const json top = testing::estimate({{"model", "guide-7b"}, {"overhead_gb", 0}});
+  const json knob =
+      testing::estimate({{"model", "guide-7b"}, {"engine_options", {{"overhead_gb", 0}}}});
+  CHECK(term_gb(knob, "overhead") == 0.0);
+  CHECK(knob.at("total_gb").get<double>() == top.at("total_gb").get<double>());
+  const json pct = testing::estimate(
+      {{"model", "guide-7b"}, {"engine", "percent"}, {"engine_options", {{"overhead_pct", 0}}}});
+  CHECK(term_gb(pct, "overhead") == 0.0);
+  // Every other knob stays positive.
+  CHECK_THROWS_AS(testing::estimate({{"model", "guide-7b"},
+                                     {"engine", "vllm"},
+                                     {"engine_options", {{"gpu_memory_utilization", 0}}}}),
+                  vram::Error);
+}

@@ -375,7 +375,8 @@ export class InputsPanel {
       const read = await readCheckpoint(files, core);
       const mix = read.summary.by_type.map((m) => ({ id: 'checkpoint.type', params: { type: m.type, bytes: m.gb * 1e9 } }));
       this.checkpointInfo.textContent = t('checkpoint.mix', { kind: read.kind, files: read.checkpoint.files.length, mix });
-      this.ctx.change({ model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint }, { push: true });
+      // A checkpoint is sized as it is stored: its own tensors, not the page's default format.
+      this.ctx.change({ model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint, weights: 'native' }, { push: true });
       if (name) this.checkpointInfo.textContent = `${name}: ${this.checkpointInfo.textContent}`;
     } catch (error) {
       this.checkpointInfo.hidden = true;
