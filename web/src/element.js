@@ -219,29 +219,9 @@ export function defineVramCalculator(factory) {
       this.problems = problems.map((p) => ({ ...p, source: 'attribute' }));
     }
 
-    /**
-     * Engine knobs whose value the core refuses (out of its range) are
-     * ignored and listed like unknown ones, instead of replacing the whole
-     * answer with an error: the core, which holds the ranges, is asked.
-     */
-    checkedOptions(state, problems) {
-      const opts = { ...(state.opts || {}) };
-      const engine = (this.catalog.engines || []).find((e) => e.id === state.engine);
-      for (const [key, value] of Object.entries(state.opts || {})) {
-        try {
-          this.core.estimate({ model: 'guide-7b', engine: state.engine, engine_options: { [key]: value } });
-        } catch (error) {
-          if (error.field !== `engine_options.${key}`) continue;
-          delete opts[key];
-          problems.push({ param: `opt.${key}`, error: { code: 'optionValue', engine: engine ? engine.name : state.engine } });
-        }
-      }
-      return { ...state, opts };
-    }
-
     readUrl() {
       const { state, problems } = parseQuery(window.location.search, this.catalog, this.baseState);
-      this.state = this.checkedOptions(state, problems);
+      this.state = state;
       this.problems.push(...problems);
       this.committed = window.location.search;
     }
