@@ -19,14 +19,9 @@ const vram::Calculator& calculator() {
 }
 
 std::string call(const std::string& method, const std::string& request) {
-  // vram::call never throws; building the catalog on the first call could
-  // (memory), and an exception escaping here would leave the module broken.
-  try {
-    return vram::call(calculator(), method, request);
-  } catch (...) {
-    return R"({"error":{"code":"internal","field":"","message":"internal error",)"
-           R"("message_id":"error.internal","params":{"field":"","detail":"internal error"}}})";
-  }
+  // Building the catalog on the first call could throw (memory); an
+  // exception escaping here would leave the module broken.
+  return vram::guarded("request", [&] { return vram::call(calculator(), method, request); });
 }
 
 // A file header's bytes: Embind hands a JS Uint8Array or ArrayBuffer over as

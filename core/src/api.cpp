@@ -76,10 +76,10 @@ json parse_json(std::string_view text, const std::string& field) {
   }
 }
 
-namespace {
-
-constexpr const char* kFallback =
+const char* const kInternalErrorAnswer =
     R"({"error":{"code":"internal","field":"","message":"internal error","message_id":"error.internal","params":{"field":"","detail":"internal error"}}})";
+
+namespace {
 
 std::string dump(const json& value) {
   // Replacement characters for any invalid UTF-8 that came in: never a throw.
@@ -95,19 +95,6 @@ std::string clip(const std::string& text, std::size_t max) {
   std::size_t end = max;
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
   return text.substr(0, end) + "... (cut)";
-}
-
-std::string error_text(const Error& e) {
-  json error = e.to_json();
-  // A field may be the user's own key (an unknown field): quote it.
-  error["field"] = Error::quote(e.field());
-  error["message"] = clip(e.what(), kMaxMessageChars);
-  json& params = error["params"];
-  for (auto it = params.begin(); it != params.end(); ++it) {
-    if (it->is_string()) *it = clip(it->get<std::string>(), kMaxMessageChars);
-  }
-  if (params.contains("field")) params["field"] = error["field"];
-  return dump(json{{"error", std::move(error)}});
 }
 
 std::string dispatch(const Calculator& calculator, std::string_view method,
@@ -127,27 +114,25 @@ std::string dispatch(const Calculator& calculator, std::string_view method,
 
 }  // namespace
 
+std::string error_answer(const Error& e) {
+  json error = e.to_json();
+  // A field may be the user's own key (an unknown field): quote it.
+  error["field"] = Error::quote(e.field());
+  error["message"] = clip(e.what(), kMaxMessageChars);
+  json& params = error["params"];
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (it->is_string()) *it = clip(it->get<std::string>(), kMaxMessageChars);
+  }
+  if (params.contains("field")) params["field"] = error["field"];
+  if (const auto* t = dynamic_cast<const TruncatedError*>(&e)) {
+    error["needed_bytes"] = t->needed_bytes();
+  }
+  return dump(json{{"error", std::move(error)}});
+}
+
 std::string call(const Calculator& calculator, std::string_view method,
                  std::string_view request_json) noexcept {
-  try {
-    try {
-      return dispatch(calculator, method, request_json);
-    } catch (const Error& e) {
-      return error_text(e);
-    } catch (const std::bad_alloc&) {
-      return error_text(Error::make("too_large", "request", "error.out_of_memory", {}));
-    } catch (const std::exception& e) {
-      return error_text(Error("internal", "", std::string("internal error: ") + e.what()));
-    }
-  } catch (...) {
-    // Building the error itself failed (memory), or something not an
-    // exception was thrown: a fixed answer that needs no allocation to form.
-    try {
-      return kFallback;
-    } catch (...) {
-      return std::string();
-    }
-  }
+  return guarded("request", [&] { return dispatch(calculator, method, request_json); });
 }
 
 }  // namespace vram

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "json_read.hpp"
+#include "vram/api.hpp"
 #include "vram/error.hpp"
 #include "vram/units.hpp"
 
@@ -386,38 +387,18 @@ json inspect_file(std::string_view kind, std::string_view bytes, std::uint64_t f
 }
 
 std::string inspect(std::string_view kind, std::string_view bytes, double file_size) noexcept {
-  // Strings in a hostile header need not be UTF-8: replace, never throw.
-  auto dump = [](const json& value) {
-    return value.dump(-1, ' ', false, json::error_handler_t::replace);
-  };
-  auto error = [&dump](const Error& e) {
-    json err = e.to_json();
-    err["field"] = Error::quote(e.field());
-    if (const auto* t = dynamic_cast<const TruncatedError*>(&e))
-      err["needed_bytes"] = t->needed_bytes();
-    return dump(json{{"error", err}});
-  };
-  try {
-    try {
-      if (!std::isfinite(file_size) || file_size < 0 || file_size > 1e16 ||
-          file_size != std::floor(file_size)) {
-        throw Error("invalid_value", "file_size", "file_size must be a whole number of bytes");
-      }
-      if (file_size > 0 && static_cast<double>(bytes.size()) > file_size) {
-        throw Error("invalid_value", "file_size", "more bytes were given than file_size says");
-      }
-      return dump(inspect_file(kind, bytes, static_cast<std::uint64_t>(file_size)));
-    } catch (const Error& e) {
-      return error(e);
-    } catch (const std::bad_alloc&) {
-      return error(Error::make("too_large", "bytes", "error.out_of_memory", {}));
-    } catch (const std::exception& e) {
-      return error(Error("internal", "", std::string("internal error: ") + e.what()));
+  return guarded("bytes", [&] {
+    if (!std::isfinite(file_size) || file_size < 0 || file_size > 1e16 ||
+        file_size != std::floor(file_size)) {
+      throw Error("invalid_value", "file_size", "file_size must be a whole number of bytes");
     }
-  } catch (...) {
-    return R"({"error":{"code":"internal","field":"","message":"internal error",)"
-           R"("message_id":"error.internal","params":{"field":"","detail":"internal error"}}})";
-  }
+    if (file_size > 0 && static_cast<double>(bytes.size()) > file_size) {
+      throw Error("invalid_value", "file_size", "more bytes were given than file_size says");
+    }
+    // Strings in a hostile header need not be UTF-8: replaced, never a throw.
+    return inspect_file(kind, bytes, static_cast<std::uint64_t>(file_size))
+        .dump(-1, ' ', false, json::error_handler_t::replace);
+  });
 }
 
 CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view field_view) {
