@@ -312,10 +312,16 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   double base_bytes = P * weight_bpp;
   Message base_formula{"formula.ft_params",
                        {{"params", P}, {"bytes_per_param", weight_bpp}, {"format", weight_format}}};
-  if (s.method == FinetuneMethod::kQlora && !guide && !plan.params.total_declared) {
+  // LoRA over a base in a format that covers the linear layers only (int8,
+  // fp8, ...): the same split, the rest 16-bit.
+  const bool linear_only = s.method == FinetuneMethod::kQlora ||
+                           (s.method == FinetuneMethod::kLora && s.base_format != nullptr &&
+                            s.base_format->covers == "linear");
+  if (linear_only && !guide && !plan.params.total_declared) {
     const ParamCount& c = plan.params.computed;
     const double kept = c.embedding + c.lm_head + c.norms + c.router + c.extras;
-    const double kept_bpp = s.upcast_unquantized ? 4.0 : 2.0;
+    const bool qlora = s.method == FinetuneMethod::kQlora;
+    const double kept_bpp = qlora && s.upcast_unquantized ? 4.0 : 2.0;
     base_bytes = (P - kept) * weight_bpp + kept * kept_bpp;
     base_formula = {"formula.ft_qlora_base",
                     {{"linear", P - kept},
