@@ -70,6 +70,7 @@ export function evaluate(root, call) {
         predicted: p,
         error: ((p - m.value) / m.value) * 100,
         tolerance: m.tolerance_pct,
+        gap: m.known_gap,
       });
     }
   }
@@ -82,12 +83,46 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Median and worst absolute error per category. */
+/**
+ * The goals of issue 14, per category: median and worst absolute error, in
+ * percent, over the measurements that are not marked as a known gap. The
+ * allocator's peak has no goal of its own: what runs out is the device.
+ */
+export const GOALS = {
+  inference: { median: 3, worst: 10 },
+  'finetune-device': { median: 5, worst: 15 },
+};
+
+function stats(rows) {
+  const errors = rows.map((r) => Math.abs(r.error));
+  if (errors.length === 0) return { count: 0, median: NaN, worst: NaN };
+  return { count: errors.length, median: median(errors), worst: Math.max(...errors) };
+}
+
+/**
+ * Median and worst absolute error per category, over every measurement and
+ * over those outside the known gaps, with the category's goal and whether
+ * the latter meet it.
+ */
 export function summary(rows) {
   const out = {};
   for (const category of [...new Set(rows.map((r) => r.category))].sort()) {
-    const errors = rows.filter((r) => r.category === category).map((r) => Math.abs(r.error));
-    out[category] = { count: errors.length, median: median(errors), worst: Math.max(...errors) };
+    const all = rows.filter((r) => r.category === category);
+    const kept = all.filter((r) => !r.gap);
+    const goal = GOALS[category];
+    const s = { ...stats(all), gaps: all.length - kept.length, kept: stats(kept), goal };
+    if (goal) s.met = s.kept.count > 0 && s.kept.median < goal.median && s.kept.worst < goal.worst;
+    out[category] = s;
+  }
+  return out;
+}
+
+/** The known gaps by name: their reason and the measurements they cover. */
+export function gaps(rows) {
+  const out = new Map();
+  for (const r of rows.filter((x) => x.gap)) {
+    if (!out.has(r.gap.name)) out.set(r.gap.name, { reason: r.gap.reason, rows: [] });
+    out.get(r.gap.name).rows.push(r);
   }
   return out;
 }

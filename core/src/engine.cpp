@@ -112,7 +112,9 @@ json storage_json(const WeightsSize& weights) {
 
 WeightsSize setup_weights(const InferenceSetup& setup, const ParamTotals& params,
                           const FormatCatalog& formats) {
-  if (setup.weights != nullptr) return weights_uniform(params, *setup.weights);
+  if (setup.weights != nullptr) {
+    return weights_in_format(*setup.model, params, *setup.weights, formats);
+  }
   if (setup.checkpoint != nullptr) return checkpoint_weights(*setup.checkpoint);
   return weights_native(*setup.model, params, formats);
 }

@@ -183,6 +183,7 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
   s.seq = req.seq;
   s.micro_batch = req.micro_batch;
   s.optimizer = req.optimizer;
+  s.momentum = req.momentum;
   s.lora_rank = req.lora_rank;
   s.lora_targets = req.lora_targets;
   s.checkpointing = req.checkpointing;

@@ -49,10 +49,15 @@ AttentionWidths attention_widths(const ModelSpec& m, LayerAttention kind) {
           h};
 }
 
-/** Sum of (rows + cols) over a layer's weight matrices: Adafactor's factored state. */
+/**
+ * Adafactor's second-moment elements over the whole model: rows + cols of
+ * every matrix (the embeddings, and the lm_head unless tied), and every
+ * element of the 1-D parameters (the norms).
+ */
 double factored_elements(const ModelSpec& m) {
   const double h = d(m.hidden_size);
-  double total = 2.0 * (d(m.vocab_size) + h);
+  const ParamCount c = count_params(m);
+  double total = (c.lm_head > 0 ? 2.0 : 1.0) * (d(m.vocab_size) + h) + c.norms;
   for (const LayerSpec& layer : m.layers) {
     if (layer.attention == LayerAttention::kState) {
       total += 2.0 * (h + d(m.ssm.d_inner));
@@ -186,17 +191,28 @@ double lora_params(const ModelSpec& m, std::int64_t rank, const std::vector<std:
   return count;
 }
 
-double optimizer_bytes_per_param(Optimizer optimizer, const ModelSpec& model, double trainable) {
-  switch (optimizer) {
+double optimizer_bytes_per_param(const FinetuneSetup& s, double trainable) {
+  // bitsandbytes' 8-bit optimizers quantize each state in blocks of 256
+  // elements, each with an fp32 absmax (bitsandbytes/optim/optimizer.py,
+  // Optimizer2State.init_state).
+  constexpr double kBnbBlock = 256;
+  switch (s.optimizer) {
     case Optimizer::kAdamW:
       return 8.0;  // two fp32 moments
     case Optimizer::kAdamW8bit:
-      return 2.0;  // two 8-bit moments (block constants < 0.01)
+      return 2.0 * (1.0 + 4.0 / kBnbBlock);  // two uint8 states and their absmax
     case Optimizer::kSgd:
-      return 4.0;  // fp32 momentum
-    case Optimizer::kAdafactor:
-      // Factored second moment: one fp32 row and one column vector per matrix.
-      return trainable > 0 ? 4.0 * factored_elements(model) / count_params(model).total() : 0.0;
+      return s.momentum > 0 ? 4.0 : 0.0;  // one fp32 momentum buffer, if any
+    case Optimizer::kAdafactor: {
+      if (trainable <= 0) return 0.0;
+      if (s.method == FinetuneMethod::kFull) {
+        return 4.0 * factored_elements(*s.model) / count_params(*s.model).total();
+      }
+      // LoRA: A (r x in) keeps r + in, B (out x r) out + r; lora_params is
+      // r x (in + out) per matrix, so rows + cols come to about 1/r of the
+      // adapter (the 2r per matrix left out is under 1% at r <= 64).
+      return 4.0 / d(s.lora_rank);
+    }
   }
   return 8.0;
 }
@@ -312,10 +328,16 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   double base_bytes = P * weight_bpp;
   Message base_formula{"formula.ft_params",
                        {{"params", P}, {"bytes_per_param", weight_bpp}, {"format", weight_format}}};
-  if (s.method == FinetuneMethod::kQlora && !guide && !plan.params.total_declared) {
+  // LoRA over a base in a format that covers the linear layers only (int8,
+  // fp8, ...): the same split, the rest 16-bit.
+  const bool linear_only = s.method == FinetuneMethod::kQlora ||
+                           (s.method == FinetuneMethod::kLora && s.base_format != nullptr &&
+                            s.base_format->covers == "linear");
+  if (linear_only && !guide && !plan.params.total_declared) {
     const ParamCount& c = plan.params.computed;
     const double kept = c.embedding + c.lm_head + c.norms + c.router + c.extras;
-    const double kept_bpp = s.upcast_unquantized ? 4.0 : 2.0;
+    const bool qlora = s.method == FinetuneMethod::kQlora;
+    const double kept_bpp = qlora && s.upcast_unquantized ? 4.0 : 2.0;
     base_bytes = (P - kept) * weight_bpp + kept * kept_bpp;
     base_formula = {"formula.ft_qlora_base",
                     {{"linear", P - kept},
@@ -328,7 +350,7 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   const double T = plan.trainable_params;
   const bool pure = s.precision == Precision::kBf16;
   // Pure BF16 keeps moments in 16 bits: half of the FP32 figures (8-bit stays 8-bit).
-  double moments = optimizer_bytes_per_param(s.optimizer, m, T);
+  double moments = optimizer_bytes_per_param(s, T);
   if (pure && s.optimizer != Optimizer::kAdamW8bit) moments /= 2.0;
   // Full fine-tune: BF16 weights and gradients, FP32 master copy + moments.
   // LoRA: FP32 adapter weights and gradients, moments; no master copy.

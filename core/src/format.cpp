@@ -57,6 +57,11 @@ void from_json(const json& j, WeightFormat& format) {
   jr::require_positive(format.bits_per_weight, prefix + ".bits_per_weight");
   format.requires_features = jr::opt_strings(j, "requires", prefix);
   format.gguf = jr::opt_bool(j, "gguf", prefix).value_or(false);
+  format.covers = jr::opt_string(j, "covers", prefix).value_or("all");
+  if (format.covers != "all" && format.covers != "linear") {
+    throw Error("invalid_value", prefix + ".covers", prefix + ".covers must be all or linear");
+  }
+  if (format.covers != "all") format.covers_source = jr::get_string(j, "covers_source", prefix);
   format.source = jr::get_string(j, "source", prefix);
 }
 
@@ -75,7 +80,9 @@ void to_json(json& j, const WeightFormat& format) {
            {"bits_per_weight", format.bits_per_weight},
            {"requires", format.requires_features},
            {"gguf", format.gguf},
+           {"covers", format.covers},
            {"source", format.source}};
+  if (!format.covers_source.empty()) j["covers_source"] = format.covers_source;
 }
 
 void to_json(json& j, const KvFormat& format) {

@@ -27,6 +27,36 @@ WeightsSize weights_uniform(const ParamTotals& params, const WeightFormat& forma
   return size;
 }
 
+namespace {
+
+/** Parameters in the linear layers: what AWQ, GPTQ, bitsandbytes and the like quantize. */
+double linear_params(const ParamCount& c) {
+  return c.attention + c.mlp_dense + c.experts_routed + c.experts_shared + c.ssm;
+}
+
+void add_part(WeightsSize& size, const char* component, double count, const WeightFormat& format) {
+  if (count <= 0) return;
+  const double bytes = count * format.bytes_per_param();
+  size.parts.push_back({component, count, &format, bytes});
+  size.bytes += bytes;
+}
+
+}  // namespace
+
+WeightsSize weights_in_format(const ModelSpec& model, const ParamTotals& params,
+                              const WeightFormat& format, const FormatCatalog& formats) {
+  if (format.covers == "all" || params.total_declared) return weights_uniform(params, format);
+  const WeightFormat& native = formats.weight(model.native_format, "model.native_format");
+  const bool plain_float = native.id == "bf16" || native.id == "fp16" || native.id == "fp32";
+  const WeightFormat& keep = plain_float ? native : formats.weight("bf16", "model.native_format");
+  const ParamCount& c = params.computed;
+  const double linear = linear_params(c);
+  WeightsSize size;
+  add_part(size, "linear layers", linear, format);
+  add_part(size, "embeddings, norms, router, extras", c.total() - linear, keep);
+  return size;
+}
+
 WeightsSize weights_native(const ModelSpec& model, const ParamTotals& params,
                            const FormatCatalog& formats) {
   const WeightFormat& base = formats.weight(model.native_format, "model.native_format");
@@ -43,10 +73,7 @@ WeightsSize weights_native(const ModelSpec& model, const ParamTotals& params,
   // norms, router, vision tower): 16-bit.
   const WeightFormat& keep = formats.weight("bf16", "model.native_format");
   auto add = [&size](const char* component, double count, const WeightFormat& format) {
-    if (count <= 0) return;
-    const double bytes = count * format.bytes_per_param();
-    size.parts.push_back({component, count, &format, bytes});
-    size.bytes += bytes;
+    add_part(size, component, count, format);
   };
   if (!model.native_expert_format.empty()) {
     const WeightFormat& experts =
@@ -56,7 +83,7 @@ WeightsSize weights_native(const ModelSpec& model, const ParamTotals& params,
         base);
     return size;
   }
-  const double linear = c.attention + c.mlp_dense + c.experts_routed + c.experts_shared + c.ssm;
+  const double linear = linear_params(c);
   add("linear layers", linear, base);
   add("embeddings, norms, router, extras", c.total() - linear, keep);
   return size;

@@ -57,6 +57,7 @@ void from_json(const json& j, EstimateRequest& r) {
   r.seq = v.at("seq").get<std::int64_t>();
   r.micro_batch = v.at("micro_batch").get<std::int64_t>();
   r.optimizer = enum_of<Optimizer>(kOptimizerNames, v.at("optimizer"), "optimizer");
+  r.momentum = v.at("momentum").get<double>();
   r.precision = enum_of<Precision>(kPrecisionNames, v.at("precision"), "precision");
   r.loss = enum_of<Loss>(kLossNames, v.at("loss"), "loss");
   r.lora_rank = v.at("lora_rank").get<std::int64_t>();

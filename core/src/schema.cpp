@@ -104,6 +104,9 @@ std::vector<FieldSpec> make_estimate_fields() {
   FieldSpec budget = ranged("budget_gb", FieldType::kNumber, nullptr, 0, 1e9, "GB");
   budget.min_exclusive = true;
   std::vector<std::string> targets = names(kLoraModules);
+  // torch.optim.SGD's momentum: 0 by default, and then no state at all.
+  FieldSpec momentum = ranged("momentum", FieldType::kNumber, 0, 0, 1, "", kFt);
+  momentum.max_exclusive = true;
   return {
       model,
       field("config", FieldType::kObject, nullptr),
@@ -129,6 +132,7 @@ std::vector<FieldSpec> make_estimate_fields() {
       ranged("seq", FieldType::kInt, 2048, 1, 10'000'000, "tokens", kFt),
       ranged("micro_batch", FieldType::kInt, 1, 1, 100'000, "sequences", kFt),
       choice("optimizer", "adamw", names(kOptimizerNames), ChoiceSource::kNone, kFt),
+      momentum,
       choice("precision", "mixed", names(kPrecisionNames), ChoiceSource::kNone, kFt),
       choice("loss", "standard", names(kLossNames), ChoiceSource::kNone, kFt),
       ranged("lora_rank", FieldType::kInt, 16, 1, 65536, "", kFt),

@@ -192,3 +192,21 @@ TEST_CASE("The conventions' overhead may be zero under engine_options, as at the
                                      {"engine_options", {{"gpu_memory_utilization", 0}}}}),
                   vram::Error);
 }
+
+TEST_CASE("a format that covers the linear layers leaves the embeddings, head and norms 16-bit") {
+  // Llama 3.1 8B: 8,030,261,248 parameters, of which the embeddings and the
+  // untied lm_head are 2 x 128,256 x 4,096 and the norms 65 x 4,096.
+  const double kept = 2.0 * 128256 * 4096 + 65.0 * 4096;
+  const double linear = 8030261248.0 - kept;
+  for (const char* id : {"awq-int4", "gptq-int4", "nf4", "int8", "fp8"}) {
+    const json r = testing::estimate({{"model", "llama-3.1-8b"}, {"weights", id}});
+    const auto& format = testing::calculator().catalog().formats.weight(id, "weights");
+    INFO(id);
+    CHECK(format.covers == "linear");
+    CHECK(term_gb(r, "weights") ==
+          doctest::Approx((linear * format.bytes_per_param() + kept * 2.0) / 1e9).epsilon(1e-12));
+  }
+  // GGUF types average over the file's own tensor mix: every parameter.
+  const json q4 = testing::estimate({{"model", "llama-3.1-8b"}, {"weights", "q4_k_m"}});
+  CHECK(term_gb(q4, "weights") == doctest::Approx(8030261248.0 * 4.85 / 8 / 1e9).epsilon(1e-12));
+}

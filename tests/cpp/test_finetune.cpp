@@ -88,13 +88,27 @@ TEST_CASE("each optimizer on a hand-computed full fine-tune") {
   CHECK(w == doctest::Approx(2.0 * P / 1e9));
   CHECK(g == doctest::Approx(2.0 * P / 1e9));
   CHECK(o == doctest::Approx(12.0 * P / 1e9));
-  CHECK(std::get<2>(states("adamw-8bit")) ==
-        doctest::Approx(6.0 * P / 1e9));                                // 4 master + 2 x 1 byte
-  CHECK(std::get<2>(states("sgd")) == doctest::Approx(8.0 * P / 1e9));  // 4 master + 4 momentum
+  // 4 master + two uint8 states, each with an fp32 absmax per block of 256 (bitsandbytes).
+  CHECK(std::get<2>(states("adamw-8bit")) == doctest::Approx((4.0 + 2.0 + 8.0 / 256) * P / 1e9));
+  // torch.optim.SGD: no state at its default momentum 0; one fp32 buffer above it.
+  CHECK(std::get<2>(states("sgd")) == doctest::Approx(4.0 * P / 1e9));
+  json sgd = base;
+  sgd["optimizer"] = "sgd";
+  sgd["momentum"] = 0.9;
+  CHECK(ft(sgd).at("optimizer_gb").get<double>() == doctest::Approx(8.0 * P / 1e9));
   // Adafactor: master + one fp32 row and column vector per matrix, far under a byte per parameter.
   const double adafactor = std::get<2>(states("adafactor"));
   CHECK(adafactor > 4.0 * P / 1e9);
   CHECK(adafactor < 4.1 * P / 1e9);
+}
+
+TEST_CASE("Adafactor on LoRA factors each adapter matrix: about 4/r bytes per adapter parameter") {
+  // Llama 3.1 8B, rank 16 on q, k, v, o: 32 x 16 x (8192 + 5120 + 5120 + 8192) parameters.
+  const double adapter = 32.0 * 16 * (8192 + 5120 + 5120 + 8192);
+  const json r = ft({{"model", "llama-3.1-8b"}, {"mode", "lora"}, {"optimizer", "adafactor"}});
+  CHECK(r.at("optimizer_gb").get<double>() == doctest::Approx(adapter * 4.0 / 16 / 1e9));
+  json bad = {{"model", "llama-3.1-8b"}, {"mode", "full"}, {"optimizer", "sgd"}, {"momentum", 1}};
+  CHECK_THROWS_AS(testing::estimate(bad), vram::Error);
 }
 
 TEST_CASE("each ZeRO stage on a hand-computed case, and optimizer offload") {

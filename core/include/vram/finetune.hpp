@@ -49,6 +49,9 @@ struct FinetuneSetup {
   std::int64_t seq = 2048;
   std::int64_t micro_batch = 1;
   Optimizer optimizer = Optimizer::kAdamW;
+  /** SGD: torch.optim.SGD keeps a momentum buffer only when momentum > 0
+   * (its default is 0). */
+  double momentum = 0;
   Precision precision = Precision::kMixed;
   Loss loss = Loss::kStandard;
   /** QLoRA: PEFT's prepare_model_for_kbit_training casts the parameters it
@@ -110,8 +113,19 @@ ActivationSize activation_size(const FinetuneSetup& setup);
 double lora_params(const ModelSpec& model, std::int64_t rank,
                    const std::vector<std::string>& targets);
 
-/** Bytes of optimizer state (moments and fp32 master copy) per trainable parameter. */
-double optimizer_bytes_per_param(Optimizer optimizer, const ModelSpec& model, double trainable);
+/**
+ * Bytes of optimizer state per trainable parameter, with fp32 states, as
+ * each library allocates it:
+ * - AdamW (torch.optim.AdamW): exp_avg and exp_avg_sq, 8.
+ * - 8-bit AdamW (bitsandbytes Optimizer2State, block_wise): two uint8 states
+ *   and an fp32 absmax per block of 256 for each, 2 + 2 x 4/256.
+ * - SGD (torch.optim.SGD): a momentum_buffer only when momentum > 0, 4; else 0.
+ * - Adafactor (transformers.optimization.Adafactor, defaults beta1=None):
+ *   no first moment; a factored second moment for every 2-D parameter (one
+ *   row and one column vector, exp_avg_sq_row/_col) and a full one for 1-D
+ *   parameters (the norms): 4 x (rows + cols) / parameters.
+ */
+double optimizer_bytes_per_param(const FinetuneSetup& setup, double trainable);
 
 struct FinetunePlan {
   ParamTotals params;

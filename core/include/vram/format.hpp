@@ -15,6 +15,11 @@ struct WeightFormat {
   double bits_per_weight = 0;                  ///< including block scales and zero points
   std::vector<std::string> requires_features;  ///< e.g. "fp8"
   bool gguf = false;                           ///< a llama.cpp GGUF file type
+  /** What a checkpoint in this format stores in it: "all" parameters (GGUF
+   * types, the guide's conventions) or the "linear" layers only (AWQ, GPTQ,
+   * bitsandbytes, FP8...), the rest staying in the checkpoint's own dtype. */
+  std::string covers = "all";
+  std::string covers_source;
   std::string source;
 
   double bytes_per_param() const { return bits_per_weight / 8.0; }

@@ -55,6 +55,17 @@ ParamTotals param_totals(const ModelSpec& model);
 WeightsSize weights_uniform(const ParamTotals& params, const WeightFormat& format);
 
 /**
+ * Weights in a format chosen by name. A format that covers the linear
+ * layers only (WeightFormat::covers, data/formats.json) stores the
+ * attention, MLP, expert and state-space projections in it; the embeddings,
+ * output head, norms, router and extras stay in the checkpoint's own dtype
+ * (its 16- or 32-bit float, else BF16). A model declared by its totals alone
+ * has no such split and is sized uniformly.
+ */
+WeightsSize weights_in_format(const ModelSpec& model, const ParamTotals& params,
+                              const WeightFormat& format, const FormatCatalog& formats);
+
+/**
  * Weights as the checkpoint stores them: a quantized checkpoint keeps its
  * embeddings, norms and router in `torch_dtype`; an experts-only format
  * (gpt-oss MXFP4) applies to routed and shared experts alone.

@@ -47,6 +47,7 @@ struct EstimateRequest {
   std::int64_t seq = 0;
   std::int64_t micro_batch = 0;
   Optimizer optimizer = Optimizer::kAdamW;
+  double momentum = 0;  ///< SGD's momentum (torch.optim.SGD: 0, no state)
   Precision precision = Precision::kMixed;
   Loss loss = Loss::kStandard;
   std::int64_t lora_rank = 0;
