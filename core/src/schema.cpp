@@ -139,7 +139,7 @@ std::vector<FieldSpec> make_estimate_fields() {
       list("lora_targets", json{"q_proj", "k_proj", "v_proj", "o_proj"}, targets,
            ChoiceSource::kNone, kFt),
       field("checkpointing", FieldType::kBool, true, kFt),
-      field("flash_attention", FieldType::kBool, false, kFt),
+      field("flash_attention", FieldType::kBool, true, kFt),
       ranged("zero", FieldType::kInt, 0, 0, 3, "", kFt),
       field("offload_optimizer", FieldType::kBool, false, kFt),
       field("upcast_unquantized", FieldType::kBool, true, kFt),

@@ -84,6 +84,8 @@ async function familyMembers() {
   return {
     view: VIEWS, mode: MODES, optimizer: OPTIMIZERS, profile: PROFILES, unit: UNITS, lang: LANGUAGES, digits: DIGITS,
     zero: ['0', '1', '2', '3'],
+    precision: vram.schema().requests.estimate.find((f) => f.name === 'precision').choices,
+    loss: vram.schema().requests.estimate.find((f) => f.name === 'loss').choices,
     group: [...new Set(models.map((m) => m.group))],
     engine: engines.map((e) => e.id),
     option: [...new Set(engines.flatMap((e) => Object.keys(e.defaults)))],

@@ -45,10 +45,14 @@ export const DEFAULT_STATE = Object.freeze({
   seq: 2048,
   micro_batch: 1,
   optimizer: 'adamw',
+  precision: 'mixed',
+  loss: 'standard',
+  upcast_unquantized: true,
   lora_rank: 16,
   lora_targets: Object.freeze(['q_proj', 'k_proj', 'v_proj', 'o_proj']),
   checkpointing: true,
-  flash_attention: false,
+  // PyTorch's SDPA, transformers' default: no attention score matrix kept.
+  flash_attention: true,
   zero: 0,
   offload_optimizer: false,
   finetune_profile: 'physical',
@@ -112,6 +116,9 @@ const CORE_PARAMS = {
   seq: ['estimate', 'seq'],
   micro_batch: ['estimate', 'micro_batch'],
   optimizer: ['estimate', 'optimizer'],
+  precision: ['estimate', 'precision'],
+  loss: ['estimate', 'loss'],
+  upcast_unquantized: ['estimate', 'upcast_unquantized'],
   lora_rank: ['estimate', 'lora_rank'],
   lora_targets: ['estimate', 'lora_targets'],
   checkpointing: ['estimate', 'checkpointing'],
@@ -190,7 +197,7 @@ export function inputLimits(catalog, name, engineId) {
 
 /** Parameters every link carries; the rest only when they matter. */
 const ALWAYS = ['view', 'model', 'weights', 'kv', 'context', 'batch', 'unit', 'mode', 'engine', 'gpu', 'gpu_count'];
-const FINETUNE = ['seq', 'micro_batch', 'optimizer', 'lora_rank', 'lora_targets', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
+const FINETUNE = ['seq', 'micro_batch', 'optimizer', 'precision', 'loss', 'upcast_unquantized', 'lora_rank', 'lora_targets', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const OPTION_PREFIX = 'opt.';
 
 const MAX_PARAM_LENGTH = 200;
@@ -401,6 +408,8 @@ export function estimateRequest(state, catalog) {
       delete request.lora_rank;
       delete request.lora_targets;
     }
+    // Only QLoRA quantizes: the upcast of what it leaves unquantized is its own.
+    if (state.mode !== 'qlora') delete request.upcast_unquantized;
   }
   if (catalog !== undefined) request.catalog = catalog;
   return request;

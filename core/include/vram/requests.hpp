@@ -53,7 +53,7 @@ struct EstimateRequest {
   std::int64_t lora_rank = 0;
   std::vector<std::string> lora_targets;
   bool checkpointing = true;
-  bool flash_attention = false;
+  bool flash_attention = true;  // SDPA, transformers' default
   std::int64_t zero = 0;
   bool offload_optimizer = false;
   bool upcast_unquantized = true;

@@ -28,8 +28,9 @@ export function engineLabel(t, engine) {
   return text === id ? engine.name : text;
 }
 
-const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
+const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'precision', 'loss', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const LORA_ONLY = ['lora_rank', 'lora_targets'];
+const QLORA_ONLY = ['upcast_unquantized'];
 // Token counts read "32k" as 32,768 (numbers.js); a typed value commits after this pause.
 const TOKEN_FIELDS = ['context', 'seq'];
 const TYPING_PAUSE_MS = 600;
@@ -73,6 +74,9 @@ export class InputsPanel {
     number('seq');
     number('micro_batch');
     select('optimizer', choicesOf(catalog, 'optimizer').map((o) => [o, t(`optimizer.${o}`)]));
+    select('precision', choicesOf(catalog, 'precision').map((p) => [p, t(`precision.${p}`)]));
+    select('loss', choicesOf(catalog, 'loss').map((l) => [l, t(`loss.${l}`)]));
+    check('upcast_unquantized');
     number('lora_rank');
     check('checkpointing');
     check('flash_attention');
@@ -135,7 +139,7 @@ export class InputsPanel {
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
       inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('engine'), this.engineOptions),
-      finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), LORA_ONLY.map(f), FINETUNE_ONLY.slice(3).map(f)),
+      finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 5).map(f), LORA_ONLY.map(f), QLORA_ONLY.map(f), FINETUNE_ONLY.slice(5).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
     };
@@ -409,6 +413,13 @@ export class InputsPanel {
         : h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } });
       this.control(name, input, typeof value === 'boolean' ? 'checked' : 'value');
       this.fields[name].querySelector('label').textContent = label;
+      // The knob's one-line help: the core's schema names it (help.engine_options.<knob>).
+      const knob = (this.ctx.catalog.schema.engines[engine.id] || []).find((k) => k.name === key);
+      if (knob && knob.help) {
+        const hint = h('p', { id: `${name}-help`, class: 'hint' }, t(knob.help));
+        this.fields[name].append(hint);
+        input.setAttribute('aria-describedby', `${name}-help ${name}-error`);
+      }
       return this.fields[name];
     });
     const sources = Object.entries(engine.option_sources || {});
@@ -461,6 +472,7 @@ export class InputsPanel {
     this.picks.hidden = !show.has('context');
     this.engineOptions.hidden = !show.has('engine');
     for (const name of LORA_ONLY) this.fields[name].hidden = state.mode === 'full';
+    for (const name of QLORA_ONLY) this.fields[name].hidden = state.mode !== 'qlora';
     this.sections.custom.hidden = state.model !== CUSTOM;
     this.sections.devices.hidden = !show.has('usable_fraction');
     this.fields.gpu_count.hidden = !state.gpu || !show.has('gpu');

@@ -1,0 +1,109 @@
+// The inputs as a reader meets them (issue 12): fine-tuning opens on the
+// core's defaults (flash attention / SDPA on) and offers precision, loss and
+// QLoRA's upcast from the core's schema; every engine knob shows a human
+// label and a one-line help, never its key.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, screenshot } from './harness.mjs';
+import { core } from '../js/module.mjs';
+
+const vram = await core();
+const schema = vram.schema();
+const field = (name) => schema.requests.estimate.find((f) => f.name === name);
+
+/** The answer strip's total, in GB as shown ("27 GB" to 27). */
+async function total(page) {
+  return Number((await page.locator('vram-calculator .answer-bar .answer-value').textContent()).replace(/[^\d.]/g, ''));
+}
+
+/** Waits for the address to carry `param=value` after a change. */
+async function waitForParam(page, param, value) {
+  await page.waitForFunction(([p, v]) => new URLSearchParams(location.search).get(p) === v, [param, value]);
+}
+
+test('fine-tuning opens with flash attention on, and offers precision, loss and the QLoRA upcast from the schema', async () => {
+  assert.equal(field('flash_attention').default, true, "the core's default: SDPA, as transformers");
+  const browser = await openPage('?mode=qlora&model=llama-3.1-8b&seq=8192&gpu=rtx-4090', { viewport: { width: 1366, height: 900 } });
+  try {
+    const { page } = browser;
+    const $ = (id) => page.locator(`vram-calculator #${id}`);
+    assert.equal(await $('flash_attention').isChecked(), true);
+    // The choices are the schema's, each worded (never the raw id).
+    for (const name of ['precision', 'loss']) {
+      const options = await $(name).locator('option').evaluateAll((els) => els.map((o) => [o.value, o.textContent]));
+      assert.deepEqual(options.map(([value]) => value), field(name).choices, name);
+      for (const [value, label] of options) assert.ok(label && label !== value && !label.includes('.'), `${name} ${value}: '${label}'`);
+      assert.equal(await $(name).inputValue(), field(name).default);
+    }
+    assert.equal(await $('upcast_unquantized').isVisible(), true, 'QLoRA shows its upcast');
+    assert.equal(await $('upcast_unquantized').isChecked(), field('upcast_unquantized').default);
+    await screenshot(page, 'inputs-qlora-1366');
+
+    // Each one reaches the core: the total moves the way the physics says, and the link carries it.
+    const base = await total(page);
+    await $('loss').selectOption('fused');
+    await waitForParam(page, 'loss', 'fused');
+    const fused = await total(page);
+    assert.ok(fused < base, `fused loss keeps no full logits: ${fused} < ${base}`);
+    await $('upcast_unquantized').uncheck();
+    await waitForParam(page, 'upcast_unquantized', 'false');
+    assert.ok((await total(page)) < fused, 'no FP32 upcast of the unquantized parameters');
+    await $('flash_attention').uncheck();
+    await waitForParam(page, 'flash_attention', 'false');
+    const eager = await total(page);
+    assert.ok(eager > fused, 'eager attention saves the score matrices');
+    await $('precision').selectOption('bf16');
+    await waitForParam(page, 'precision', 'bf16');
+
+    // A link opens where it was left.
+    await page.reload();
+    await page.locator('vram-calculator .main').waitFor();
+    assert.equal(await $('loss').inputValue(), 'fused');
+    assert.equal(await $('precision').inputValue(), 'bf16');
+    assert.equal(await $('upcast_unquantized').isChecked(), false);
+    assert.equal(await $('flash_attention').isChecked(), false);
+
+    // LoRA has no quantized base: no upcast to offer.
+    await $('mode').selectOption('lora');
+    await waitForParam(page, 'mode', 'lora');
+    assert.equal(await $('upcast_unquantized').isVisible(), false);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+for (const lang of ['en', 'ar']) {
+  test(`every engine knob shows a label and a one-line help, never its key (${lang})`, async () => {
+    const engines = Object.keys(schema.engines);
+    const browser = await openPage(`?lang=${lang}`, { viewport: { width: 390, height: 844 } });
+    try {
+      const { page } = browser;
+      let knobs = 0;
+      for (const engine of engines) {
+        await page.locator('vram-calculator #engine').selectOption(engine);
+        const details = page.locator('vram-calculator .options > details');
+        if (!schema.engines[engine].length) continue;
+        await details.evaluate((el) => { el.open = true; });
+        for (const knob of schema.engines[engine]) {
+          const input = page.locator(`vram-calculator [id="opt.${knob.name}"]`);
+          const label = await page.locator(`vram-calculator label[for="opt.${knob.name}"]`).textContent();
+          const help = page.locator(`vram-calculator [id="opt.${knob.name}-help"]`);
+          const hint = await help.textContent();
+          // Words, not the key: the engine's own flag name may appear in them ("(n_ubatch)").
+          for (const words of [label, hint]) {
+            assert.ok(/\p{L}{3}/u.test(words.replace(knob.name, '')) && !/\bhelp\.|\boption\./.test(words), `${engine} ${knob.name}: '${words}'`);
+          }
+          assert.notEqual(label, hint);
+          assert.match(await input.getAttribute('aria-describedby'), new RegExp(`opt\\.${knob.name}-help`));
+          knobs += 1;
+        }
+        if (engine === 'vllm') await screenshot(page, `inputs-vllm-knobs-390-${lang}`);
+      }
+      assert.ok(knobs >= 10, `${knobs} knobs checked`);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}
