@@ -385,7 +385,8 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
                                                {{"params", T},
                                                 {"master", master_bpp},
                                                 {"state", moments},
-                                                {"optimizer", to_string(s.optimizer)}}},
+                                                {"optimizer", Message{std::string("optimizer.") +
+                                                                      to_string(s.optimizer)}}}},
                                  s.offload_optimizer ? 1 : shards_1, s.zero,
                                  {{"optimizer", to_string(s.optimizer)},
                                   {"master_bytes", master_bpp},
@@ -430,7 +431,7 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
                                      {"batch", s.micro_batch},
                                      {"vocab", m.vocab_size},
                                      {"bytes_per_logit", logit_bytes(s.loss)},
-                                     {"loss", to_string(s.loss)}}}));
+                                     {"loss", Message{std::string("loss.") + to_string(s.loss)}}}}));
     plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : (guide ? 2e9 : 1e9);
     const char* why = s.overhead_set ? "formula.ft_overhead_set"
                       : guide        ? "formula.ft_overhead_guide"
@@ -443,10 +444,10 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   if (explain) {
     auto& a = plan.assumptions;
     a.push_back({"assumption.finetune_setup",
-                 {{"method", to_string(s.method)},
-                  {"profile", to_string(s.profile)},
-                  {"precision", to_string(s.precision)},
-                  {"optimizer", to_string(s.optimizer)},
+                 {{"method", Message{std::string("mode.") + to_string(s.method)}},
+                  {"profile", Message{std::string("profile.") + to_string(s.profile)}},
+                  {"precision", Message{std::string("precision.") + to_string(s.precision)}},
+                  {"optimizer", Message{std::string("optimizer.") + to_string(s.optimizer)}},
                   {"seq", s.seq},
                   {"micro_batch", s.micro_batch},
                   {"checkpointing", on_off(s.checkpointing)},
