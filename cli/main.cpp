@@ -58,7 +58,7 @@ std::string describe(const json& field, const vram::RenderOptions& options) {
     const json& d = field.at("default");
     // A switch's default is on or off, a number is written in the language's
     // digits; a name or a list is the value as typed.
-    const json value = d.is_boolean()                   ? json{{"id", d.get<bool>() ? "word.on" : "word.off"}}
+    const json value = d.is_boolean() ? json{{"id", d.get<bool>() ? "word.on" : "word.off"}}
                        : d.is_string() || d.is_number() ? d
                                                         : json(d.dump());
     details.push_back({{"id", "cli.default"}, {"params", {{"value", value}}}});

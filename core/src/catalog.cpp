@@ -67,7 +67,8 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
       if (note.is_string()) {
         preset.notes.push_back({"note.text", {{"text", note}}});
       } else if (note.is_object() && note.contains("id") && note.at("id").is_string()) {
-        preset.notes.push_back({note.at("id").get<std::string>(), note.value("params", json::object())});
+        preset.notes.push_back(
+            {note.at("id").get<std::string>(), note.value("params", json::object())});
       } else {
         throw Error("internal", at + ".notes", at + ".notes holds a note that is not a message");
       }

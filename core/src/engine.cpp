@@ -543,7 +543,8 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
          {{"engine", engine.label()},
           {"key", it.key()},
           // A switch reads on or off in the reader's language.
-          {"value", it->is_boolean() ? json(Message{it->get<bool>() ? "word.on" : "word.off"}) : *it},
+          {"value",
+           it->is_boolean() ? json(Message{it->get<bool>() ? "word.on" : "word.off"}) : *it},
           {"why", quotation(why)}}});
   }
   for (auto it = engine.option_sources.begin(); it != engine.option_sources.end(); ++it) {
@@ -555,7 +556,8 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
   }
   if (plan.budget.present && plan.budget.usable_estimated && gpu != nullptr) {
     plan.warnings.push_back(
-        {"warning.usable_estimated", {{"gpu", gpu->name}, {"source", quotation(gpus.usable_default_source)}}});
+        {"warning.usable_estimated",
+         {{"gpu", gpu->name}, {"source", quotation(gpus.usable_default_source)}}});
   }
   return plan;
 }

@@ -2,7 +2,8 @@
 // page's language tests (tests/browser/i18n.test.mjs) and the CLI's
 // (tests/js/cli-i18n.test.mjs) share. Latin is allowed for the names in
 // tests/latin-glossary.json, every name the data gives, identifiers
-// (snake_case keys, the request's fields, LoRA modules) and sizes such as
+// (snake_case keys and their paths such as config.hidden_size, the
+// request's fields, LoRA modules) and sizes such as
 // "70B"; Persian shows no Latin digit outside those names.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +38,7 @@ export function foreign(texts, lang, ids = []) {
     for (const word of rest.split(/[\s,،؛:()«»"'=×+÷/…–≤≥%٪$[\]|<>]+/)) {
       const token = word.replace(/\.+$/, ''); // a sentence's full stop
       if (!token) continue;
-      if (/[A-Za-z]/.test(token) && !allowed.has(token) && !/^[a-z0-9]+(_[a-z0-9]+)+$/.test(token) && !/^\d+(\.\d+)?[BK]$/.test(token)) words.add(token);
+      if (/[A-Za-z]/.test(token) && !allowed.has(token) && !/^[a-z0-9]+([_.][a-z0-9]+)*_[a-z0-9]+$/.test(token) && !/^\d+(\.\d+)?[BK]$/.test(token)) words.add(token);
       if (lang === 'fa' && /[0-9]/.test(token) && !/[A-Za-z]/.test(token)) digits.add(token);
     }
   }
