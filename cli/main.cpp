@@ -22,12 +22,29 @@ using vramcli::FlagKind;
 using vramcli::FlagSpec;
 
 /** The top-level usage, from the catalogs (cli.usage). */
-std::string usage() {
-  return vram::render({"cli.usage", json::object()}, vram::MessageCatalogs::builtin());
+std::string usage(const vram::RenderOptions& options = {}) {
+  return vram::render({"cli.usage", json::object()}, vram::MessageCatalogs::builtin(), options);
 }
 
 /** The CLI's own flags, beside the request's. */
 const char* const kLangFlag = "--lang";
+
+/**
+ * The language asked for with --lang, looked up before the flags are parsed
+ * so that --help and usage errors speak it too; English when absent or
+ * unknown (parse_flags then reports an unknown one).
+ */
+vram::RenderOptions early_options(const std::vector<std::string>& args) {
+  vram::RenderOptions options;
+  const std::vector<std::string> langs = vram::MessageCatalogs::builtin().languages();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string lang;
+    if (args[i] == kLangFlag && i + 1 < args.size()) lang = args[i + 1];
+    if (args[i].rfind(std::string(kLangFlag) + "=", 0) == 0) lang = args[i].substr(7);
+    if (std::find(langs.begin(), langs.end(), lang) != langs.end()) options.lang = lang;
+  }
+  return options;
+}
 
 /** A schema field's help line: its help message, then default, range, choices, unit. */
 std::string describe(const json& field, const vram::RenderOptions& options) {
@@ -39,8 +56,12 @@ std::string describe(const json& field, const vram::RenderOptions& options) {
   json details = json::array();
   if (field.contains("default")) {
     const json& d = field.at("default");
-    details.push_back(
-        {{"id", "cli.default"}, {"params", {{"value", d.is_string() ? d : json(d.dump())}}}});
+    // A switch's default is on or off, a number is written in the language's
+    // digits; a name or a list is the value as typed.
+    const json value = d.is_boolean() ? json{{"id", d.get<bool>() ? "word.on" : "word.off"}}
+                       : d.is_string() || d.is_number() ? d
+                                                        : json(d.dump());
+    details.push_back({{"id", "cli.default"}, {"params", {{"value", value}}}});
   }
   if (field.contains("min") && field.contains("max")) {
     const bool open_low = field.value("min_exclusive", false);
@@ -56,7 +77,8 @@ std::string describe(const json& field, const vram::RenderOptions& options) {
     details.push_back({{"id", "cli.choices"}, {"params", {{"choices", field.at("choices")}}}});
   }
   if (field.contains("unit")) {
-    details.push_back({{"id", "cli.unit"}, {"params", {{"unit", field.at("unit")}}}});
+    const json unit = {{"id", "cli.unit." + field.at("unit").get<std::string>()}};
+    details.push_back({{"id", "cli.unit"}, {"params", {{"unit", unit}}}});
   }
   if (!details.empty()) text += " " + say("cli.details", {{"details", details}});
   return text;
@@ -113,8 +135,13 @@ std::vector<FlagSpec> command_flags(const json& schema, const std::string& comma
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  const vram::RenderOptions early = early_options(args);
+  // `vramcalc --lang fa help`: the language may come before the command.
+  while (!args.empty() && (args[0] == kLangFlag || args[0].rfind("--lang=", 0) == 0)) {
+    args.erase(args.begin(), args.begin() + (args[0] == kLangFlag && args.size() > 1 ? 2 : 1));
+  }
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    (args.empty() ? std::cerr : std::cout) << usage();
+    (args.empty() ? std::cerr : std::cout) << usage(early);
     return args.empty() ? 2 : 0;
   }
   const std::string command = args[0];
@@ -122,14 +149,14 @@ int main(int argc, char** argv) {
   static const char* const kCommands[] = {"estimate", "inspect", "grid", "devices", "fleet",
                                           "models",   "formats", "gpus", "schema"};
   if (std::find(std::begin(kCommands), std::end(kCommands), command) == std::end(kCommands)) {
-    return usage_error("unknown command '" + command + "'\n\n" + usage());
+    return usage_error("unknown command '" + command + "'\n\n" + usage(early));
   }
 
   try {
     const vram::Calculator calculator;
     const json schema = calculator.schema();
     const std::vector<FlagSpec> specs = command_flags(schema, command);
-    vram::RenderOptions options;
+    vram::RenderOptions options = early;
     if (std::find(args.begin(), args.end(), "--help") != args.end() ||
         std::find(args.begin(), args.end(), "-h") != args.end()) {
       print_flags(std::cout, specs, options);
@@ -193,8 +220,12 @@ int main(int argc, char** argv) {
       }
     } catch (const vram::Error& e) {
       const std::string flag = vramcli::flag_for_field(specs, e.field());
-      std::cerr << "vramcalc: " << (flag.empty() ? e.field() : flag) << ": " << e.what() << " ["
-                << e.code() << "]\n";
+      // The core's error in the language asked for (its message); in English its
+      // full text, which may name where in a file the problem is.
+      std::cerr << "vramcalc: " << (flag.empty() ? e.field() : flag) << ": "
+                << (options.lang == "en" ? std::string(e.what())
+                                         : say(e.message().id, e.message().params))
+                << " [" << e.code() << "]\n";
       return e.code() == "internal" ? 1 : 2;
     } catch (const vramcli::UsageError& e) {
       return usage_error(e.what(), &specs, options);

@@ -76,11 +76,14 @@ std::string render_finetune(const json& r, const Words& say) {
   out << say("cli.params_finetune",
              {{"total", r.at("params_total")}, {"trainable", r.at("trainable_params")}})
       << "\n";
-  out << say("cli.setup_finetune", {{"mode", r.at("mode")},
-                                    {"profile", r.at("finetune_profile")},
+  auto word = [](const std::string& family, const json& id) {
+    return json{{"id", family + "." + id.get<std::string>()}};
+  };
+  out << say("cli.setup_finetune", {{"mode", word("mode", r.at("mode"))},
+                                    {"profile", word("profile", r.at("finetune_profile"))},
                                     {"seq", r.at("seq")},
                                     {"micro_batch", r.at("micro_batch")},
-                                    {"optimizer", r.at("optimizer")},
+                                    {"optimizer", word("optimizer", r.at("optimizer"))},
                                     {"zero", r.at("zero")},
                                     {"gpus", r.at("gpu_count")}})
       << "\n\n";
@@ -122,7 +125,7 @@ std::string render_estimate(const json& r, const Words& say) {
       << "\n";
   const int tp = r.at("tensor_parallel").get<int>();
   out << say(tp > 1 ? "cli.engine_tp" : "cli.engine",
-             {{"engine", r.at("engine").at("name")}, {"tp", tp}})
+             {{"engine", r.at("engine").at("label")}, {"tp", tp}})
       << "\n";
   if (r.contains("budget")) {
     const json& b = r.at("budget");
@@ -179,14 +182,14 @@ std::string render_grid(const json& g, const Words& say) {
                                 {"currency", g.at("currency")}})
       << "\n"
       << say.msg(g.at("conventions")) << "\n\n";
-  out << pad(say("cli.col.model"), 22) << pad(say("cli.col.method"), 8)
+  out << pad(say("cli.col.model"), 22) << pad(say("cli.col.method"), 16)
       << pad(say("cli.col.vram"), 10, true) << "   " << pad(say("cli.col.pick"), 26)
       << pad(say("cli.col.monthly"), 10, true) << "  " << say("cli.col.note") << "\n";
   for (const json& row : g.at("rows")) {
     bool first = true;
     for (const json& cell : row.at("cells")) {
       out << pad(first ? row.at("name").get<std::string>() : "", 22)
-          << pad(cell.at("method").get<std::string>(), 8)
+          << pad(say("method." + cell.at("method").get<std::string>()), 16)
           << pad(say("cli.gb0", {{"gb", cell.at("vram_gb")}}), 10, true) << "   ";
       first = false;
       const json& pick = cell.at("pick");

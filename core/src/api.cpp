@@ -35,6 +35,7 @@ json Calculator::presets() const {
   for (const EngineProfile& engine : catalog_.engines) {
     engines.push_back({{"id", engine.id},
                        {"name", engine.name},
+                       {"label", engine.label()},
                        {"kind", to_string(engine.kind)},
                        {"source", engine.source},
                        {"defaults", engine.defaults},

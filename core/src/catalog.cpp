@@ -60,7 +60,20 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
   preset.official_params_active = jr::opt_number(j, "official_params_active", at).value_or(0);
   preset.params_source = jr::opt_string(j, "params_source", at).value_or("");
   preset.placeholders = jr::opt_strings(j, "placeholders", at);
-  preset.notes = jr::opt_strings(j, "notes", at);
+  if (const json* notes = jr::find(j, "notes")) {
+    // A note is a message {id, params} (the words live in data/messages/); a
+    // plain string is text shown as written (note.text).
+    for (const json& note : *notes) {
+      if (note.is_string()) {
+        preset.notes.push_back({"note.text", {{"text", note}}});
+      } else if (note.is_object() && note.contains("id") && note.at("id").is_string()) {
+        preset.notes.push_back(
+            {note.at("id").get<std::string>(), note.value("params", json::object())});
+      } else {
+        throw Error("internal", at + ".notes", at + ".notes holds a note that is not a message");
+      }
+    }
+  }
   preset.family = jr::opt_string(j, "family", at).value_or("");
   preset.aliases = jr::opt_strings(j, "aliases", at);
   return preset;

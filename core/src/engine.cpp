@@ -59,6 +59,16 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
 
 }  // namespace
 
+json EngineProfile::label() const {
+  if (!convention()) return name;
+  json params = json::object();
+  if (defaults.contains("overhead_gb")) {
+    params["size"] = Message{"size.gbPlain", {{"gb", defaults.at("overhead_gb")}}};
+  }
+  if (defaults.contains("overhead_pct")) params["pct"] = defaults.at("overhead_pct");
+  return Message{"engine." + id, params};
+}
+
 std::vector<EngineProfile> engine_profiles_from_json(const json& engines) {
   std::vector<EngineProfile> out;
   for (std::size_t i = 0; i < engines.size(); ++i) {
@@ -508,7 +518,7 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
     if (explain) {
       term.formula =
           overhead.kind == Overhead::Kind::kFlat
-              ? Message{"formula.overhead_flat", {{"bytes", bytes}, {"engine", engine.name}}}
+              ? Message{"formula.overhead_flat", {{"bytes", bytes}, {"engine", engine.label()}}}
               : Message{"formula.overhead_pct",
                         {{"pct", overhead.percent},
                          {"weights", plan.weights.bytes},
@@ -532,21 +542,24 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
     const std::string why = engine.option_sources.value(it.key(), "");
     plan.assumptions.push_back(
         {why.empty() ? "assumption.engine_option" : "assumption.engine_option_why",
-         {{"engine", engine.name},
+         {{"engine", engine.label()},
           {"key", it.key()},
-          // true and false are the knob's own words, as typed on a command line.
-          {"value", it->is_boolean() ? json(it->get<bool>() ? "true" : "false") : *it},
-          {"why", why}}});
+          // A switch reads on or off in the reader's language.
+          {"value",
+           it->is_boolean() ? json(Message{it->get<bool>() ? "word.on" : "word.off"}) : *it},
+          {"why", quotation(why)}}});
   }
   for (auto it = engine.option_sources.begin(); it != engine.option_sources.end(); ++it) {
     if (!o.contains(it.key())) {
       plan.assumptions.push_back(
-          {"assumption.engine_note", {{"engine", engine.name}, {"key", it.key()}, {"why", *it}}});
+          {"assumption.engine_note",
+           {{"engine", engine.label()}, {"key", it.key()}, {"why", quotation(*it)}}});
     }
   }
   if (plan.budget.present && plan.budget.usable_estimated && gpu != nullptr) {
     plan.warnings.push_back(
-        {"warning.usable_estimated", {{"gpu", gpu->name}, {"source", gpus.usable_default_source}}});
+        {"warning.usable_estimated",
+         {{"gpu", gpu->name}, {"source", quotation(gpus.usable_default_source)}}});
   }
   return plan;
 }

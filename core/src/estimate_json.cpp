@@ -318,11 +318,17 @@ json estimate_json(const Catalog& catalog, const json& request) {
     assumptions.push_back(Message{"assumption.weights_checkpoint",
                                   {{"format", checkpoint->format}, {"files", checkpoint->files}}});
   } else if (setup.weights == nullptr) {
+    // The formats by name (BF16, MXFP4), as every other answer names them.
+    auto format_name = [&](const std::string& id) {
+      const WeightFormat* f = catalog.formats.find_weight(id);
+      return f != nullptr ? f->name : id;
+    };
     assumptions.push_back(
         model.native_expert_format.empty()
-            ? Message{"assumption.weights_native", {{"format", model.native_format}}}
+            ? Message{"assumption.weights_native", {{"format", format_name(model.native_format)}}}
             : Message{"assumption.weights_native_experts",
-                      {{"format", model.native_format}, {"experts", model.native_expert_format}}});
+                      {{"format", format_name(model.native_format)},
+                       {"experts", format_name(model.native_expert_format)}}});
     if (!model.native_format_note.empty()) {
       assumptions.push_back(Message{"note.text", {{"text", model.native_format_note}}});
     }
@@ -339,7 +345,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
     assumptions.push_back(Message{"assumption.ssm_state"});
   }
   assumptions.push_back(Message{
-      "assumption.engine", {{"engine", engine.profile->name}, {"source", engine.profile->source}}});
+      "assumption.engine",
+      {{"engine", engine.profile->label()}, {"source", quotation(engine.profile->source)}}});
   for (const Message& m : plan.assumptions) assumptions.push_back(m);
   assumptions.push_back(Message{"assumption.units"});
   for (const Message& m : plan.warnings) warnings.push_back(m);
@@ -373,6 +380,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
       {"engine",
        {{"id", engine.profile->id},
         {"name", engine.profile->name},
+        {"label", engine.profile->label()},
         {"kind", to_string(engine.profile->kind)},
         {"options", plan.options}}},
       {"tensor_parallel", plan.tensor_parallel},

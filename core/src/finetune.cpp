@@ -400,18 +400,19 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
       make_term("gradients", {"term.gradients"}, grads, explain,
                 {"formula.ft_trainable", {{"params", T}, {"bytes_per_param", grad_bpp}}}, shards_2,
                 s.zero, {{"bytes_per_param", grad_bpp}}));
-  plan.terms.push_back(make_term("optimizer", {"term.optimizer"}, optimizer, explain,
-                                 s.offload_optimizer
-                                     ? Message{"formula.ft_offloaded", {{"host", optimizer_total}}}
-                                     : Message{"formula.ft_optimizer",
-                                               {{"params", T},
-                                                {"master", master_bpp},
-                                                {"state", moments},
-                                                {"optimizer", to_string(s.optimizer)}}},
-                                 s.offload_optimizer ? 1 : shards_1, s.zero,
-                                 {{"optimizer", to_string(s.optimizer)},
-                                  {"master_bytes", master_bpp},
-                                  {"state_bytes", moments}}));
+  plan.terms.push_back(make_term(
+      "optimizer", {"term.optimizer"}, optimizer, explain,
+      s.offload_optimizer
+          ? Message{"formula.ft_offloaded", {{"host", optimizer_total}}}
+          : Message{"formula.ft_optimizer",
+                    {{"params", T},
+                     {"master", master_bpp},
+                     {"state", moments},
+                     {"optimizer", Message{std::string("optimizer.") + to_string(s.optimizer)}}}},
+      s.offload_optimizer ? 1 : shards_1, s.zero,
+      {{"optimizer", to_string(s.optimizer)},
+       {"master_bytes", master_bpp},
+       {"state_bytes", moments}}));
 
   if (guide && full) {
     // The guide: 16 bytes per parameter, then +15% for activations and
@@ -446,13 +447,14 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
                                     {"checkpointing", s.checkpointing},
                                     {"flash_attention", s.flash_attention},
                                     {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}}));
-    plan.terms.push_back(make_term("logits", {"term.logits"}, a.logits_bytes, explain,
-                                   {"formula.ft_logits",
-                                    {{"seq", s.seq},
-                                     {"batch", s.micro_batch},
-                                     {"vocab", m.vocab_size},
-                                     {"bytes_per_logit", logit_bytes(s.loss)},
-                                     {"loss", to_string(s.loss)}}}));
+    plan.terms.push_back(
+        make_term("logits", {"term.logits"}, a.logits_bytes, explain,
+                  {"formula.ft_logits",
+                   {{"seq", s.seq},
+                    {"batch", s.micro_batch},
+                    {"vocab", m.vocab_size},
+                    {"bytes_per_logit", logit_bytes(s.loss)},
+                    {"loss", Message{std::string("loss.") + to_string(s.loss)}}}}));
     plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : (guide ? 2e9 : 1e9);
     const char* why = s.overhead_set ? "formula.ft_overhead_set"
                       : guide        ? "formula.ft_overhead_guide"
@@ -465,10 +467,10 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   if (explain) {
     auto& a = plan.assumptions;
     a.push_back({"assumption.finetune_setup",
-                 {{"method", to_string(s.method)},
-                  {"profile", to_string(s.profile)},
-                  {"precision", to_string(s.precision)},
-                  {"optimizer", to_string(s.optimizer)},
+                 {{"method", Message{std::string("mode.") + to_string(s.method)}},
+                  {"profile", Message{std::string("profile.") + to_string(s.profile)}},
+                  {"precision", Message{std::string("precision.") + to_string(s.precision)}},
+                  {"optimizer", Message{std::string("optimizer.") + to_string(s.optimizer)}},
                   {"seq", s.seq},
                   {"micro_batch", s.micro_batch},
                   {"checkpointing", on_off(s.checkpointing)},

@@ -25,7 +25,7 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
   // A preset's notes come as their text (data/models.json); the importer's
   // and the core's own as ids.
   json notes = json::array();
-  for (const std::string& note : m.notes) notes.push_back(Message{"note.text", {{"text", note}}});
+  for (const Message& note : m.notes) notes.push_back(note);
   for (const Message& note : m.import_notes) notes.push_back(note);
   if (m.official_params_active > 0 && !params.active_declared) {
     // Vendors differ on "active": DeepSeek and OpenAI leave out the input

@@ -11,37 +11,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launch, openPage, pageUrl, root, screenshot, text, waitForText } from './harness.mjs';
-import { DEFAULT_STATE, LORA_TARGETS } from '../../web/src/state.js';
-import { loadJson } from '../js/module.mjs';
+import { foreign } from '../js/latin.mjs';
 
 const PANEL = 'vram-calculator [role=tabpanel]:not([hidden])';
 
-// Latin a reader of the Arabic or Persian page may see: product, unit and
-// format names the seeds themselves keep in Latin, plus every name the data
-// gives (models, cards, formats, engines, memory types, architectures) and
-// every identifier (URL parameters, config.json keys, LoRA modules).
-const GLOSSARY = [
-  'VRAM', 'GPU', 'GPUs', 'KV', 'GB', 'GiB', 'TB', 'GB/s', 'TB/s', 'RAM', 'LoRA', 'QLoRA', 'BF16', 'FP16', 'FP8', 'FP32', 'INT4', 'INT8',
-  'MXFP4', 'NF4', 'AdamW', 'SGD', 'Adafactor', 'ZeRO', 'CUDA', 'PyTorch', 'NCCL', 'NVLink', 'PCIe', 'FFN', 'TP', 'FlashAttention',
-  'vLLM', 'SGLang', 'llama.cpp', 'Ollama', 'config.json', 'JSON', 'Enter', 'Ctrl', 'English', 'n_ubatch',
-  // The checkpoint readers (issue 13): file kinds and the Hub, as the seeds keep product names.
-  'GGUF', '.gguf', 'safetensors', '.safetensors', '.json', 'Hugging Face', 'Hub', 'HTTP', 'CORS', 'general.architecture', 'owner/name',
-];
-const data = {
-  models: loadJson('data/models.json').models.map((m) => m.name),
-  gpus: loadJson('data/gpus.json').gpus.flatMap((g) => [g.name, g.memory_type, g.architecture]),
-  formats: ['weights', 'kv'].flatMap((k) => loadJson('data/formats.json')[k].map((f) => f.name)),
-  engines: loadJson('data/engines.json').engines.map((e) => e.name),
-};
-// Whole names first (longest first): "RTX 4090", "Llama 3.1 8B" carry digits that are part of a name.
-const NAMES = [...new Set([...data.models, ...data.gpus, ...data.formats, ...data.engines, ...GLOSSARY].filter(Boolean))].sort((a, b) => b.length - a.length);
-const IDS = new Set([...Object.keys(DEFAULT_STATE), ...LORA_TARGETS, ...GLOSSARY]);
-
-// TEMPORARY: text the core still makes in English (error messages, formulas,
-// model notes, warnings, assumptions, exclusion reasons, the fit's basis).
-// The views mark it `core-text`; the "schema" branch turns the core's
-// answers into messages, and this exclusion goes with it.
-const CORE_TEXT = '.core-text';
+// What counts as stray English (tests/js/latin.mjs, shared with the CLI's
+// test): Latin outside tests/latin-glossary.json and the data's names.
+// Citations (a source quoted as written, `quote.text` in an answer) sit in
+// a `lang="en"` element and are not the page's words (docs/i18n.md).
+const CITATION = '[lang=en]';
 
 /** In the page: what a reader sees: visible text, the selected options, the inputs' values. */
 function visibleText(skip) {
@@ -59,23 +37,6 @@ function visibleText(skip) {
     out.push(el.tagName === 'SELECT' ? el.selectedOptions[0]?.textContent || '' : el.value);
   }
   return out;
-}
-
-/** Latin words outside the glossary and the data's names; Latin digits outside names (Persian). */
-function foreign(texts, lang) {
-  const words = new Set();
-  const digits = new Set();
-  for (const raw of texts) {
-    let rest = raw.replace(/[\u2066-\u2069\u200e\u200f]/g, '');
-    for (const name of NAMES) rest = rest.split(name).join(' ');
-    for (const word of rest.split(/[\s,،؛:()«»"'=×+÷/…–≤≥%٪$]+/)) {
-      const token = word.replace(/\.+$/, ''); // a sentence's full stop
-      if (!token) continue;
-      if (/[A-Za-z]/.test(token) && !IDS.has(token) && !/^[a-z0-9]+(_[a-z0-9]+)+$/.test(token) && !/^\d+(\.\d+)?[BK]$/.test(token)) words.add(token);
-      if (lang === 'fa' && /[0-9]/.test(token) && !/[A-Za-z]/.test(token)) digits.add(token);
-    }
-  }
-  return { words: [...words], digits: [...digits] };
 }
 
 const VIEWS = {
@@ -115,7 +76,7 @@ for (const lang of ['ar', 'fa']) {
           await page.locator(`${PANEL} table, ${PANEL} .error`).first().waitFor();
           const where = `${lang} ${view} at ${width} px`;
           assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.frame').dir), 'rtl', where);
-          const { words, digits } = foreign(await page.evaluate(visibleText, CORE_TEXT), lang);
+          const { words, digits } = foreign(await page.evaluate(visibleText, CITATION), lang);
           assert.deepEqual(words, [], `${where}: Latin words outside the glossary`);
           assert.deepEqual(digits, [], `${where}: Latin digits on the Persian page`);
           const rows = page.locator(`${PANEL} table tbody tr`);

@@ -69,7 +69,7 @@ test('a config.json from disk, and a broken catalog named by entry and field', (
 });
 
 test('grid, devices and fleet print their tables', () => {
-  assert.match(run('grid').stdout, /70B \(guide shape\)\s+bf16\s+145 GB\s+MI300X\s+\$1,590/);
+  assert.match(run('grid').stdout, /70B \(guide shape\)\s+Inference BF16\s+145 GB\s+MI300X\s+\$1,590/);
   assert.match(run('devices').stdout, /H100 SXM 80GB\s+x 14/);
   assert.match(run('fleet').stdout, /MI300X\s+192\s+5,300\s+\$1,590\s+8\.28\s+3\.33\s+2\.21/);
 });
@@ -80,7 +80,7 @@ test("flags and --help come from the core's schema; --lang picks the catalog", (
   const help = run('estimate', '--help');
   assert.equal(help.status, 0);
   // The help line carries the schema's default and range, not a copy of them.
-  assert.match(help.stdout, new RegExp(`--context\\s+Tokens per sequence \\(default ${context.default}, ${context.min} to 100,000,000`));
+  assert.match(help.stdout, new RegExp(`--context\\s+Tokens per sequence \\(default ${context.default.toLocaleString('en-US')}, ${context.min} to 100,000,000`));
   assert.match(help.stdout, /--no-checkpointing/);
   // The fleet sizes the checkpoint's own format by default, and says so.
   const weights = schema.requests.fleet.find((f) => f.name === 'weights');

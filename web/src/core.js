@@ -7,6 +7,8 @@ export class CoreError extends Error {
     super(error.message);
     this.code = error.code;
     this.field = error.field;
+    // The same words as a message (docs/i18n.md), for the page's language.
+    if (typeof error.message_id === 'string') this.messageId = { id: error.message_id, params: error.params || {} };
     // A header read from too short a prefix: how many bytes to read next.
     if (error.needed_bytes !== undefined) this.neededBytes = error.needed_bytes;
   }

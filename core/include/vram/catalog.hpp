@@ -26,8 +26,8 @@ struct ModelPreset {
   double official_params_active = 0;
   std::string params_source;
   std::vector<std::string> placeholders;
-  std::vector<std::string> notes;
-  std::string family;  ///< the name people search by ("llama", "deepseek"); "" when none
+  std::vector<Message> notes;  ///< messages {id, params}; a plain string is note.text
+  std::string family;          ///< the name people search by ("llama", "deepseek"); "" when none
   /** Other names people know the model by ("deepseek r1", "r1"), for the page's search. */
   std::vector<std::string> aliases;
 };

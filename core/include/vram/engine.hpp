@@ -53,6 +53,13 @@ struct EngineProfile {
 
   /** The overhead conventions (flat, percent) rather than an engine's own model. */
   bool convention() const { return kind == EngineKind::kFlat || kind == EngineKind::kPercent; }
+
+  /**
+   * How an answer names the engine: a convention is a sentence, the message
+   * `engine.<id>` worded with its own default; a product (vLLM, SGLang,
+   * llama.cpp) is its name.
+   */
+  nlohmann::json label() const;
 };
 
 std::vector<EngineProfile> engine_profiles_from_json(const nlohmann::json& engines);

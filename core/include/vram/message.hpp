@@ -25,6 +25,12 @@ inline void to_json(nlohmann::json& j, const Message& m) {
 }
 
 /**
+ * Text a source is cited by, as written (data/engines.json, data/gpus.json):
+ * an English quotation, shown as such in every language (docs/i18n.md).
+ */
+inline Message quotation(const std::string& text) { return {"quote.text", {{"text", text}}}; }
+
+/**
  * The message in English (vram::render over the embedded en.json), for the
  * English `message` of errors; answers carry plain messages. An id the
  * catalog lacks renders as the id.

@@ -126,7 +126,7 @@ struct ModelSpec {
   std::string native_format_note;
 
   std::vector<std::string> placeholders;  ///< fields holding placeholder values
-  std::vector<std::string> notes;         ///< a preset's caveats (English, data/models.json)
+  std::vector<Message> notes;             ///< a preset's caveats (data/models.json: messages)
   std::vector<Message> import_notes;      ///< the importer's caveats (ids under import.)
 
   std::int64_t num_layers() const { return static_cast<std::int64_t>(layers.size()); }

@@ -7,7 +7,7 @@ import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../form
 import { CUSTOM, estimateRequest } from '../state.js';
 import { fitSummary } from './answer-bar.js';
 import { stackedBar } from './bar.js';
-import { bdi, compute, dataTable, errorBox, facts } from './common.js';
+import { bdi, compute, dataTable, errorBox, facts, sayQuoted } from './common.js';
 import { rentLink } from './rent-link.js';
 
 // Decimal GB from the core, as the bytes the renderer's gb styles take.
@@ -114,13 +114,13 @@ export class CalculatorView {
     // What the importer noticed about this model (vendor counting conventions,
     // layers the checkpoint holds but inference skips): core text, as text.
     const notes = (result.model && result.model.notes) || [];
-    if (notes.length) out.push(h('ul', { class: 'muted small model-notes core-text' }, notes.map((note) => h('li', { dir: 'auto' }, say(note)))));
+    if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', { dir: 'auto' }, sayQuoted(say, note)))));
     if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: result.adapter_params })));
 
     const fitText = summary ? summary.text : '';
     if (summary) {
       out.push(h('p', { class: `fit ${summary.state}`, dataset: { fits: String(summary.fits), tight: String(Boolean(summary.tight)) } },
-        h('strong', {}, fitText), ' ', h('span', { class: 'muted core-text', dir: 'auto' }, t('fit.basis', { basis: fit.basis }))));
+        h('strong', {}, fitText), ' ', h('span', { class: 'muted', dir: 'auto' }, t('fit.basis', { basis: fit.basis }))));
     }
     this.live.textContent = fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText;
     out.push(stackedBar(t, terms, result.total_gb, fit ? fit.capacity_gb : 0));
@@ -132,9 +132,8 @@ export class CalculatorView {
       h('tr', { dataset: { term: term.id } },
         h('th', { scope: 'row' }, term.label),
         h('td', { class: 'num' }, bdi(mem(term.shownGb))),
-        // Formulas are core text (English until the core answers in
-        // messages): left to right, in the data's language.
-        h('td', { class: 'formula core-text', dir: 'ltr' }, term.formula
+        // Formulas read in the page's direction; their numbers and names are isolated.
+        h('td', { class: 'formula' }, term.formula
           ? this.details(`term-${term.id}`, term.formula, () => facts(Object.entries(term.inputs || {}).map(([k, v]) => [k, inputText(t, v)])))
           : null),
       ),
@@ -155,7 +154,7 @@ export class CalculatorView {
 
     const b = result.budget;
     if (b) {
-      out.push(h('section', { class: 'block' }, h('h3', {}, t('budget.title', { engine: result.engine.name })), facts([
+      out.push(h('section', { class: 'block' }, h('h3', {}, t('budget.title', { engine: result.engine.label })), facts([
         [t('budget.usable'), t('budget.gib', { gib: b.usable_gib })],
         [t('budget.reserved'), mem(b.reserved_gb)],
         [t('budget.kv'), mem(b.kv_budget_gb)],
@@ -198,9 +197,9 @@ export class CalculatorView {
     }
 
     if (result.warnings.length) {
-      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', { class: 'core-text' }, result.warnings.map((w) => h('li', { dir: 'auto' }, say(w))))));
+      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, sayQuoted(say, w))))));
     }
-    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', { class: 'core-text' }, result.assumptions.map((a) => h('li', { dir: 'auto' }, say(a))))));
+    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, sayQuoted(say, a))))));
     return out;
   }
 }

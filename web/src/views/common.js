@@ -24,18 +24,40 @@ export function fieldLabel(t, field) {
 
 /**
  * One core error as a paragraph: a crashed core and its restart, or the
- * field it names and what is wrong. `core-text` marks words the core still
- * makes in English (error messages, formulas, notes, warnings, assumptions,
- * reasons); the core's answers become messages on the "schema" branch, and
- * the class goes with them.
+ * field it names and what is wrong, in the page's language (the core's
+ * error carries its message id and parameters beside the English).
  */
 export function errorBox(t, error) {
+  const message = error.messageId ? t.render(error.messageId) : error.message;
   const text = error instanceof CoreCrash
     ? t(`error.${error.code}`, { message: error.message })
     : error.field
-      ? t('error.field', { field: fieldLabel(t, error.field), message: error.message })
-      : t('error.plain', { message: error.message });
-  return h('p', { class: 'error core-text', role: 'alert', dir: 'auto', dataset: { code: error.code || '' } }, text);
+      ? t('error.field', { field: fieldLabel(t, error.field), message })
+      : t('error.plain', { message });
+  return h('p', { class: 'error', role: 'alert', dir: 'auto', dataset: { code: error.code || '' } }, text);
+}
+
+/**
+ * A core message as nodes: its text, with every quotation it holds
+ * (`quote.text`: a source cited as written, in English) in its own
+ * `lang="en"` span, so a reader, a screen reader and the language tests
+ * know it for a citation (docs/i18n.md, "Citations").
+ */
+export function sayQuoted(say, message) {
+  const quotes = [];
+  const mark = (value) => {
+    if (Array.isArray(value)) return value.map(mark);
+    if (value === null || typeof value !== 'object') return value;
+    if (value.id === 'quote.text') {
+      quotes.push(String(value.params?.text ?? ''));
+      return { id: 'quote.text', params: { text: `\uE000${quotes.length - 1}\uE001` } };
+    }
+    return { ...value, params: value.params && Object.fromEntries(Object.entries(value.params).map(([k, v]) => [k, mark(v)])) };
+  };
+  const text = say(mark(message));
+  if (!quotes.length) return text;
+  return text.split(/\uE000(\d+)\uE001/).map((part, i) =>
+    (i % 2 ? h('span', { class: 'quote', lang: 'en', dir: 'ltr' }, quotes[Number(part)]) : part));
 }
 
 /**

@@ -18,14 +18,12 @@ import {
 } from '../state.js';
 
 /**
- * An engine's name in the picker: the guide's and the planner's conventions
- * are sentences, worded from the catalog with the engine's own default; a
- * product (vLLM, SGLang, llama.cpp) keeps its name.
+ * An engine's name in the picker, as the core names it in answers
+ * (EngineProfile::label): a convention is a sentence worded with its own
+ * default (engine.guide, engine.percent); a product keeps its name.
  */
 export function engineLabel(t, engine) {
-  const id = `engine.${engine.id}`;
-  const text = t(id, { size: { id: 'size.gbPlain', params: { gb: engine.defaults.overhead_gb } }, pct: engine.defaults.overhead_pct });
-  return text === id ? engine.name : text;
+  return typeof engine.label === 'string' ? engine.label : t.render(engine.label);
 }
 
 const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'precision', 'loss', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
