@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wrap } from '../web/src/core.js';
-import { evaluate, gaps, loadCases, summary } from './validation.mjs';
+import { accuracyData, evaluate, gaps, loadCases, summary } from './validation.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -90,7 +90,15 @@ if (args.includes('--markdown') || args.includes('--write')) {
     const b = doc.indexOf(end);
     if (a < 0 || b < 0) throw new Error('docs/accuracy.md lost its validation markers');
     writeFileSync(file, `${doc.slice(0, a + begin.length)}\n${text}\n${doc.slice(b)}`);
-    console.log('docs/accuracy.md updated');
+    const data = {
+      about:
+        "The calculator's measured error per kind of answer, outside the named known gaps: the signed range (predicted - measured) / measured, the median absolute error, and how many cases and measurements of tests/validation/cases support it. The core attaches the range to every total of that kind: inference answers take 'inference', fine-tuning answers (whose total is what the device holds) take 'finetune-device'.",
+      updated: new Date().toISOString().slice(0, 10),
+      source: 'tests/validation/cases against this calculator, by `node tools/validate.mjs --write` (docs/accuracy.md prints the same table)',
+      categories: accuracyData(rows),
+    };
+    writeFileSync(join(root, 'data/accuracy.json'), `${JSON.stringify(data, null, 2)}\n`);
+    console.log('docs/accuracy.md and data/accuracy.json updated');
   } else {
     console.log(text);
   }

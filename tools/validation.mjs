@@ -126,3 +126,27 @@ export function gaps(rows) {
   }
   return out;
 }
+
+/**
+ * What data/accuracy.json carries: per category, the signed error range,
+ * the cases and the measurements outside the named known gaps, as the table
+ * of docs/accuracy.md counts them. The core attaches the range to every
+ * total of that kind ("measured cases like this: -3% to +8%, 14 cases").
+ */
+export function accuracyData(rows) {
+  const out = {};
+  for (const category of [...new Set(rows.map((r) => r.category))].sort()) {
+    const kept = rows.filter((r) => r.category === category && !r.gap);
+    if (kept.length === 0) continue;
+    const errors = kept.map((r) => r.error);
+    const round = (x) => Math.round(x * 10) / 10;
+    out[category] = {
+      low_pct: round(Math.min(...errors)),
+      high_pct: round(Math.max(...errors)),
+      median_abs_pct: round(median(errors.map(Math.abs))),
+      cases: new Set(kept.map((r) => r.id)).size,
+      measurements: kept.length,
+    };
+  }
+  return out;
+}

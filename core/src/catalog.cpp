@@ -101,11 +101,14 @@ Catalog Catalog::builtin() {
   catalog.engines = engine_profiles_from_json(engines.at("engines"));
   const json presets = parse_embedded("presets");
   catalog.presets = presets.at("presets");
+  const json accuracy = parse_embedded("accuracy");
+  catalog.accuracy = accuracy.at("categories");
   for (const auto& [name, file] : {std::pair<const char*, const json*>{"models", &models},
                                    {"formats", &formats},
                                    {"gpus", &gpus},
                                    {"engines", &engines},
-                                   {"presets", &presets}}) {
+                                   {"presets", &presets},
+                                   {"accuracy", &accuracy}}) {
     catalog.data_versions[name] = {{"updated", updated_date(*file, name)}};
   }
   return catalog;

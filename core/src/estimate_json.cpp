@@ -170,6 +170,24 @@ FinetuneMethod method_of(Mode mode) {
 }
 
 /** A fine-tuning estimate: the same request shape with training keys. */
+/**
+ * The measured error of answers of this kind (data/accuracy.json, the
+ * validation table): {category, low_pct, high_pct, cases, measurements,
+ * note}; null where the set has none.
+ */
+json measured_error(const Catalog& catalog, const char* category, const char* note) {
+  if (!catalog.accuracy.contains(category)) return nullptr;
+  const json& c = catalog.accuracy.at(category);
+  json out = c;
+  out["category"] = category;
+  out["note"] = Message{note,
+                        {{"low", c.at("low_pct")},
+                         {"high", c.at("high_pct")},
+                         {"cases", c.at("cases")},
+                         {"measurements", c.at("measurements")}}};
+  return out;
+}
+
 json finetune_json(const Catalog& catalog, const EstimateRequest& req,
                    const ImportedModel& imported) {
   const ModelSpec& model = imported.model;
@@ -248,6 +266,10 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
     options.push_back(option_json(option));
   }
   out["fits"] = std::move(options);
+  // The total is what the device holds during the step: the fine-tuning
+  // runs measured on the device are its kind.
+  out["measured_error"] =
+      measured_error(catalog, "finetune-device", "note.measured_error_finetune");
   const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
   double capacity = 0;
   if (req.budget_gb) {
@@ -399,6 +421,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
     if (term.id != "weights" && term.id != "kv_cache") overhead += term.bytes;
   }
   out["overhead_gb"] = bytes_to_gb(overhead);
+  out["measured_error"] = measured_error(catalog, "inference", "note.measured_error_inference");
   if (checkpoint) out["checkpoint"] = checkpoint_summary(*checkpoint);
   if (plan.host_bytes > 0) out["host_gb"] = bytes_to_gb(plan.host_bytes);
   if (plan.budget.present) {

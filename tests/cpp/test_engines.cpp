@@ -210,3 +210,20 @@ TEST_CASE("a format that covers the linear layers leaves the embeddings, head an
   const json q4 = testing::estimate({{"model", "llama-3.1-8b"}, {"weights", "q4_k_m"}});
   CHECK(term_gb(q4, "weights") == doctest::Approx(8030261248.0 * 4.85 / 8 / 1e9).epsilon(1e-12));
 }
+
+TEST_CASE("every total carries the measured error of its kind, from data/accuracy.json") {
+  const auto& accuracy = testing::calculator().catalog().accuracy;
+  const json inference = testing::estimate({{"model", "llama-3.1-8b"}});
+  const json lora = testing::estimate({{"model", "llama-3.1-8b"}, {"mode", "lora"}});
+  for (const auto& [answer, category] :
+       {std::pair<const json*, const char*>{&inference, "inference"}, {&lora, "finetune-device"}}) {
+    INFO(category);
+    const json& m = answer->at("measured_error");
+    CHECK(m.at("category") == category);
+    CHECK(m.at("low_pct") == accuracy.at(category).at("low_pct"));
+    CHECK(m.at("high_pct") == accuracy.at(category).at("high_pct"));
+    CHECK(m.at("low_pct").get<double>() <= m.at("high_pct").get<double>());
+    CHECK(m.at("cases").get<int>() >= 10);
+    CHECK(m.at("note").at("params").at("cases") == m.at("cases"));
+  }
+}

@@ -4,7 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { core, root } from './module.mjs';
-import { GOALS, evaluate, loadCases, summary } from '../../tools/validation.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GOALS, accuracyData, evaluate, loadCases, summary } from '../../tools/validation.mjs';
 
 test('the validation set covers what the issue asks for', () => {
   const cases = loadCases(root);
@@ -62,4 +64,18 @@ test('every category with a goal meets it outside its named known gaps', async (
     assert.ok(s.kept.median < goal.median, `${category}: median ${s.kept.median.toFixed(1)}% (goal < ${goal.median}%)`);
     assert.ok(s.kept.worst < goal.worst, `${category}: worst ${s.kept.worst.toFixed(1)}% (goal < ${goal.worst}%)`);
   }
+});
+
+test('data/accuracy.json is the table the validation set gives today, and every total carries it', async () => {
+  const { call } = await core();
+  const data = JSON.parse(readFileSync(join(root, 'data/accuracy.json'), 'utf8'));
+  assert.deepEqual(data.categories, accuracyData(evaluate(root, call)), 'run node tools/validate.mjs --write');
+  const inference = call('estimate', { model: 'llama-3.1-8b' }).measured_error;
+  assert.equal(inference.category, 'inference');
+  assert.equal(inference.low_pct, data.categories.inference.low_pct);
+  assert.equal(inference.high_pct, data.categories.inference.high_pct);
+  const lora = call('estimate', { model: 'llama-3.1-8b', mode: 'lora' }).measured_error;
+  assert.equal(lora.category, 'finetune-device');
+  assert.equal(lora.cases, data.categories['finetune-device'].cases);
+  assert.equal(lora.note.id, 'note.measured_error_finetune');
 });

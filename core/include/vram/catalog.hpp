@@ -39,6 +39,8 @@ struct Catalog {
   GpuCatalog gpus;
   std::vector<EngineProfile> engines;
   nlohmann::json presets;  ///< data/presets.json "presets" (named links)
+  /** data/accuracy.json "categories": the measured error range per kind of answer. */
+  nlohmann::json accuracy = nlohmann::json::object();
   /**
    * Which data this build carries: {"models": {"updated": "YYYY-MM-DD"}, ...}
    * for models, formats, gpus, engines and presets, from each data file's
