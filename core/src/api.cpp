@@ -19,6 +19,9 @@ json Calculator::estimate(const json& request) const { return estimate_json(cata
 json Calculator::grid(const json& request) const { return grid_json(catalog_, request); }
 json Calculator::devices(const json& request) const { return devices_json(catalog_, request); }
 json Calculator::fleet(const json& request) const { return fleet_json(catalog_, request); }
+json Calculator::fit_models(const json& request) const {
+  return fit_models_json(catalog_, request);
+}
 
 json Calculator::presets() const {
   json models = json::array();
@@ -107,6 +110,7 @@ std::string dispatch(const Calculator& calculator, std::string_view method,
   if (method == "grid") return dump(calculator.grid(request));
   if (method == "devices") return dump(calculator.devices(request));
   if (method == "fleet") return dump(calculator.fleet(request));
+  if (method == "fit_models") return dump(calculator.fit_models(request));
   // A checkpoint's files, checked and summed as estimate would take them.
   if (method == "checkpoint") return dump(checkpoint_summary(checkpoint_from_json(request)));
   throw Error::make("unknown_method", "method", "error.unknown_method",

@@ -100,4 +100,16 @@ void from_json(const json& j, FleetRequest& r) {
   r.catalog = optional<json>(v, "catalog");
 }
 
+void from_json(const json& j, FitModelsRequest& r) {
+  const json v = read_fields(j, fit_models_fields());
+  r.gpu = optional<std::string>(v, "gpu");
+  r.gpu_count = v.at("gpu_count").get<std::int64_t>();
+  r.budget_gb = optional<double>(v, "budget_gb");
+  r.weights = v.at("weights").get<std::string>();
+  r.kv = v.at("kv").get<std::string>();
+  r.context = v.at("context").get<std::int64_t>();
+  r.batch = v.at("batch").get<std::int64_t>();
+  r.catalog = optional<json>(v, "catalog");
+}
+
 }  // namespace vram

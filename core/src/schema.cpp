@@ -70,6 +70,12 @@ FieldSpec batch_field(unsigned modes = kAnyMode) {
   return ranged("batch", FieldType::kInt, 1, 1, kMaxBatch, "sequences", modes);
 }
 FieldSpec catalog_field() { return field("catalog", FieldType::kObject, nullptr); }
+FieldSpec gpu_count_field() { return ranged("gpu_count", FieldType::kInt, 1, 1, 1024, "GPUs"); }
+FieldSpec budget_field() {
+  FieldSpec f = ranged("budget_gb", FieldType::kNumber, nullptr, 0, 1e9, "GB");
+  f.min_exclusive = true;
+  return f;
+}
 FieldSpec usable_fraction_field(double fallback) {
   FieldSpec f = ranged("usable_fraction", FieldType::kNumber, fallback, 0, 1, "");
   f.min_exclusive = true;
@@ -101,8 +107,6 @@ std::vector<FieldSpec> make_estimate_fields() {
   FieldSpec overhead_pct = field("overhead_pct", FieldType::kNumber, nullptr, kInf);
   overhead_pct.unit = "%";
   overhead_pct.range_from = "percent.overhead_pct";
-  FieldSpec budget = ranged("budget_gb", FieldType::kNumber, nullptr, 0, 1e9, "GB");
-  budget.min_exclusive = true;
   std::vector<std::string> targets = names(kLoraModules);
   // torch.optim.SGD's momentum: 0 by default, and then no state at all.
   FieldSpec momentum = ranged("momentum", FieldType::kNumber, 0, 0, 1, "", kFt);
@@ -123,8 +127,8 @@ std::vector<FieldSpec> make_estimate_fields() {
       choice("engine", "guide", {}, ChoiceSource::kEngines, kInf),
       field("engine_options", FieldType::kObject, nullptr, kInf),
       choice("gpu", nullptr, {}, ChoiceSource::kGpus),
-      ranged("gpu_count", FieldType::kInt, 1, 1, 1024, "GPUs"),
-      budget,
+      gpu_count_field(),
+      budget_field(),
       catalog_field(),
       field("checkpoint", FieldType::kObject, nullptr),
       choice("finetune_profile", "physical", names(kFinetuneProfileNames), ChoiceSource::kNone,
@@ -253,6 +257,20 @@ const std::vector<FieldSpec>& fleet_fields() {
   static const std::vector<FieldSpec> fields = {
       choice("model", nullptr, {}, ChoiceSource::kModels),
       choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats),
+      context_field(),
+      batch_field(),
+      catalog_field(),
+  };
+  return fields;
+}
+
+const std::vector<FieldSpec>& fit_models_fields() {
+  static const std::vector<FieldSpec> fields = {
+      choice("gpu", nullptr, {}, ChoiceSource::kGpus),
+      gpu_count_field(),
+      budget_field(),
+      choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats),
+      choice("kv", "fp16", {}, ChoiceSource::kKvFormats),
       context_field(),
       batch_field(),
       catalog_field(),
@@ -414,7 +432,8 @@ json schema_json(const Catalog& catalog) {
            {{"estimate", table(estimate_fields())},
             {"grid", table(grid_fields())},
             {"devices", table(devices_fields())},
-            {"fleet", table(fleet_fields())}}},
+            {"fleet", table(fleet_fields())},
+            {"fit_models", table(fit_models_fields())}}},
           {"engines", engines}};
 }
 

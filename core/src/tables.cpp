@@ -263,3 +263,65 @@ json fleet_json(const Catalog& catalog, const json& request) {
 }
 
 }  // namespace vram
+
+namespace vram {
+
+json fit_models_json(const Catalog& catalog, const json& request) {
+  const FitModelsRequest req = request.get<FitModelsRequest>();
+  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
+  const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
+  if (gpu == nullptr && !req.budget_gb) {
+    throw Error("missing_field", "gpu", "gpu (a card id) or budget_gb is required");
+  }
+  const WeightFormat* format =
+      req.weights == "native" ? nullptr : &catalog.formats.weight(req.weights, "weights");
+  const KvFormat& kv = catalog.formats.kv(req.kv, "kv");
+  // The guide's convention, as the grid and the fleet: weights + KV cache +
+  // a flat overhead against the marketed capacity of the set, or the budget.
+  const double capacity = req.budget_gb ? gb_to_bytes(*req.budget_gb)
+                                        : gpu->vram_bytes() * static_cast<double>(req.gpu_count);
+  const EngineProfile& guide = find_engine(catalog.engines, "guide", "engine");
+
+  json rows = json::array();
+  for (const ModelPreset& preset : catalog.models) {
+    const ImportedModel imported = resolve_preset(preset);
+    const ModelSpec& model = imported.model;
+    InferenceSetup s;
+    s.model = &model;
+    s.weights = format;
+    s.kv = &kv;
+    s.context = req.context;
+    s.batch = req.batch;
+    const InferencePlan plan =
+        plan_inference(s, guide, guide.defaults, nullptr, gpus, catalog.formats, false);
+    const bool needs_fp8 = format != nullptr ? format->needs("fp8") : model.native_format == "fp8";
+    // A budget names no card: only a card can lack FP8.
+    const bool no_fp8 = gpu != nullptr && !req.budget_gb && needs_fp8 && !gpu->supports("fp8");
+    rows.push_back({{"id", preset.id},
+                    {"name", preset.name},
+                    {"group", preset.group},
+                    {"total_gb", bytes_to_gb(plan.total_bytes)},
+                    {"spare_gb", bytes_to_gb(capacity - plan.total_bytes)},
+                    {"context_over", model.max_context > 0 && req.context > model.max_context},
+                    {"no_fp8", no_fp8},
+                    {"fits", plan.total_bytes <= capacity && !no_fp8}});
+  }
+  // Largest first: the biggest model that fits is the answer people look for.
+  std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
+    return a.at("total_gb").get<double>() > b.at("total_gb").get<double>();
+  });
+  const char* basis = req.budget_gb        ? "basis.budget"
+                      : req.gpu_count == 1 ? "basis.marketed_one"
+                                           : "basis.marketed";
+  return {{"capacity_gb", bytes_to_gb(capacity)},
+          {"basis", Message{basis}},
+          {"gpu", gpu != nullptr ? json(gpu->id) : json(nullptr)},
+          {"gpu_count", req.budget_gb ? 1 : req.gpu_count},
+          {"weights", req.weights},
+          {"kv", kv.id},
+          {"context", req.context},
+          {"batch", req.batch},
+          {"models", rows}};
+}
+
+}  // namespace vram

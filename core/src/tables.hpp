@@ -23,5 +23,7 @@ nlohmann::json option_json(const Option& option);
 nlohmann::json grid_json(const Catalog& catalog, const nlohmann::json& request);
 nlohmann::json devices_json(const Catalog& catalog, const nlohmann::json& request);
 nlohmann::json fleet_json(const Catalog& catalog, const nlohmann::json& request);
+/** The reverse question: which presets fit one card, a set of it or a budget, largest first. */
+nlohmann::json fit_models_json(const Catalog& catalog, const nlohmann::json& request);
 
 }  // namespace vram

@@ -113,11 +113,11 @@ test('tabs are a tablist: arrow keys, Home and End move and select', async () =>
     assert.equal(await selected(), 'tab-grid');
     assert.equal(await page.locator('#d #panel-grid').isVisible(), true);
     await page.keyboard.press('End');
-    assert.equal(await selected(), 'tab-fleet');
+    assert.equal(await selected(), 'tab-models');
     await page.keyboard.press('ArrowRight');
     assert.equal(await selected(), 'tab-calculator');
     await page.keyboard.press('ArrowLeft');
-    assert.equal(await selected(), 'tab-fleet');
+    assert.equal(await selected(), 'tab-models');
     await page.keyboard.press('Home');
     assert.equal(await selected(), 'tab-calculator');
     assert.equal(await page.locator('#d [role=tab][tabindex="0"]').count(), 1);

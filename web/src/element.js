@@ -32,11 +32,12 @@ import { DevicesView } from './views/devices.js';
 import { FleetView } from './views/fleet.js';
 import { GridView } from './views/grid.js';
 import { InputsPanel } from './views/inputs.js';
+import { ModelsView } from './views/models.js';
 
 /** Problems shown one by one; the rest are counted in one more notice. */
 const MAX_NOTICES = 5;
 
-const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView };
+const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView, models: ModelsView };
 
 /** A User Timing mark (tools/bench.mjs reads them); nothing when unsupported. */
 function mark(name) {

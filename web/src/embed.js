@@ -20,6 +20,8 @@ export const VIEW_INPUTS = {
   grid: ['model', 'context', 'batch'],
   devices: ['model', 'context', 'usable_fraction'],
   fleet: ['model', 'weights', 'context', 'batch'],
+  // Which models fit: the card (or one's own budget) and the load, no model.
+  models: ['weights', 'kv', 'context', 'batch', 'gpu'],
 };
 
 /** The parts `hide` can take away. */

@@ -5,7 +5,7 @@
 // request keys where one exists, so a link reads like the CLI.
 import { readConfigText } from './config.js';
 
-export const VIEWS = ['calculator', 'grid', 'devices', 'fleet'];
+export const VIEWS = ['calculator', 'grid', 'devices', 'fleet', 'models'];
 export const UNITS = ['GB', 'GiB'];
 /** The languages the page speaks (data/messages/), in the picker's order. */
 export const LANGUAGES = ['en', 'ar', 'fa'];
@@ -60,6 +60,9 @@ export const DEFAULT_STATE = Object.freeze({
   opts: Object.freeze({}),
   gpu: 'h100-pcie',
   gpu_count: 1,
+  // A memory budget of the reader's own ("my card has 20 GB"): the core
+  // fits against it instead of the card's capacity. null: the card's.
+  budget_gb: null,
   // The custom shape (Llama 3.1 8B's, a sensible start to edit).
   hidden: 4096,
   layers: 32,
@@ -128,6 +131,7 @@ const CORE_PARAMS = {
   finetune_profile: ['estimate', 'finetune_profile'],
   engine: ['estimate', 'engine'],
   gpu_count: ['estimate', 'gpu_count'],
+  budget_gb: ['estimate', 'budget_gb'],
   usable_fraction: ['devices', 'usable_fraction'],
 };
 
@@ -174,6 +178,8 @@ function schemaFor(catalog) {
     for (const [name, [request, key]] of Object.entries(CORE_PARAMS)) specs[name] = specOf(coreField(catalog, request, key));
     // Parameters in billions: params_total's range, scaled, empty for "from the shape".
     specs.params = { ...specOf(coreField(catalog, 'estimate', 'params_total'), 1e-9), optional: true };
+    // Empty: no budget of one's own, the card's capacity.
+    specs.budget_gb = { ...specs.budget_gb, optional: true };
     specCache.set(catalog, specs);
   }
   return specs;
@@ -353,6 +359,7 @@ function linkParams(state) {
   if (state.model === CUSTOM) names.push(...Object.keys(SHAPE), 'params');
   if (state.model === IMPORTED) names.push('config');
   if (state.usable_fraction !== DEFAULT_STATE.usable_fraction) names.push('usable_fraction');
+  if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
   // A link made in Persian opens in Persian: the language goes with it once chosen.
   if (state.lang) names.push('lang');
   if (state.digits) names.push('digits');
@@ -398,6 +405,7 @@ export function estimateRequest(state, catalog) {
     request.gpu = state.gpu;
     request.gpu_count = state.gpu_count;
   }
+  if (state.budget_gb) request.budget_gb = state.budget_gb;
   if (state.mode === 'inference') {
     Object.assign(request, { weights: state.weights, kv: state.kv, context: state.context, batch: state.batch, engine: state.engine });
     if (Object.keys(state.opts).length) request.engine_options = { ...state.opts };
@@ -433,6 +441,19 @@ export function devicesRequest(state, catalog) {
 
 export function fleetRequest(state, catalog) {
   const request = { model: state.model, weights: state.weights, context: state.context, batch: state.batch };
+  if (catalog !== undefined) request.catalog = catalog;
+  return request;
+}
+
+/**
+ * Which presets fit the chosen card (or set of it), or the reader's own
+ * budget, at the context and batch: null when there is neither.
+ */
+export function fitModelsRequest(state, catalog) {
+  if (!state.gpu && !state.budget_gb) return null;
+  const request = { weights: state.weights, kv: state.kv, context: state.context, batch: state.batch };
+  if (state.gpu) Object.assign(request, { gpu: state.gpu, gpu_count: state.gpu_count });
+  if (state.budget_gb) request.budget_gb = state.budget_gb;
   if (catalog !== undefined) request.catalog = catalog;
   return request;
 }

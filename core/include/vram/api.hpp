@@ -32,6 +32,12 @@ class Calculator {
   /** The fleet's cost ratios (SPEC 4), with a model's fit and decode ceiling per card. */
   nlohmann::json fleet(const nlohmann::json& request) const;
   /**
+   * The reverse of the fleet: every preset on one card (gpu, gpu_count) or a
+   * budget (budget_gb) at a context and batch, under the guide's convention:
+   * its need, its spare and whether it fits, largest first.
+   */
+  nlohmann::json fit_models(const nlohmann::json& request) const;
+  /**
    * Presets, formats, GPUs and engines, for pickers; `data_versions` says
    * which data they come from (Catalog::data_versions).
    */

@@ -90,9 +90,25 @@ struct FleetRequest {
   std::optional<nlohmann::json> catalog;
 };
 
+/**
+ * Which presets fit one card, a set of it, or a budget (fit_models_fields()):
+ * the reverse of the fleet's one model across cards.
+ */
+struct FitModelsRequest {
+  std::optional<std::string> gpu;
+  std::int64_t gpu_count = 1;
+  std::optional<double> budget_gb;
+  std::string weights;
+  std::string kv;
+  std::int64_t context = 0;
+  std::int64_t batch = 0;
+  std::optional<nlohmann::json> catalog;
+};
+
 void from_json(const nlohmann::json& j, EstimateRequest& request);
 void from_json(const nlohmann::json& j, GridRequest& request);
 void from_json(const nlohmann::json& j, DevicesRequest& request);
 void from_json(const nlohmann::json& j, FleetRequest& request);
+void from_json(const nlohmann::json& j, FitModelsRequest& request);
 
 }  // namespace vram

@@ -56,6 +56,7 @@ const std::vector<FieldSpec>& estimate_fields();
 const std::vector<FieldSpec>& grid_fields();
 const std::vector<FieldSpec>& devices_fields();
 const std::vector<FieldSpec>& fleet_fields();
+const std::vector<FieldSpec>& fit_models_fields();
 
 /** The field named `name` of `fields`, or nullptr. */
 const FieldSpec* find_field(const std::vector<FieldSpec>& fields, std::string_view name);

@@ -90,6 +90,11 @@ export class InputsPanel {
     }
     this.control('gpu', gpus);
     number('gpu_count');
+    // One's own memory ("my card has 20 GB"): the core fits against it.
+    number('budget_gb', { integer: false });
+    this.fields.budget_gb.append(h('p', { id: 'budget_gb-help', class: 'hint' }, t('input.budgetHint')));
+    this.controls.budget_gb.el.setAttribute('aria-describedby', 'budget_gb-help budget_gb-error');
+    this.controls.budget_gb.el.placeholder = t('input.budgetPlaceholder');
     number('usable_fraction', { integer: false });
     for (const name of Object.keys(SHAPE)) number(name);
     number('params', { integer: false });
@@ -152,7 +157,7 @@ export class InputsPanel {
         this.configError,
       ),
       this.groups.workload = section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
-      this.groups.hardware = section('input.hardware', f('gpu'), f('gpu_count'), this.sections.devices),
+      this.groups.hardware = section('input.hardware', f('gpu'), f('gpu_count'), f('budget_gb'), this.sections.devices),
     );
     this.element.addEventListener('dragover', (event) => {
       event.preventDefault();
@@ -474,6 +479,7 @@ export class InputsPanel {
     this.sections.custom.hidden = state.model !== CUSTOM;
     this.sections.devices.hidden = !show.has('usable_fraction');
     this.fields.gpu_count.hidden = !state.gpu || !show.has('gpu');
+    this.fields.budget_gb.hidden = !show.has('gpu');
     this.groups.model.hidden = !show.has('model');
     this.groups.workload.hidden = !['weights', 'kv', 'context', 'batch', 'mode', 'engine'].some((name) => show.has(name));
     this.groups.hardware.hidden = !show.has('gpu') && !show.has('usable_fraction');
