@@ -130,6 +130,16 @@ export interface EstimateResult {
   params_active_excluding_embedding?: number;
   weights_gb: number;
   weights_storage?: Array<{ component: string; params: number; format: string; bits_per_weight: number; gb: number }>;
+  /** The error the validation set measures for answers of this kind, outside its named known gaps (data/accuracy.json). */
+  measured_error: {
+    category: string;
+    low_pct: number;
+    high_pct: number;
+    median_abs_pct: number;
+    cases: number;
+    measurements: number;
+    note: Message;
+  } | null;
   kv_cache_gb?: number;
   kv_bytes_per_token?: number;
   kv_groups?: Array<{
@@ -334,7 +344,7 @@ export interface DataVersions {
 export interface PresetsResult {
   /** family and aliases: the names the page's model search matches ("deepseek r1", "r1"). */
   models: Array<{ id: string; name: string; group: string; family: string; aliases: string[]; source: string; placeholders: string[] }>;
-  weight_formats: Array<{ id: string; name: string; bits_per_weight: number; requires: string[]; gguf: boolean; source: string }>;
+  weight_formats: Array<{ id: string; name: string; bits_per_weight: number; requires: string[]; gguf: boolean; covers: 'all' | 'linear'; covers_source?: string; source: string }>;
   kv_formats: Array<{ id: string; name: string; bits_per_element: number; source: string }>;
   gpus: GpuCatalog['gpus'];
   engines: Array<{ id: string; name: string; kind: string; source: string; defaults: Record<string, unknown>; option_sources: Record<string, string> }>;
