@@ -151,6 +151,14 @@ export function defineVramCalculator(factory) {
       mark('vram:built');
       this.render();
       mark('vram:first-render');
+      // The lookup grid is the costliest table: drawn into its hidden panel
+      // when the browser is idle, so opening its tab shows it at once (its
+      // key is unchanged unless the inputs changed since).
+      if (typeof requestIdleCallback === 'function') {
+        requestIdleCallback(() => {
+          if (this.views && this.state.view !== 'grid') this.views.grid.update(this.state, this.vendorCatalog);
+        });
+      }
     }
 
     /**
