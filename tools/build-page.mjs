@@ -10,6 +10,7 @@
 // plus the examples. package.json's version is written into both scripts.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
 import { mkdir, readFile, writeFile, copyFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,13 +77,19 @@ export async function buildPage() {
   const inline = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(glue);
   if (!inline) throw new Error('the module glue carries no inline wasm (SINGLE_FILE?)');
   const lean = glue.replace(inline[1], '');
+  // Deflated before base64: gzip cannot see the wasm's byte patterns through
+  // base64's 6-bit alphabet (the base64 of the raw module gzips to a third
+  // more than the module itself), but base64 of deflated bytes gzips back
+  // to about their own size. The page inflates them with the browser's
+  // DecompressionStream (web/src/core.js inflateBase64).
+  const packed = deflateRawSync(Buffer.from(inline[1], 'base64'), { level: 9 }).toString('base64');
   // The module glue exports through module/exports/define when they exist;
   // shadowing them keeps it from touching a host page's loaders, so the
   // element is the only global the classic script creates. Shadowing
   // `process` keeps it on its plain path (wasmBinary given, no require)
   // under a host's process polyfill, and for the ES module under Node.
   const core =
-    `var VRAM_WASM_BASE64="${inline[1]}";\n` +
+    `var VRAM_WASM_DEFLATED="${packed}";\n` +
     'var createVramModule=(function(){var module,exports,define,process;\n' +
     lean +
     '\nreturn createVramModule;})();\n';

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { openPage } from './harness.mjs';
+import { VIEWS } from '../../web/src/state.js';
 
 // Evaluated through the DevTools protocol, not a <script>: the page's
 // Content-Security-Policy allows no script it does not know.
@@ -18,7 +19,7 @@ async function violations(page) {
   });
 }
 
-for (const view of ['calculator', 'grid', 'devices', 'fleet']) {
+for (const view of VIEWS) {
   test(`axe finds no violation in the ${view} view`, async () => {
     const browser = await openPage(`?view=${view}`);
     try {

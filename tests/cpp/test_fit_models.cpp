@@ -17,11 +17,13 @@ TEST_CASE("fit_models: every preset, each agreeing with its own estimate") {
     int fitting = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const json& row = rows.at(i);
-      if (i > 0) CHECK(rows.at(i - 1).at("total_gb").get<double>() >= row.at("total_gb").get<double>());
+      if (i > 0)
+        CHECK(rows.at(i - 1).at("total_gb").get<double>() >= row.at("total_gb").get<double>());
       const json estimate = calc.estimate(
           {{"model", row.at("id")}, {"context", 8192}, {"gpu", "rtx-4090"}, {"engine", "guide"}});
       CAPTURE(row.at("id").get<std::string>());
-      CHECK(row.at("total_gb").get<double>() == doctest::Approx(estimate.at("total_gb").get<double>()));
+      CHECK(row.at("total_gb").get<double>() ==
+            doctest::Approx(estimate.at("total_gb").get<double>()));
       // The RTX 4090 (Ada) runs FP8: the fit is the capacity's alone.
       CHECK(row.at("fits").get<bool>() == estimate.at("fit").at("fits").get<bool>());
       fitting += row.at("fits").get<bool>() ? 1 : 0;

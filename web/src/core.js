@@ -86,6 +86,16 @@ export function decodeBase64(text) {
   return bytes;
 }
 
+/**
+ * The module's bytes from base64 of their raw deflate (tools/build-page.mjs):
+ * decoded, then inflated by the platform's DecompressionStream (browsers
+ * since 2023, Node 18). A promise of the bytes.
+ */
+export async function inflateBase64(text) {
+  const stream = new Blob([decodeBase64(text)]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
 let pending = null;
 
 /**

@@ -151,6 +151,16 @@ export function defineVramCalculator(factory) {
       mark('vram:built');
       this.render();
       mark('vram:first-render');
+      // The lookup grid is the costliest table: from the calculator, with
+      // its tabs shown, it is drawn into its hidden panel when the browser
+      // is idle, so opening its tab shows it at once (its key is unchanged
+      // unless the inputs changed since).
+      const warm = this.state.view === 'calculator' && !this.embed.compact && !this.embed.hide.includes('tabs');
+      if (warm && typeof requestIdleCallback === 'function') {
+        requestIdleCallback(() => {
+          if (this.views && this.state.view === 'calculator') this.views.grid.update(this.state, this.vendorCatalog);
+        });
+      }
     }
 
     /**

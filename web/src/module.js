@@ -3,13 +3,15 @@
 // defineVramCalculator() to register <vram-calculator>, or use `call` and
 // its shorthands without any element (in a browser or under Node).
 // tools/build-page.mjs puts `createVramModule` (the Emscripten factory) and
-// `VRAM_WASM_BASE64` (the module's bytes) in scope.
-/* global createVramModule, VRAM_WASM_BASE64 */
-import { CoreError, decodeBase64, loadCore } from './core.js';
+// `VRAM_WASM_DEFLATED` (the module's bytes, deflated, base64) in scope.
+/* global createVramModule, VRAM_WASM_DEFLATED */
+import { CoreError, inflateBase64, loadCore } from './core.js';
 import { defineVramCalculator as define } from './element.js';
 import { VERSION } from './version.js';
 
-const factory = () => createVramModule({ wasmBinary: decodeBase64(VRAM_WASM_BASE64) });
+// Inflated on first use (importing does nothing), once.
+let bytes = null;
+const factory = () => (bytes ||= inflateBase64(VRAM_WASM_DEFLATED)).then((wasmBinary) => createVramModule({ wasmBinary }));
 
 export { CoreError };
 
