@@ -20,8 +20,9 @@ const vram::Calculator& calculator() {
   return instance;
 }
 
-constexpr std::array<std::string_view, 5> kMethods = {"estimate", "grid", "devices", "fleet",
-                                                      "presets"};
+// Appended, never reordered: the saved inputs' first bytes keep their method.
+constexpr std::array<std::string_view, 8> kMethods = {
+    "estimate", "grid", "devices", "fleet", "presets", "fit_models", "checkpoint", "schema"};
 
 }  // namespace
 

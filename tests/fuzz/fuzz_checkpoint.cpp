@@ -35,8 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // What the page sends next: the file object (and the config a GGUF carries).
   nlohmann::json checkpoint = {{"files", nlohmann::json::array({file.at("file")})}};
   nlohmann::json request = {{"checkpoint", checkpoint}};
-  if (file.contains("config")) request["config"] = file.at("config");
-  else request["model"] = "llama-3.1-8b";
+  if (file.contains("config"))
+    request["config"] = file.at("config");
+  else
+    request["model"] = "llama-3.1-8b";
   vram::fuzz::check_answer(vram::call(calculator(), "checkpoint", checkpoint.dump()));
   vram::fuzz::check_answer(vram::call(calculator(), "estimate", request.dump()));
   return 0;

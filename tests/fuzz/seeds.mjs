@@ -20,8 +20,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const out = process.argv[2];
 if (!out) throw new Error('usage: node tests/fuzz/seeds.mjs OUTPUT_FOLDER');
 
-// The order of kMethods in fuzz_call.cpp: the first byte modulo 5.
-const METHODS = ['estimate', 'grid', 'devices', 'fleet', 'presets'];
+// The order of kMethods in fuzz_call.cpp: the first byte modulo 8.
+const METHODS = ['estimate', 'grid', 'devices', 'fleet', 'presets', 'fit_models', 'checkpoint', 'schema'];
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 const keys = new Set();
@@ -60,6 +60,10 @@ for (const name of readdirSync(vectors).filter((n) => n.endsWith('.json')).sort(
   }
 }
 callSeed('presets', {});
+callSeed('schema', {});
+callSeed('fit_models', { gpu: 'rtx-4090', weights: 'fp8', context: 8192 });
+callSeed('fit_models', { budget_gb: 20, context: 32768, batch: 4 });
+callSeed('fit_models', { gpu: 'h100-sxm', gpu_count: 8, kv: 'fp8' });
 
 const configs = join(root, 'tests/configs');
 const configNames = readdirSync(configs, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
