@@ -114,13 +114,13 @@ export class CalculatorView {
     // What the importer noticed about this model (vendor counting conventions,
     // layers the checkpoint holds but inference skips): core text, as text.
     const notes = (result.model && result.model.notes) || [];
-    if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', { dir: 'auto' }, sayQuoted(say, note)))));
+    if (notes.length) out.push(h('ul', { class: 'muted small model-notes' }, notes.map((note) => h('li', {}, sayQuoted(say, note)))));
     if (result.adapter_params) out.push(h('p', { class: 'muted' }, t('result.adapter', { params: result.adapter_params })));
 
     const fitText = summary ? summary.text : '';
     if (summary) {
       out.push(h('p', { class: `fit ${summary.state}`, dataset: { fits: String(summary.fits), tight: String(Boolean(summary.tight)) } },
-        h('strong', {}, fitText), ' ', h('span', { class: 'muted', dir: 'auto' }, t('fit.basis', { basis: fit.basis }))));
+        h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: fit.basis }))));
     }
     this.live.textContent = fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText;
     out.push(stackedBar(t, terms, result.total_gb, fit ? fit.capacity_gb : 0));
@@ -197,9 +197,9 @@ export class CalculatorView {
     }
 
     if (result.warnings.length) {
-      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', { dir: 'auto' }, sayQuoted(say, w))))));
+      out.push(h('div', { class: 'warnings', role: 'note' }, h('h3', {}, t('result.warnings')), h('ul', {}, result.warnings.map((w) => h('li', {}, sayQuoted(say, w))))));
     }
-    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', { dir: 'auto' }, sayQuoted(say, a))))));
+    out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', {}, sayQuoted(say, a))))));
     return out;
   }
 }

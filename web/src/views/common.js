@@ -34,7 +34,7 @@ export function errorBox(t, error) {
     : error.field
       ? t('error.field', { field: fieldLabel(t, error.field), message })
       : t('error.plain', { message });
-  return h('p', { class: 'error', role: 'alert', dir: 'auto', dataset: { code: error.code || '' } }, text);
+  return h('p', { class: 'error', role: 'alert', dataset: { code: error.code || '' } }, text);
 }
 
 /**

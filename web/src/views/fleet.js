@@ -27,7 +27,7 @@ export class FleetView extends TableView {
   /** How many of this card the model needs: "1×", "2×", "5 nodes of 8× B200, by quote". */
   cards({ fit, unfit_reason: reason }, unit) {
     const { t } = this.ctx;
-    if (!fit) return reason ? h('span', { dir: 'auto' }, t.render(reason)) : '–';
+    if (!fit) return reason ? h('span', {}, t.render(reason)) : '–';
     if (fit.by_quote) return t('grid.byQuote', { nodes: fit.nodes, per: Math.round(fit.count / fit.nodes), name: fit.name });
     return t('fleet.count', { count: fit.count });
   }

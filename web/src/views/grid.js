@@ -34,7 +34,7 @@ export class GridView extends TableView {
     return h('ul', {}, excluded.map((x) => {
       const name = x.name || this.gpuName(x.gpu);
       const gpu = x.count > 1 ? t('grid.multi', { count: x.count, name }) : name;
-      return h('li', { dir: 'auto' }, t('grid.excludedItem', { gpu, usd: x.monthly_usd, reason: x.reason }));
+      return h('li', {}, t('grid.excludedItem', { gpu, usd: x.monthly_usd, reason: x.reason }));
     }));
   }
 
