@@ -133,7 +133,15 @@ test('every key the page asks for is in en.json, and every page key is asked for
   const inCode = (key) => native.includes(`"${key}"`) || native.includes(`"${key.slice(key.indexOf('.') + 1)}"`);
   // An engine knob's help (help.engine_options.<knob>) is named by data/engines.json's limits.
   const knobs = new Set(loadJson('data/engines.json').engines.flatMap((e) => [...Object.keys(e.defaults || {}), ...Object.keys(e.limits || {})]));
-  const inNative = (key) => inCode(key) || (key.startsWith('help.engine_options.') && knobs.has(key.slice('help.engine_options.'.length)));
+  // The CLI words each field's unit as cli.unit.<unit> (the schema's units).
+  const schema = (await core()).schema();
+  const units = new Set(Object.values(schema.requests).flat().map((f) => f.unit).filter(Boolean));
+  // Data files hold messages too: the presets' notes ({id, params} in data/models.json).
+  const ids = (value) => (Array.isArray(value) ? value.flatMap(ids)
+    : value && typeof value === 'object' ? [...(typeof value.id === 'string' ? [value.id] : []), ...Object.values(value).flatMap(ids)] : []);
+  const inData = new Set(ids(loadJson('data/models.json').models.map((m) => m.notes || [])));
+  const inNative = (key) => inCode(key) || inData.has(key) || (key.startsWith('cli.unit.') && units.has(key.slice('cli.unit.'.length))) ||
+    (key.startsWith('help.engine_options.') && knobs.has(key.slice('help.engine_options.'.length)));
   const unused = Object.keys(en).filter((key) => !asked(key) && !inNative(key));
   assert.deepEqual(unused, [], 'keys in en.json that nothing renders');
   const asks = [...page.matchAll(/\bt\('([^']+)'/g)].map((m) => m[1]);
