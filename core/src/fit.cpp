@@ -55,8 +55,9 @@ Message reason_for(const Option& o, const std::string& rule) {
   }
   if (rule == "stock") params["count"] = g.stock;
   if (rule == "interconnect") {
-    params["link"] = g.interconnect.kind;
-    params["topology"] = g.interconnect.topology;
+    // The link and its topology in words (link.*, topology.*: data/gpus.json's values).
+    params["link"] = Message{"link." + g.interconnect.kind};
+    params["topology"] = Message{"topology." + g.interconnect.topology};
   }
   return {"fit." + rule, std::move(params)};
 }

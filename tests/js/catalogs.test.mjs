@@ -142,6 +142,10 @@ test('every key the page asks for is in en.json, and every page key is asked for
   const ids = (value) => (Array.isArray(value) ? value.flatMap(ids)
     : value && typeof value === 'object' ? [...(typeof value.id === 'string' ? [value.id] : []), ...Object.values(value).flatMap(ids)] : []);
   const inData = new Set(ids(loadJson('data/models.json').models.map((m) => m.notes || [])));
+  // A card's link and topology (fit.interconnect) are worded as link.<kind>, topology.<topology>.
+  for (const g of loadJson('data/gpus.json').gpus) {
+    if (g.interconnect) inData.add(`link.${g.interconnect.kind}`).add(`topology.${g.interconnect.topology}`);
+  }
   const inNative = (key) => inCode(key) || inData.has(key) || (key.startsWith('cli.unit.') && units.has(key.slice('cli.unit.'.length))) ||
     (key.startsWith('help.engine_options.') && knobs.has(key.slice('help.engine_options.'.length)));
   const unused = Object.keys(en).filter((key) => !asked(key) && !inNative(key));
