@@ -389,7 +389,10 @@ export function estimateRequest(state, catalog) {
   if (state.model === IMPORTED && state.checkpoint) request.checkpoint = state.checkpoint;
   if (state.gpu) {
     request.gpu = state.gpu;
-    request.gpu_count = state.gpu_count;
+    // gpu_count cards serve the model; a tensor or pipeline size set by hand
+    // gives the count itself unless the count says otherwise.
+    const layoutSet = state.mode === 'inference' && ('tensor_parallel_size' in state.opts || 'pipeline_parallel_size' in state.opts);
+    if (state.gpu_count !== 1 || !layoutSet) request.gpu_count = state.gpu_count;
   }
   if (state.mode === 'inference') {
     Object.assign(request, { weights: state.weights, kv: state.kv, context: state.context, batch: state.batch, engine: state.engine });
