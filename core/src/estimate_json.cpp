@@ -497,6 +497,58 @@ json estimate_json(const Catalog& catalog, const json& request) {
       fits.push_back(std::move(row));
     }
     out["fits"] = std::move(fits);
+  } else {
+    // Under an engine: each priced card's fewest count in one node (1, 2,
+    // 4, 8; minimum orders and stock kept) whose serving plan holds the
+    // context x users, cheapest first.
+    const WeightFormat* format =
+        setup.weights != nullptr ? setup.weights : catalog.formats.find_weight(model.native_format);
+    std::vector<std::pair<Option, double>> found;
+    for (const Gpu& card : gpus.gpus) {
+      if (!card.priced || (format != nullptr && !card_runs(&card, *format))) continue;
+      for (int n : serving_counts(gpus.node_size)) {
+        if (n > gpus.node_size || (card.stock > 0 && n > card.stock)) break;
+        if (n < card.min_order) continue;
+        ServingLayout l;
+        try {
+          l = choose_layout(model, *engine.profile, n, gpus.node_size);
+        } catch (const Error&) {
+          break;
+        }
+        InferenceSetup s = setup;
+        s.gpus = n;
+        const InferencePlan p = plan_inference(
+            s, *engine.profile, options_for_layout(*engine.profile, engine.options, l), &card, gpus,
+            catalog.formats, false);
+        const ServingFit sf = serving_fit(p, *engine.profile, card, gpus, s.context, s.batch);
+        if (!sf.fits) continue;
+        Option o;
+        o.gpu = &card;
+        o.count = n;
+        o.priced = true;
+        o.list_monthly = card.monthly_usd * n;
+        o.discount_percent = gpus.discount_percent(n);
+        o.monthly = o.list_monthly * (1.0 - o.discount_percent / 100.0);
+        o.capacity_bytes = sf.per_gpu_capacity_bytes * n;
+        o.spare_bytes = (sf.per_gpu_capacity_bytes - sf.per_gpu_need_bytes) * n;
+        o.tight = is_tight(o.spare_bytes, n, FitRules{});
+        o.layout = {l.tensor_parallel, l.pipeline_parallel, l.nodes, n};
+        const int group = p.budget.present ? p.tensor_parallel : 1;
+        found.emplace_back(
+            o, decode_ceiling(model, p, card.bandwidth_gbps * group, s.batch).stream_tokens_per_s);
+        break;
+      }
+    }
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+      return a.first.monthly < b.first.monthly;
+    });
+    json fits = json::array();
+    for (const auto& [option, speed] : found) {
+      json row = option_json(option);
+      row["decode_tokens_per_s"] = speed;
+      fits.push_back(std::move(row));
+    }
+    out["fits"] = std::move(fits);
   }
   if (capacity > 0) {
     out["fit"] = fit_json(capacity, need, holds, capacity_basis,

@@ -73,8 +73,7 @@ ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine,
     throw Error::make("invalid_value", "gpu_count", "error.more_gpus_than_layers",
                       {{"gpus", layout.gpus}, {"layers", model.num_layers()}});
   }
-  layout.kv_heads_replicated =
-      !has_mla(model) && model.num_kv_heads > 0 && tp > model.num_kv_heads;
+  layout.kv_heads_replicated = !has_mla(model) && model.num_kv_heads > 0 && tp > model.num_kv_heads;
   layout.split = split_name(tp, layout.pipeline_parallel);
   return layout;
 }

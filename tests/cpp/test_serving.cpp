@@ -20,8 +20,8 @@ using nlohmann::json;
 namespace {
 
 json issue_case(int gpus) {
-  return {{"model", "llama-3.1-70b"}, {"weights", "fp8"},    {"context", 32768}, {"batch", 20},
-          {"engine", "vllm"},         {"gpu", "h200-sxm"},   {"gpu_count", gpus}};
+  return {{"model", "llama-3.1-70b"}, {"weights", "fp8"},  {"context", 32768}, {"batch", 20},
+          {"engine", "vllm"},         {"gpu", "h200-sxm"}, {"gpu_count", gpus}};
 }
 
 vram::ModelSpec preset(const std::string& id) {
@@ -294,13 +294,41 @@ TEST_CASE("best format per engine and card: FP8 where the card has it, no GGUF o
     CHECK(row(blackwell, "nvfp4").at("supported") == true);
   }
   SUBCASE("FP8 on an Ampere card is not supported; llama.cpp lists GGUF formats") {
-    const json ampere = testing::estimate(
-        {{"model", "llama-3.1-8b"}, {"engine", "llamacpp"}, {"gpu", "a100-sxm"}});
+    const json ampere =
+        testing::estimate({{"model", "llama-3.1-8b"}, {"engine", "llamacpp"}, {"gpu", "a100-sxm"}});
     std::vector<std::string> ids = formats_of(ampere);
     CHECK(std::find(ids.begin(), ids.end(), "q4_k_m") != ids.end());
     CHECK(std::find(ids.begin(), ids.end(), "awq-int4") == ids.end());
     const json vllm =
         testing::estimate({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu", "a100-sxm"}});
     CHECK(row(vllm, "fp8").at("supported") == false);
+  }
+}
+
+TEST_CASE("which cards to rent under every engine: each card's fewest count that holds the load") {
+  for (const char* engine : {"vllm", "sglang", "llamacpp"}) {
+    CAPTURE(engine);
+    json q = {{"model", "llama-3.1-70b"}, {"engine", engine}, {"context", 32768}, {"batch", 20}};
+    q["weights"] = std::string(engine) == "llamacpp" ? "q4_k_m" : "fp8";
+    const json r = testing::estimate(q);
+    const json& fits = r.at("fits");
+    REQUIRE(fits.size() >= 3);
+    double last = 0;
+    for (const json& row : fits) {
+      CHECK(row.at("monthly_usd").get<double>() >= last);
+      last = row.at("monthly_usd").get<double>();
+    }
+    for (std::size_t i = 0; i < 3; ++i) {
+      const json& row = fits[i];
+      json on = q;
+      on["gpu"] = row.at("gpu");
+      on["gpu_count"] = row.at("count");
+      CAPTURE(on.dump());
+      const json direct = testing::estimate(on);
+      CHECK(direct.at("serving").at("fits") == true);
+      CHECK(direct.at("serving").at("cards_needed").get<int>() <= row.at("count").get<int>());
+      CHECK(row.at("spare_gb").get<double>() ==
+            doctest::Approx(direct.at("fit").at("spare_gb").get<double>()));
+    }
   }
 }

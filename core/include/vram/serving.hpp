@@ -25,7 +25,8 @@ struct ServingLayout {
   int nodes = 1;
   /** TP exceeds the KV heads: each card keeps a copy of one KV head (vLLM, SGLang). */
   bool kv_heads_replicated = false;
-  /** "single", "tensor", "tensor_pipeline", "pipeline" (vLLM/SGLang), "layer" (llama.cpp), "sum". */
+  /** "single", "tensor", "tensor_pipeline", "pipeline" (vLLM/SGLang), "layer" (llama.cpp), "sum".
+   */
   std::string split = "single";
 };
 
@@ -70,8 +71,8 @@ struct ServingFit {
   double per_gpu_capacity_bytes = 0;  ///< the engine's share of a card, or what it may allocate
   double kv_budget_bytes = 0;         ///< per card: capacity - everything but the KV cache
   double kv_bytes_per_token = 0;      ///< per card
-  std::int64_t kv_tokens = 0;         ///< tokens the cards hold at once (every card holds its share)
-  double max_concurrency = 0;         ///< sequences of `context` tokens at once
+  std::int64_t kv_tokens = 0;  ///< tokens the cards hold at once (every card holds its share)
+  double max_concurrency = 0;  ///< sequences of `context` tokens at once
   bool fits = false;
 };
 
