@@ -144,6 +144,37 @@ std::string render_estimate(const json& r, const Words& say) {
                 {"concurrency", b.at("max_concurrency")}})
         << "\n";
   }
+  if (r.contains("serving")) {
+    const json& sv = r.at("serving");
+    out << "\n"
+        << say("cli.serving", {{"gpus", sv.at("gpus")},
+                               {"gpu", r.at("gpu").at("name")},
+                               {"split", sv.at("layout")},
+                               {"nodes", sv.at("nodes")},
+                               {"per_gpu", sv.at("per_gpu_gb")},
+                               {"total", sv.at("total_gb")}})
+        << "\n";
+    if (sv.at("kv_heads_replicated").get<bool>()) {
+      out << "  " << say("serving.replicated") << "\n";
+    }
+    out << say("cli.serving_kv",
+               {{"kv", sv.at("kv_budget_gb")},
+                {"kv_total", sv.at("kv_budget_total_gb")},
+                {"tokens", sv.at("kv_tokens")},
+                {"max_users", sv.at("max_users")},
+                {"context", r.at("context")},
+                {"users", sv.at("users")},
+                {"verdict",
+                 json{{"id", sv.at("fits").get<bool>() ? "serving.fit" : "serving.short"},
+                      {"params", json::object()}}}})
+        << "\n";
+    const json& needed = sv.at("cards_needed");
+    out << (needed.is_null()
+                ? say("cli.serving_none",
+                      {{"gpu", r.at("gpu").at("name")}, {"max", sv.at("cards_searched")}})
+                : say("cli.serving_needed", {{"gpu", r.at("gpu").at("name")}, {"count", needed}}))
+        << "\n";
+  }
   if (r.contains("fit")) render_fit(out, r.at("fit"), say);
   if (r.contains("decode")) {
     const json& dc = r.at("decode");

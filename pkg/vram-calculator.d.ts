@@ -151,7 +151,7 @@ export interface EstimateResult {
     gb: number;
   }>;
   overhead_gb?: number;
-  /** The sum of the terms (per GPU with tensor parallelism). */
+  /** The sum of the terms (one card's under vLLM, SGLang and llama.cpp over several cards). */
   total_gb: number;
   terms: Term[];
   assumptions: Message[];
@@ -174,6 +174,31 @@ export interface EstimateResult {
   kv_blocks?: number;
   max_concurrency?: number;
   fit?: Fit;
+  /** With a gpu (inference): gpu_count cards serving one model under the engine (docs/cli.md). */
+  serving?: {
+    gpus: number;
+    tensor_parallel: number;
+    pipeline_parallel: number;
+    nodes: number;
+    split: 'single' | 'tensor' | 'pipeline' | 'tensor_pipeline' | 'layer' | 'sum';
+    layout: Message;
+    kv_heads_replicated: boolean;
+    per_gpu_gb: number;
+    total_gb: number;
+    capacity_per_gpu_gb: number;
+    capacity_gb: number;
+    kv_budget_gb: number;
+    kv_budget_total_gb: number;
+    kv_tokens: number;
+    max_concurrency: number;
+    users: number;
+    max_users: number;
+    fits: boolean;
+    /** The fewest cards of this type that hold the load; null when none up to cards_searched does. */
+    cards_needed: number | null;
+    cards_searched: number;
+  };
+  /** Only when the setup fits. */
   decode?: {
     guide_tokens_per_s: number;
     stream_tokens_per_s: number;

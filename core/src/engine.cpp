@@ -394,8 +394,16 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
 
 void plan_sglang(const InferenceSetup& setup, const json& o, const Gpu* gpu, const GpuCatalog& gpus,
                  bool explain, InferencePlan& plan) {
-  const int tp = plan.tensor_parallel;
-  const ModelSpec local = shard(*setup.model, tp);
+  const ModelSpec& m = *setup.model;
+  const int pp = plan.pipeline_parallel;
+  if (pp > m.num_layers()) {
+    throw Error("invalid_value", "engine_options.pipeline_parallel_size",
+                "pipeline_parallel_size exceeds the model's layers");
+  }
+  const int tp = plan.tensor_parallel * pp;  // GPUs that split the weights
+  // The first pipeline stage holds the most layers: ceil(layers / pp).
+  ModelSpec local = shard(m, plan.tensor_parallel);
+  local.layers.resize(static_cast<std::size_t>((m.num_layers() + pp - 1) / pp));
   const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, setup.batch);
   plan.terms.push_back(weights_term(plan.weights, plan.params, tp, explain));
   plan.terms.push_back(kv_term(local, *setup.kv, cache, setup.batch, setup, explain));
@@ -442,6 +450,25 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
     }
     weights.inputs["host_gb"] = bytes_to_gb(host);
   }
+  // --split-mode layer (the default) over N cards: each holds a run of
+  // layers and their cache; the fullest holds ceil(layers / N).
+  const std::int64_t cards = std::max(1, setup.gpus);
+  const std::int64_t layers = std::max<std::int64_t>(1, m.num_layers());
+  const std::int64_t here = (layers + cards - 1) / cards;
+  auto on_card = [&](Term& term) {
+    if (cards == 1) return;
+    term.bytes = term.bytes * d(here) / d(layers);
+    if (!explain) return;
+    if (!term.formula.id.empty()) {
+      term.formula = {"formula.layer_share",
+                      {{"inner", term.formula},
+                       {"layers_here", here},
+                       {"layers", layers},
+                       {"bytes", term.bytes}}};
+    }
+    term.inputs["layers_on_card"] = here;
+  };
+  on_card(weights);
   plan.terms.push_back(std::move(weights));
 
   // n_ctx cells are shared by all parallel sequences.
@@ -460,6 +487,7 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
   Term kv = kv_term(local, *setup.kv, cache, 1, setup, explain);
   kv.label = {"term.kv_buffer"};
   if (explain) kv.inputs["cells"] = cells;
+  on_card(kv);
   plan.terms.push_back(std::move(kv));
 
   const bool flash = o.at("flash_attn").get<bool>();
@@ -501,6 +529,12 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
     // Its range (at most 64) is the knob's, checked by engine_options.
     plan.tensor_parallel = static_cast<int>(o.at("tensor_parallel_size").get<double>());
   }
+  if (o.contains("pipeline_parallel_size")) {
+    plan.pipeline_parallel = static_cast<int>(o.at("pipeline_parallel_size").get<double>());
+  }
+  plan.gpus = engine.kind == EngineKind::kVllm || engine.kind == EngineKind::kSglang
+                  ? plan.tensor_parallel * plan.pipeline_parallel
+                  : std::max(1, setup.gpus);
 
   if (engine.convention()) {
     plan.terms.push_back(weights_term(plan.weights, plan.params, 1, explain));

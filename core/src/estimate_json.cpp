@@ -1,6 +1,7 @@
 #include "estimate_json.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "model_json.hpp"
@@ -14,6 +15,7 @@
 #include "vram/inverse.hpp"
 #include "vram/message.hpp"
 #include "vram/requests.hpp"
+#include "vram/serving.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -324,10 +326,15 @@ json estimate_json(const Catalog& catalog, const json& request) {
   const std::string& weights_id = req.weights;
   if (weights_id != "native") setup.weights = &catalog.formats.weight(weights_id, "weights");
   setup.kv = &catalog.formats.kv(req.kv, "kv");
-  const EngineChoice engine = choose_engine(catalog, req);
+  EngineChoice engine = choose_engine(catalog, req);
   const GpuCatalog gpus = request_catalog(catalog, req.catalog);
   const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
-  const std::int64_t gpu_count = req.gpu_count;
+  // gpu_count cards serve one model: the engine's layout over them (serving.hpp).
+  const ServingLayout layout =
+      resolve_layout(model, *engine.profile, engine.options, req.engine_options, req.gpu_count,
+                     req.gpu_count_given, gpus.node_size);
+  setup.gpus = layout.gpus;
+  const std::int64_t gpu_count = layout.gpus;
   const std::optional<double>& budget_gb = req.budget_gb;
 
   const InferencePlan plan =
@@ -431,28 +438,81 @@ json estimate_json(const Catalog& catalog, const json& request) {
     out["max_concurrency"] = plan.budget.max_concurrency;
   }
 
-  // Against a card: capacity, spare, decode ceilings, inverse answers.
+  // Against a card: capacity, spare, the serving plan, decode ceilings, inverse answers.
   double capacity = budget_gb ? gb_to_bytes(*budget_gb) : 0.0;
+  double need = plan.total_bytes;
+  bool holds = plan.budget.present ? plan.budget.fits : need <= capacity;
   Message capacity_basis{"basis.budget"};
   if (gpu != nullptr) {
     bool estimated = false;
     const double usable = gpus.usable_bytes(*gpu, &estimated);
-    const bool paged_or_runtime = !engine.profile->convention();
+    const ServingFit sf =
+        serving_fit(plan, *engine.profile, *gpu, gpus, setup.context, setup.batch);
+    const double cards = static_cast<double>(gpu_count);
     // Conventions compare with the marketed decimal capacity (the guide's
-    // tables); engines with what the runtime can allocate.
+    // tables); vLLM and SGLang with their share of what the runtime reports,
+    // llama.cpp with all of it. Per card, then times the cards: the need
+    // and the capacity are counted over the same cards.
     if (!budget_gb) {
-      capacity = (paged_or_runtime ? usable : gpu->vram_bytes()) * static_cast<double>(gpu_count);
-      capacity_basis = {paged_or_runtime ? "basis.usable" : "basis.marketed"};
+      capacity = sf.per_gpu_capacity_bytes * cards;
+      need = sf.per_gpu_need_bytes * cards;
+      holds = sf.fits;
+      capacity_basis = {engine.profile->convention() ? "basis.marketed"
+                        : plan.budget.present        ? "basis.engine_share"
+                                                     : "basis.usable"};
     }
     json g = *gpu;
     g["usable_gib"] = usable / kBytesPerGiB;
     g["usable_estimated"] = estimated;
     out["gpu"] = g;
     out["gpu_count"] = gpu_count;
-    const int group = std::max<int>(plan.tensor_parallel, static_cast<int>(gpu_count));
-    out["decode"] =
-        decode_json(decode_ceiling(model, plan, gpu->bandwidth_gbps * group, setup.batch));
-    out["decode"]["gpus"] = group;
+    const int needed =
+        cards_needed(setup, *engine.profile, engine.options, *gpu, gpus, catalog.formats);
+    out["serving"] = {{"gpus", layout.gpus},
+                      {"tensor_parallel", layout.tensor_parallel},
+                      {"pipeline_parallel", layout.pipeline_parallel},
+                      {"nodes", layout.nodes},
+                      {"split", layout.split},
+                      {"layout", Message{"split." + layout.split,
+                                         {{"tp", layout.tensor_parallel},
+                                          {"pp", layout.pipeline_parallel},
+                                          {"gpus", layout.gpus}}}},
+                      {"kv_heads_replicated", layout.kv_heads_replicated},
+                      {"per_gpu_gb", bytes_to_gb(sf.per_gpu_need_bytes)},
+                      {"total_gb", bytes_to_gb(sf.per_gpu_need_bytes * cards)},
+                      {"capacity_per_gpu_gb", bytes_to_gb(sf.per_gpu_capacity_bytes)},
+                      {"capacity_gb", bytes_to_gb(sf.per_gpu_capacity_bytes * cards)},
+                      {"kv_budget_gb", bytes_to_gb(sf.kv_budget_bytes)},
+                      {"kv_budget_total_gb", bytes_to_gb(sf.kv_budget_bytes * cards)},
+                      {"kv_tokens", sf.kv_tokens},
+                      {"max_concurrency", sf.max_concurrency},
+                      {"users", setup.batch},
+                      {"max_users", static_cast<std::int64_t>(std::floor(sf.max_concurrency))},
+                      {"fits", sf.fits},
+                      {"cards_needed", needed > 0 ? json(needed) : json(nullptr)},
+                      {"cards_searched", serving_counts(gpus.node_size).back()}};
+    if (!sf.fits) {
+      warnings.push_back(
+          needed > 0
+              ? Message{"warning.cards_needed",
+                        {{"gpu", gpu->name}, {"count", needed}, {"now", gpu_count}}}
+              : Message{"warning.no_count_holds",
+                        {{"gpu", gpu->name}, {"max", serving_counts(gpus.node_size).back()}}});
+      out["warnings"] = warnings;
+    }
+    // Decode speed only for a setup that holds the answer. Tensor
+    // parallelism reads each card's share at once; pipeline stages and
+    // llama.cpp's layer split read theirs one after another.
+    if (holds) {
+      const int group =
+          plan.budget.present ? plan.tensor_parallel
+          : engine.profile->convention()
+              ? layout_for(*gpu, static_cast<int>(gpu_count), gpus.node_size, false).tensor_parallel
+              : 1;
+      out["decode"] =
+          decode_json(decode_ceiling(model, plan, gpu->bandwidth_gbps * group, setup.batch));
+      out["decode"]["gpus"] = group;
+    }
   }
   if (engine.profile->convention()) {
     // The cheapest way to hold it on each card of the catalog, and how fast
@@ -469,11 +529,62 @@ json estimate_json(const Catalog& catalog, const json& request) {
       fits.push_back(std::move(row));
     }
     out["fits"] = std::move(fits);
+  } else {
+    // Under an engine: each priced card's fewest count in one node (1, 2,
+    // 4, 8; minimum orders and stock kept) whose serving plan holds the
+    // context x users, cheapest first.
+    const WeightFormat* format =
+        setup.weights != nullptr ? setup.weights : catalog.formats.find_weight(model.native_format);
+    std::vector<std::pair<Option, double>> found;
+    for (const Gpu& card : gpus.gpus) {
+      if (!card.priced || (format != nullptr && !card_runs(&card, *format))) continue;
+      for (int n : serving_counts(gpus.node_size)) {
+        if (n > gpus.node_size || (card.stock > 0 && n > card.stock)) break;
+        if (n < card.min_order) continue;
+        ServingLayout l;
+        try {
+          l = choose_layout(model, *engine.profile, n, gpus.node_size);
+        } catch (const Error&) {
+          break;
+        }
+        InferenceSetup s = setup;
+        s.gpus = n;
+        const InferencePlan p = plan_inference(
+            s, *engine.profile, options_for_layout(*engine.profile, engine.options, l), &card, gpus,
+            catalog.formats, false);
+        const ServingFit sf = serving_fit(p, *engine.profile, card, gpus, s.context, s.batch);
+        if (!sf.fits) continue;
+        Option o;
+        o.gpu = &card;
+        o.count = n;
+        o.priced = true;
+        o.list_monthly = card.monthly_usd * n;
+        o.discount_percent = gpus.discount_percent(n);
+        o.monthly = o.list_monthly * (1.0 - o.discount_percent / 100.0);
+        o.capacity_bytes = sf.per_gpu_capacity_bytes * n;
+        o.spare_bytes = (sf.per_gpu_capacity_bytes - sf.per_gpu_need_bytes) * n;
+        o.tight = is_tight(o.spare_bytes, n, FitRules{});
+        o.layout = {l.tensor_parallel, l.pipeline_parallel, l.nodes, n};
+        const int group = p.budget.present ? p.tensor_parallel : 1;
+        found.emplace_back(
+            o, decode_ceiling(model, p, card.bandwidth_gbps * group, s.batch).stream_tokens_per_s);
+        break;
+      }
+    }
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+      return a.first.monthly < b.first.monthly;
+    });
+    json fits = json::array();
+    for (const auto& [option, speed] : found) {
+      json row = option_json(option);
+      row["decode_tokens_per_s"] = speed;
+      fits.push_back(std::move(row));
+    }
+    out["fits"] = std::move(fits);
   }
   if (capacity > 0) {
-    const double need = plan.total_bytes;
-    out["fit"] = fit_json(capacity, need, plan.budget.present ? plan.budget.fits : need <= capacity,
-                          capacity_basis, gpu != nullptr && !budget_gb ? gpu_count : 1);
+    out["fit"] = fit_json(capacity, need, holds, capacity_basis,
+                          gpu != nullptr && !budget_gb ? gpu_count : 1);
     out["inverse"] = inverse_json(inverse_answers(setup, *engine.profile, engine.options, gpu, gpus,
                                                   catalog.formats, capacity));
   }

@@ -17,6 +17,7 @@ namespace jr = json_read;
 
 bool Gpu::supports(std::string_view feature) const {
   if (feature == "fp8") return fp8;
+  if (feature == "nvfp4") return nvfp4;
   return false;
 }
 
@@ -110,6 +111,7 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
     gpu.memory_type = text(j, "memory_type", at).value_or("");
     gpu.architecture = text(j, "architecture", at).value_or("");
     gpu.fp8 = jr::opt_bool(j, "fp8", at).value_or(false);
+    gpu.nvfp4 = jr::opt_bool(j, "nvfp4", at).value_or(false);
     gpu.stack = text(j, "stack", at).value_or("cuda");
     if (const json* link = jr::find(j, "interconnect")) {
       const std::string lat = at + ".interconnect";
@@ -240,6 +242,7 @@ void to_json(json& j, const Gpu& gpu) {
            {"memory_type", gpu.memory_type},
            {"architecture", gpu.architecture},
            {"fp8", gpu.fp8},
+           {"nvfp4", gpu.nvfp4},
            {"interconnect",
             {{"kind", gpu.interconnect.kind},
              {"gbps", gpu.interconnect.gbps},

@@ -24,12 +24,22 @@ std::int64_t largest(std::int64_t hi, Fits fits) {
 }  // namespace
 
 bool engine_runs(const EngineProfile& engine, const WeightFormat& format) {
-  if (engine.kind == EngineKind::kVllm || engine.kind == EngineKind::kSglang) return !format.gguf;
   if (engine.kind == EngineKind::kLlamacpp) {
     return format.gguf || format.id == "fp32" || format.id == "bf16" || format.id == "fp16" ||
            format.id == "mxfp4";
   }
-  return true;  // the conventions size any format
+  // vLLM and SGLang load safetensors formats (AWQ, GPTQ, FP8, NVFP4...);
+  // GGUF files are llama.cpp's, and the conventions advise what the
+  // serving engines load.
+  return !format.gguf;
+}
+
+bool card_runs(const Gpu* gpu, const WeightFormat& format) {
+  if (gpu == nullptr) return true;
+  for (const std::string& feature : format.requires_features) {
+    if (!gpu->supports(feature)) return false;
+  }
+  return true;
 }
 
 InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile& engine,
@@ -42,9 +52,13 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
   const ParamTotals params = param_totals(*setup.model);
   InferenceSetup base = setup;
   base.params = &params;
+  // llama.cpp's terms are its fullest card's: times the cards, as the budget is.
+  auto need_bytes = [&](const InferencePlan& plan) {
+    return engine.convention() ? plan.total_bytes : plan.total_bytes * plan.gpus;
+  };
   auto fits = [&](const InferenceSetup& s) {
     const InferencePlan plan = plan_inference(s, engine, options, gpu, gpus, formats, false);
-    return plan.budget.present ? plan.budget.fits : plan.total_bytes <= budget_bytes;
+    return plan.budget.present ? plan.budget.fits : need_bytes(plan) <= budget_bytes;
   };
 
   const std::int64_t model_limit = setup.model->max_context;
@@ -61,9 +75,15 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
     return fits(s);
   });
 
+  // Never wider than the checkpoint's own storage: converting BF16 weights
+  // to FP32 adds memory and no quality.
+  const WeightFormat* own = formats.find_weight(setup.model->native_format);
+  const double own_bits = own != nullptr ? own->bits_per_weight : 32.0;
   std::vector<const WeightFormat*> order;
   for (const WeightFormat& format : formats.weights()) {
-    if (engine_runs(engine, format)) order.push_back(&format);
+    if (engine_runs(engine, format) && format.bits_per_weight <= own_bits) {
+      order.push_back(&format);
+    }
   }
   std::stable_sort(order.begin(), order.end(), [](const WeightFormat* a, const WeightFormat* b) {
     return a->bits_per_weight > b->bits_per_weight;
@@ -73,11 +93,11 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
     s.weights = format;
     FormatFit fit;
     fit.format = format;
-    fit.supported = gpu == nullptr || !format->needs("fp8") || gpu->supports("fp8");
+    fit.supported = card_runs(gpu, *format);
     const InferencePlan plan = plan_inference(s, engine, options, gpu, gpus, formats, false);
     fit.total_bytes = plan.total_bytes;
     fit.fits = fit.supported &&
-               (plan.budget.present ? plan.budget.fits : plan.total_bytes <= budget_bytes);
+               (plan.budget.present ? plan.budget.fits : need_bytes(plan) <= budget_bytes);
     if (fit.fits && answers.best_format == nullptr) answers.best_format = format;
     answers.formats.push_back(fit);
   }

@@ -49,6 +49,7 @@ void from_json(const json& j, EstimateRequest& r) {
   r.engine_options = v.value("engine_options", json::object());
   r.gpu = optional<std::string>(v, "gpu");
   r.gpu_count = v.at("gpu_count").get<std::int64_t>();
+  r.gpu_count_given = j.contains("gpu_count");
   r.budget_gb = optional<double>(v, "budget_gb");
   r.catalog = optional<json>(v, "catalog");
   r.checkpoint = optional<json>(v, "checkpoint");

@@ -78,6 +78,10 @@ double evaluate(const json& m) {
          return std::max(4.5 * ub * num(q, "hidden") * 4, ub * num(q, "vocab") * 4);
        }},
       {"formula.total", [](const json& q) { return evaluate(q.at("inner")); }},
+      {"formula.layer_share",
+       [](const json& q) {
+         return evaluate(q.at("inner")) * num(q, "layers_here") / num(q, "layers");
+       }},
       {"formula.sharded", [](const json& q) { return evaluate(q.at("inner")) / num(q, "gpus"); }},
       {"formula.ft_params",
        [](const json& q) { return num(q, "params") * num(q, "bytes_per_param"); }},
@@ -149,6 +153,8 @@ TEST_CASE("every formula's params give its term's value") {
       if ((r["engine"] == "vllm" || r["engine"] == "sglang") && coin())
         r["engine_options"]["tensor_parallel_size"] = pick(rng, gpu_counts);
       if (r["engine"] == "llamacpp") r["engine_options"]["flash_attn"] = coin();
+      // llama.cpp's layer split: each card holds its share of the layers.
+      if (r["engine"] == "llamacpp" && coin()) r["gpu_count"] = pick(rng, gpu_counts);
       if (r["engine"] == "vllm" && coin()) r["engine_options"]["enforce_eager"] = true;
     } else {
       r["mode"] = mode;
@@ -197,7 +203,8 @@ TEST_CASE("every formula's params give its term's value") {
   for (const char* id :
        {"formula.weights", "formula.weights_split", "formula.kv", "formula.overhead_flat",
         "formula.overhead_pct", "formula.gib", "formula.vllm_activations", "formula.compute_buffer",
-        "formula.compute_buffer_flash", "formula.total", "formula.sharded"}) {
+        "formula.compute_buffer_flash", "formula.total", "formula.sharded",
+        "formula.layer_share"}) {
     CHECK_MESSAGE(seen.count(id) == 1, id);
   }
 }

@@ -91,3 +91,36 @@ test("flags and --help come from the core's schema; --lang picks the catalog", (
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /--lang: no catalog for 'xx'/);
 });
+
+// Issue 11: --gpus N means N cards serving one model under the engine.
+test('the serving plan: 70B FP8 at 32k x 20 users on 4x H200 under vLLM fits; on one it does not', () => {
+  const args = ['estimate', '--model', 'llama-3.1-70b', '--weights', 'fp8', '--context', '32768', '--batch', '20', '--engine', 'vllm', '--gpu', 'h200-sxm'];
+  const four = run(...args, '--gpus', '4');
+  assert.equal(four.status, 0, four.stderr);
+  assert.match(four.stdout, /Serving plan: 4x H200 SXM, tensor parallel 4/);
+  assert.match(four.stdout, /20 requested: they fit/);
+  assert.match(four.stdout, /: fits, spare [\d,.]+ GB/);
+  assert.doesNotMatch(four.stdout, /spare -|DOES NOT FIT/);
+  assert.match(four.stdout, /Decode ceiling/);
+  const json = JSON.parse(run(...args, '--gpus', '4', '--json').stdout);
+  assert.equal(json.serving.tensor_parallel, 4);
+  assert.equal(json.engine.options.tensor_parallel_size, 4);
+  assert.ok(Math.abs(json.fit.spare_gb - (json.fit.capacity_gb - 4 * json.serving.per_gpu_gb)) < 1e-6);
+
+  const one = run(...args, '--gpus', '1');
+  assert.equal(one.status, 0, one.stderr);
+  assert.match(one.stdout, /20 requested: they do not fit/);
+  assert.match(one.stdout, /Fewest H200 SXM that hold it: 4/);
+  assert.doesNotMatch(one.stdout, /Decode ceiling/);
+
+  const clash = run(...args, '--gpus', '8', '--tp', '4');
+  assert.equal(clash.status, 2);
+  assert.match(clash.stderr, /gpu_count 8 is not tensor_parallel_size x pipeline_parallel_size = 4 x 1 = 4/);
+});
+
+test('llama.cpp over four cards splits the layers: one card\'s bandwidth, not the sum', () => {
+  const r = JSON.parse(run('estimate', '--model', 'llama-3.1-70b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4090', '--gpus', '4', '--json').stdout);
+  assert.equal(r.serving.split, 'layer');
+  assert.equal(r.decode.gpus, 1);
+  assert.equal(r.decode.bandwidth_gbps, r.gpu.bandwidth_gbps);
+});

@@ -403,7 +403,10 @@ export function estimateRequest(state, catalog) {
   if (state.model === IMPORTED && state.checkpoint) request.checkpoint = state.checkpoint;
   if (state.gpu) {
     request.gpu = state.gpu;
-    request.gpu_count = state.gpu_count;
+    // gpu_count cards serve the model; a tensor or pipeline size set by hand
+    // gives the count itself unless the count says otherwise.
+    const layoutSet = state.mode === 'inference' && ('tensor_parallel_size' in state.opts || 'pipeline_parallel_size' in state.opts);
+    if (state.gpu_count !== 1 || !layoutSet) request.gpu_count = state.gpu_count;
   }
   if (state.budget_gb) request.budget_gb = state.budget_gb;
   if (state.mode === 'inference') {

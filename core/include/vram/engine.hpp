@@ -91,6 +91,9 @@ struct InferenceSetup {
   const ParamTotals* params = nullptr;
   /** The checkpoint's own tensors (checkpoint.hpp): with `weights` null, their exact bytes. */
   const CheckpointWeights* checkpoint = nullptr;
+  /** Cards serving the model: llama.cpp splits its layers over them (vLLM and SGLang read their
+   * knobs). */
+  int gpus = 1;
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */
@@ -98,9 +101,11 @@ struct InferencePlan {
   ParamTotals params;
   WeightsSize weights;      ///< the whole model
   KvCacheSize kv;           ///< the whole model, context x batch
-  std::vector<Term> terms;  ///< per GPU of the tensor-parallel group
+  std::vector<Term> terms;  ///< per GPU (the fullest card); the conventions: the whole model
   double total_bytes = 0;   ///< sum of the terms
   int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  int gpus = 1;  ///< cards serving the model: tensor x pipeline, or llama.cpp's layer split
   EngineBudget budget;
   std::vector<Message> assumptions;
   std::vector<Message> warnings;

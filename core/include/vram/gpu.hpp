@@ -34,6 +34,7 @@ struct Gpu {
   std::string memory_type;
   std::string architecture;
   bool fp8 = false;
+  bool nvfp4 = false;  ///< FP4 tensor cores that run NVFP4 (Blackwell)
   Interconnect interconnect;
   std::string stack;  ///< "cuda", "rocm", "metal"
   int stock = 0;      ///< cards available; 0 = no stated limit

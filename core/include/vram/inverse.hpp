@@ -28,12 +28,16 @@ struct InverseAnswers {
   bool context_limited_by_model = false;      ///< reached max_position_embeddings
   std::int64_t max_batch = 0;                 ///< at the request's context
   const WeightFormat* best_format = nullptr;  ///< highest bits that fits, or null
-  std::vector<FormatFit> formats;             ///< every weight format, highest bits first
+  std::vector<FormatFit>
+      formats;  ///< formats the engine loads, no wider than the checkpoint's, highest bits first
 };
 
-/** Whether an engine loads weights in this format (vLLM and SGLang: not GGUF;
- * llama.cpp: GGUF, plain floats and MXFP4; the conventions: all). */
+/** Whether an engine loads weights in this format (llama.cpp: GGUF, plain
+ * floats and MXFP4; vLLM, SGLang and the conventions: all but GGUF). */
 bool engine_runs(const EngineProfile& engine, const WeightFormat& format);
+
+/** Whether `gpu` has the hardware the format needs (FP8, NVFP4); true without a card. */
+bool card_runs(const Gpu* gpu, const WeightFormat& format);
 
 /**
  * Searches over context, batch and weight format. Totals never fall as

@@ -40,6 +40,7 @@ struct EstimateRequest {
   nlohmann::json engine_options = nlohmann::json::object();
   std::optional<std::string> gpu;
   std::int64_t gpu_count = 0;
+  bool gpu_count_given = false;  ///< else the engine's tensor x pipeline knobs set the count
   std::optional<double> budget_gb;
   std::optional<nlohmann::json> catalog;     ///< a replacement GPU catalog
   std::optional<nlohmann::json> checkpoint;  ///< a GGUF/safetensors header (checkpoint.hpp)

@@ -31,6 +31,14 @@ export function fitSummary(t, result) {
 }
 
 /**
+ * The headline memory: over all the cards of a multi-card serving plan (the
+ * fit's capacity and spare are counted over the same cards), else the total.
+ */
+export function headlineGb(result) {
+  return result.serving && result.serving.gpus > 1 ? result.serving.total_gb : result.total_gb;
+}
+
+/**
  * The pick: the cheapest card set of the catalog that holds the answer
  * (the first of result.fits, cheapest first), else the chosen card when it
  * holds it; null when nothing does. { gpu, count, name, monthly_usd }.
@@ -60,7 +68,7 @@ export class AnswerBar {
     replace(this.element,
       h('div', { class: 'answer-total' },
         h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
-        h('output', { class: 'answer-value' }, bdi(t('size.gb0', { bytes: bytes(result.total_gb) })))),
+        h('output', { class: 'answer-value' }, bdi(t('size.gb0', { bytes: bytes(headlineGb(result)) })))),
       fit ? h('p', { class: `answer-fit ${fit.state}`, dataset: { fits: String(fit.fits) } }, fit.text) : null,
       h('p', { class: 'answer-pick' },
         pick

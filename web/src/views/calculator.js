@@ -5,7 +5,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../format.js';
 import { CUSTOM, estimateRequest } from '../state.js';
-import { fitSummary } from './answer-bar.js';
+import { fitSummary, headlineGb } from './answer-bar.js';
 import { stackedBar } from './bar.js';
 import { bdi, compute, dataTable, errorBox, facts, sayQuoted } from './common.js';
 import { rentLink } from './rent-link.js';
@@ -102,10 +102,13 @@ export class CalculatorView {
     }));
     const out = [];
 
-    const totalText = t('size.gb0', { bytes: bytes(result.total_gb) });
+    const serving = result.serving;
+    const multi = Boolean(serving && serving.gpus > 1);
+    const totalText = t('size.gb0', { bytes: bytes(headlineGb(result)) });
     out.push(h('div', { class: 'total' },
       h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
-      h('output', { class: 'total-value' }, bdi(totalText))));
+      h('output', { class: 'total-value' }, bdi(totalText)),
+      multi ? h('span', { class: 'muted total-per-gpu' }, bdi(t('serving.headline', { bytes: bytes(serving.per_gpu_gb), count: serving.gpus }))) : null));
     const params = result.params_active < result.params_total
       ? { id: 'result.paramsActive', params: { total: result.params_total, active: result.params_active } }
       : { id: 'result.params', params: { total: result.params_total } };
@@ -123,7 +126,8 @@ export class CalculatorView {
         h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: fit.basis }))));
     }
     this.live.textContent = fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText;
-    out.push(stackedBar(t, terms, result.total_gb, fit ? fit.capacity_gb : 0));
+    // The terms are one card's: against one card's share of the capacity.
+    out.push(stackedBar(t, terms, result.total_gb, fit ? (multi ? fit.capacity_gb / serving.gpus : fit.capacity_gb) : 0));
 
     if (result.fits && result.fits.length) out.push(this.cheapest(result.fits, state));
     else if (result.fits) out.push(h('p', { class: 'muted' }, t('fits.none')));
@@ -162,6 +166,20 @@ export class CalculatorView {
         [t('budget.tokens'), t.format(b.kv_tokens)],
         [t('budget.concurrency'), t.format(b.max_concurrency, 2)],
       ])));
+    }
+
+    if (serving) {
+      const verdict = { id: serving.fits ? 'serving.fit' : 'serving.short', params: {} };
+      out.push(h('section', { class: 'block serving', dataset: { fits: String(serving.fits) } },
+        h('h3', {}, t('serving.title', { count: serving.gpus, name: result.gpu.name })), facts([
+          [t('serving.layout'), say(serving.layout)],
+          [t('serving.perGpu'), mem(serving.per_gpu_gb)],
+          [t('serving.total'), mem(serving.total_gb)],
+          [t('serving.kvPerGpu'), mem(serving.kv_budget_gb)],
+          [t('serving.kvTotal'), mem(serving.kv_budget_total_gb)],
+          [t('serving.users'), t('serving.usersValue', { max_users: serving.max_users, users: serving.users, verdict })],
+          [t('serving.cardsNeeded'), serving.cards_needed ? t.format(serving.cards_needed) : t('serving.noCount', { max: serving.cards_searched })],
+        ]), serving.kv_heads_replicated ? h('p', { class: 'muted small' }, t('serving.replicated')) : null));
     }
 
     const d = result.decode;

@@ -1,0 +1,101 @@
+#pragma once
+
+// The serving plan: how N cards serve one model under an engine. vLLM and
+// SGLang split each layer over a tensor-parallel group and the layers over
+// pipeline stages; llama.cpp's default split gives each card a run of
+// layers (the cards work one after another); the conventions only add the
+// cards' memory up.
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "vram/engine.hpp"
+#include "vram/gpu.hpp"
+#include "vram/model.hpp"
+
+namespace vram {
+
+/** How `gpus` cards share one model. */
+struct ServingLayout {
+  int gpus = 1;
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  int nodes = 1;
+  /** TP exceeds the KV heads: each card keeps a copy of one KV head (vLLM, SGLang). */
+  bool kv_heads_replicated = false;
+  /** "single", "tensor", "tensor_pipeline", "pipeline" (vLLM/SGLang), "layer" (llama.cpp), "sum".
+   */
+  std::string split = "single";
+};
+
+/**
+ * Whether `tp` cards may split the model's attention: the query heads
+ * divide by TP, and the KV heads either divide by TP or divide TP (then
+ * each card keeps a replica: vLLM's QKVParallelLinear asserts exactly
+ * this, and SGLang follows it). MLA models cache a latent that is not
+ * split, so only the query heads count.
+ */
+bool tensor_parallel_legal(const ModelSpec& model, int tp);
+
+/**
+ * The layout of `gpus` cards for `engine`: for vLLM and SGLang the largest
+ * legal tensor-parallel group that divides `gpus` and fits in one node
+ * (`node_size`), and pipeline stages for the rest; llama.cpp splits by
+ * layers; the conventions add memory up. Throws vram::Error (field
+ * "gpu_count") when no legal layout exists (more stages than layers).
+ */
+ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine, int gpus,
+                            int node_size);
+
+/**
+ * Resolves the layout of a request: `gpus` (gpu_count) when given, else
+ * tensor x pipeline from the options. Knobs given explicitly win and are
+ * checked against `gpus` and against the model (named errors
+ * "gpu_count", "engine_options.tensor_parallel_size"). Writes the chosen
+ * tensor_parallel_size and pipeline_parallel_size into `options` where
+ * the engine has those knobs.
+ */
+ServingLayout resolve_layout(const ModelSpec& model, const EngineProfile& engine,
+                             nlohmann::json& options, const nlohmann::json& given_options,
+                             std::int64_t gpus, bool gpus_given, int node_size);
+
+/** The options with `layout`'s tensor and pipeline sizes written in (where the engine has them). */
+nlohmann::json options_for_layout(const EngineProfile& engine, const nlohmann::json& options,
+                                  const ServingLayout& layout);
+
+/** What `gpus` cards hold, per card and in all. */
+struct ServingFit {
+  double per_gpu_need_bytes = 0;      ///< the plan's total on its fullest card
+  double per_gpu_capacity_bytes = 0;  ///< the engine's share of a card, or what it may allocate
+  double kv_budget_bytes = 0;         ///< per card: capacity - everything but the KV cache
+  double kv_bytes_per_token = 0;      ///< per card
+  std::int64_t kv_tokens = 0;  ///< tokens the cards hold at once (every card holds its share)
+  double max_concurrency = 0;  ///< sequences of `context` tokens at once
+  bool fits = false;
+};
+
+/**
+ * The fit of a plan on one card type: vLLM and SGLang by their own KV
+ * budget (EngineBudget), llama.cpp by its fullest card against what CUDA
+ * reports, the conventions by the whole total against the marketed memory
+ * of all the cards.
+ */
+ServingFit serving_fit(const InferencePlan& plan, const EngineProfile& engine, const Gpu& gpu,
+                       const GpuCatalog& gpus, std::int64_t context, std::int64_t batch);
+
+/** Card counts a plan tries: 1, 2, 4, 8, then whole nodes up to limits::kMaxServingGpus. */
+std::vector<int> serving_counts(int node_size);
+
+/**
+ * The fewest cards of `gpu` (from serving_counts) whose plan under
+ * `engine` holds `setup`, or 0 when none up to the limit does. More
+ * context or users never lowers it: for each count, a plan that holds a
+ * larger load holds a smaller one.
+ */
+int cards_needed(const InferenceSetup& setup, const EngineProfile& engine,
+                 const nlohmann::json& options, const Gpu& gpu, const GpuCatalog& gpus,
+                 const FormatCatalog& formats);
+
+}  // namespace vram

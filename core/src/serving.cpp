@@ -1,0 +1,197 @@
+#include "vram/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "vram/error.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+
+namespace {
+
+bool has_mla(const ModelSpec& model) {
+  return std::any_of(model.layers.begin(), model.layers.end(),
+                     [](const LayerSpec& l) { return l.attention == LayerAttention::kMla; });
+}
+
+bool paged(const EngineProfile& engine) {
+  return engine.kind == EngineKind::kVllm || engine.kind == EngineKind::kSglang;
+}
+
+bool has_knob(const EngineProfile& engine, const char* name) {
+  return engine.defaults.contains(name);
+}
+
+int knob_int(const json& options, const char* name) {
+  return options.contains(name) ? static_cast<int>(options.at(name).get<double>()) : 1;
+}
+
+std::string split_name(int tp, int pp) {
+  if (tp > 1 && pp > 1) return "tensor_pipeline";
+  if (tp > 1) return "tensor";
+  if (pp > 1) return "pipeline";
+  return "single";
+}
+
+}  // namespace
+
+bool tensor_parallel_legal(const ModelSpec& model, int tp) {
+  if (tp < 1) return false;
+  const std::int64_t t = tp;
+  if (model.num_heads > 0 && model.num_heads % t != 0) return false;
+  if (has_mla(model) || model.num_kv_heads <= 0) return true;
+  return model.num_kv_heads % t == 0 || t % model.num_kv_heads == 0;
+}
+
+ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine, int gpus,
+                            int node_size) {
+  ServingLayout layout;
+  layout.gpus = std::max(1, gpus);
+  layout.nodes = (layout.gpus + node_size - 1) / std::max(1, node_size);
+  if (layout.gpus == 1) return layout;
+  if (!paged(engine)) {
+    // llama.cpp's default --split-mode layer; the conventions add memory up.
+    layout.split = engine.kind == EngineKind::kLlamacpp ? "layer" : "sum";
+    if (engine.kind == EngineKind::kLlamacpp && layout.gpus > model.num_layers()) {
+      throw Error::make("invalid_value", "gpu_count", "error.more_gpus_than_layers",
+                        {{"gpus", layout.gpus}, {"layers", model.num_layers()}});
+    }
+    return layout;
+  }
+  int tp = 1;
+  for (int t = std::min(layout.gpus, std::max(1, node_size)); t > 1; --t) {
+    if (layout.gpus % t == 0 && tensor_parallel_legal(model, t)) {
+      tp = t;
+      break;
+    }
+  }
+  layout.tensor_parallel = tp;
+  layout.pipeline_parallel = layout.gpus / tp;
+  if (layout.pipeline_parallel > model.num_layers()) {
+    throw Error::make("invalid_value", "gpu_count", "error.more_gpus_than_layers",
+                      {{"gpus", layout.gpus}, {"layers", model.num_layers()}});
+  }
+  layout.kv_heads_replicated = !has_mla(model) && model.num_kv_heads > 0 && tp > model.num_kv_heads;
+  layout.split = split_name(tp, layout.pipeline_parallel);
+  return layout;
+}
+
+json options_for_layout(const EngineProfile& engine, const json& options,
+                        const ServingLayout& layout) {
+  json out = options;
+  if (has_knob(engine, "tensor_parallel_size")) {
+    out["tensor_parallel_size"] = layout.tensor_parallel;
+  }
+  if (has_knob(engine, "pipeline_parallel_size")) {
+    out["pipeline_parallel_size"] = layout.pipeline_parallel;
+  }
+  return out;
+}
+
+ServingLayout resolve_layout(const ModelSpec& model, const EngineProfile& engine, json& options,
+                             const json& given_options, std::int64_t gpus, bool gpus_given,
+                             int node_size) {
+  const bool knobs_given = given_options.contains("tensor_parallel_size") ||
+                           given_options.contains("pipeline_parallel_size");
+  if (paged(engine) && knobs_given) {
+    ServingLayout layout;
+    layout.tensor_parallel = knob_int(options, "tensor_parallel_size");
+    layout.pipeline_parallel = knob_int(options, "pipeline_parallel_size");
+    layout.gpus = layout.tensor_parallel * layout.pipeline_parallel;
+    if (gpus_given && gpus != layout.gpus) {
+      throw Error::make("invalid_value", "gpu_count", "error.gpu_count_layout",
+                        {{"gpus", gpus},
+                         {"tp", layout.tensor_parallel},
+                         {"pp", layout.pipeline_parallel},
+                         {"product", layout.gpus}});
+    }
+    if (!tensor_parallel_legal(model, layout.tensor_parallel)) {
+      throw Error::make("invalid_value", "engine_options.tensor_parallel_size",
+                        "error.tensor_parallel_illegal",
+                        {{"tp", layout.tensor_parallel},
+                         {"heads", model.num_heads},
+                         {"kv_heads", model.num_kv_heads}});
+    }
+    layout.nodes = (layout.gpus + node_size - 1) / std::max(1, node_size);
+    layout.kv_heads_replicated =
+        !has_mla(model) && model.num_kv_heads > 0 && layout.tensor_parallel > model.num_kv_heads;
+    layout.split = split_name(layout.tensor_parallel, layout.pipeline_parallel);
+    return layout;
+  }
+  const int n = static_cast<int>(gpus_given ? gpus : 1);
+  const ServingLayout layout = choose_layout(model, engine, n, node_size);
+  options = options_for_layout(engine, options, layout);
+  return layout;
+}
+
+ServingFit serving_fit(const InferencePlan& plan, const EngineProfile& engine, const Gpu& gpu,
+                       const GpuCatalog& gpus, std::int64_t context, std::int64_t batch) {
+  ServingFit f;
+  const double cards = std::max(1, plan.gpus);
+  double kv_card = 0;  // the KV cache term on the fullest card
+  for (const Term& term : plan.terms) {
+    if (term.id == "kv_cache") kv_card = term.bytes;
+  }
+  if (plan.budget.present) {
+    // vLLM, SGLang: the engine's own budget on each card.
+    const EngineBudget& b = plan.budget;
+    f.per_gpu_need_bytes = plan.total_bytes;
+    f.per_gpu_capacity_bytes = b.reserved_bytes;
+    f.kv_budget_bytes = b.kv_budget_bytes;
+    f.kv_bytes_per_token = b.kv_bytes_per_token;
+    f.kv_tokens = b.kv_tokens;
+    f.max_concurrency = b.max_concurrency;
+    f.fits = b.fits;
+    return f;
+  }
+  if (engine.convention()) {
+    // The whole total against the marketed memory of all the cards, shared evenly.
+    f.per_gpu_need_bytes = plan.total_bytes / cards;
+    f.per_gpu_capacity_bytes = gpu.vram_bytes();
+    kv_card = plan.kv.bytes / cards;
+  } else {
+    // llama.cpp: each card's buffers against what the runtime can allocate.
+    f.per_gpu_need_bytes = plan.total_bytes;
+    f.per_gpu_capacity_bytes = gpus.usable_bytes(gpu);
+  }
+  f.fits = f.per_gpu_need_bytes <= f.per_gpu_capacity_bytes;
+  f.kv_budget_bytes = f.per_gpu_capacity_bytes - (f.per_gpu_need_bytes - kv_card);
+  const double cells = static_cast<double>(context) * static_cast<double>(batch);
+  f.kv_bytes_per_token = cells > 0 ? kv_card / cells : 0;
+  if (f.kv_budget_bytes > 0 && f.kv_bytes_per_token > 0) {
+    f.kv_tokens = static_cast<std::int64_t>(std::floor(f.kv_budget_bytes / f.kv_bytes_per_token));
+    f.max_concurrency = static_cast<double>(f.kv_tokens) / static_cast<double>(context);
+  }
+  return f;
+}
+
+std::vector<int> serving_counts(int node_size) {
+  std::vector<int> counts;
+  const int node = std::max(1, node_size);
+  for (int n = 1; n <= node; n *= 2) counts.push_back(n);
+  if (counts.back() != node) counts.push_back(node);
+  for (int nodes = 2; nodes <= 8; ++nodes) counts.push_back(nodes * node);
+  return counts;
+}
+
+int cards_needed(const InferenceSetup& setup, const EngineProfile& engine, const json& options,
+                 const Gpu& gpu, const GpuCatalog& gpus, const FormatCatalog& formats) {
+  for (int n : serving_counts(gpus.node_size)) {
+    ServingLayout layout;
+    try {
+      layout = choose_layout(*setup.model, engine, n, gpus.node_size);
+    } catch (const Error&) {
+      break;  // more cards than layers: larger counts fail the same way
+    }
+    InferenceSetup s = setup;
+    s.gpus = n;
+    const json o = options_for_layout(engine, options, layout);
+    const InferencePlan plan = plan_inference(s, engine, o, &gpu, gpus, formats, false);
+    if (serving_fit(plan, engine, gpu, gpus, setup.context, setup.batch).fits) return n;
+  }
+  return 0;
+}
+
+}  // namespace vram
