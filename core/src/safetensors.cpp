@@ -103,7 +103,8 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for numbers such as 1e400.
     invalid("safetensors.header", std::string("the header is not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) invalid("safetensors.header", "the header is not a JSON object");

@@ -313,15 +313,17 @@ json fit_models_json(const Catalog& catalog, const json& request) {
   const char* basis = req.budget_gb        ? "basis.budget"
                       : req.gpu_count == 1 ? "basis.marketed_one"
                                            : "basis.marketed";
-  return {{"capacity_gb", bytes_to_gb(capacity)},
-          {"basis", Message{basis}},
-          {"gpu", gpu != nullptr ? json(gpu->id) : json(nullptr)},
-          {"gpu_count", req.budget_gb ? 1 : req.gpu_count},
-          {"weights", req.weights},
-          {"kv", kv.id},
-          {"context", req.context},
-          {"batch", req.batch},
-          {"models", rows}};
+  json out = {{"capacity_gb", bytes_to_gb(capacity)},
+              {"basis", Message{basis}},
+              {"gpu_count", req.budget_gb ? 1 : req.gpu_count},
+              {"weights", req.weights},
+              {"kv", kv.id},
+              {"context", req.context},
+              {"batch", req.batch},
+              {"models", rows}};
+  // A budget of one's own names no card: no "gpu" key rather than a null.
+  if (gpu != nullptr) out["gpu"] = gpu->id;
+  return out;
 }
 
 }  // namespace vram
