@@ -107,6 +107,10 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
       parsed.json_output = true;
       continue;
     }
+    if (flag == "--emit") {
+      parsed.emit = true;
+      continue;
+    }
     const FlagSpec* spec = find_spec(specs, flag);
     if (spec == nullptr) {
       throw UsageError(flag.rfind("-", 0) == 0 ? "unknown flag " + flag

@@ -37,6 +37,7 @@ struct FlagSpec {
 struct Parsed {
   nlohmann::json request = nlohmann::json::object();
   bool json_output = false;
+  bool emit = false;  ///< --emit: print only the plan's launch command
   std::string lang = "en";
 };
 

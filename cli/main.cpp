@@ -99,6 +99,8 @@ void print_flags(std::ostream& out, const std::vector<FlagSpec>& specs,
   }
   out << "  " << vramcli::pad("--json", 25)
       << vram::render({"cli.json", json::object()}, catalogs, options) << "\n";
+  out << "  " << vramcli::pad("--emit", 25)
+      << vram::render({"cli.emit", json::object()}, catalogs, options) << "\n";
 }
 
 int usage_error(const std::string& message, const std::vector<FlagSpec>* specs = nullptr,
@@ -197,6 +199,12 @@ int main(int argc, char** argv) {
       }
       if (command == "estimate") {
         const json result = calculator.estimate(parsed.request);
+        if (parsed.emit) {
+          // Only the command that runs the plan, for a shell script.
+          if (!result.contains("launch")) return usage_error(say("cli.emit_none"));
+          std::cout << result.at("launch").at("command").get<std::string>() << "\n";
+          return 0;
+        }
         std::cout << (parsed.json_output ? result.dump(2) + "\n"
                                          : vramcli::render_estimate(result, say));
       } else if (command == "grid") {

@@ -175,6 +175,9 @@ std::string render_estimate(const json& r, const Words& say) {
                 : say("cli.serving_needed", {{"gpu", r.at("gpu").at("name")}, {"count", needed}}))
         << "\n";
   }
+  if (r.contains("launch")) {
+    out << say("cli.launch") << "\n  $ " << r.at("launch").at("command").get<std::string>() << "\n";
+  }
   if (r.contains("fit")) render_fit(out, r.at("fit"), say);
   if (r.contains("decode")) {
     const json& dc = r.at("decode");

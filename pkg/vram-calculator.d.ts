@@ -198,6 +198,18 @@ export interface EstimateResult {
     cards_needed: number | null;
     cards_searched: number;
   };
+  /** Inference under vLLM, SGLang or llama.cpp (not the conventions): the command that runs the plan (docs/cli.md). */
+  launch?: {
+    engine: 'vllm' | 'sglang' | 'llamacpp';
+    /** The engine version the flags were read from, and where (data/engines.json). */
+    version: string;
+    source: string;
+    /** The model as the command names it (a placeholder to replace with the checkpoint). */
+    model: string;
+    /** Only the flags the plan needs; each listed for the engine in data/engines.json. */
+    args: { flag: string; value: number | string }[];
+    command: string;
+  };
   /** Only when the setup fits. */
   decode?: {
     guide_tokens_per_s: number;

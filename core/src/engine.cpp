@@ -81,6 +81,7 @@ std::vector<EngineProfile> engine_profiles_from_json(const json& engines) {
     profile.source = jr::get_string(e, "source", at);
     if (const json* d = jr::find(e, "defaults")) profile.defaults = *d;
     if (const json* s = jr::find(e, "option_sources")) profile.option_sources = *s;
+    if (const json* l = jr::find(e, "launch")) profile.launch = *l;
     const json* limits = jr::find(e, "limits");
     const std::string limits_at = at + ".limits";
     for (auto it = profile.defaults.begin(); it != profile.defaults.end(); ++it) {

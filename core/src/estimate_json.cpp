@@ -13,6 +13,7 @@
 #include "vram/finetune.hpp"
 #include "vram/fit.hpp"
 #include "vram/inverse.hpp"
+#include "vram/launch.hpp"
 #include "vram/message.hpp"
 #include "vram/requests.hpp"
 #include "vram/serving.hpp"
@@ -429,6 +430,19 @@ json estimate_json(const Catalog& catalog, const json& request) {
   }
   out["overhead_gb"] = bytes_to_gb(overhead);
   out["measured_error"] = measured_error(catalog, "inference", "note.measured_error_inference");
+  // The command that runs this plan under its engine (none for the conventions).
+  if (!engine.profile->launch.is_null()) {
+    LaunchPlan lp;
+    lp.tensor_parallel = layout.tensor_parallel;
+    lp.pipeline_parallel = layout.pipeline_parallel;
+    lp.context = setup.context;
+    lp.batch = setup.batch;
+    lp.layers = model.num_layers();
+    lp.weights = weights_id;
+    lp.kv = setup.kv->id;
+    lp.options = plan.options;
+    out["launch"] = launch_json(*engine.profile, lp);
+  }
   if (checkpoint) out["checkpoint"] = checkpoint_summary(*checkpoint);
   if (plan.host_bytes > 0) out["host_gb"] = bytes_to_gb(plan.host_bytes);
   if (plan.budget.present) {

@@ -124,3 +124,26 @@ test('llama.cpp over four cards splits the layers: one card\'s bandwidth, not th
   assert.equal(r.decode.gpus, 1);
   assert.equal(r.decode.bandwidth_gbps, r.gpu.bandwidth_gbps);
 });
+
+test('--emit prints only the command that runs the plan; the table shows it after the plan', () => {
+  const args = ['estimate', '--model', 'llama-3.1-70b', '--weights', 'fp8', '--context', '32768', '--batch', '20', '--engine', 'vllm', '--gpu', 'h200-sxm', '--gpus', '4'];
+  const r = run(...args, '--emit');
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines.length, 1);
+  const command = lines[0];
+  assert.match(command, /^vllm serve \S+ /);
+  for (const piece of ['--tensor-parallel-size 4', '--max-model-len 32768', '--max-num-seqs 20', '--quantization fp8']) {
+    assert.ok(command.includes(` ${piece}`), piece);
+  }
+  assert.doesNotMatch(command, /--pipeline-parallel-size/);
+  // The same command as the JSON's launch, and after the serving plan in the table.
+  const json = JSON.parse(run(...args, '--json').stdout);
+  assert.equal(json.launch.command, command);
+  const table = run(...args).stdout;
+  assert.ok(table.indexOf(command) > table.indexOf('Serving plan'), table);
+  // The conventions have no command: a usage error.
+  const none = run('estimate', '--model', 'llama-3.1-8b', '--engine', 'guide', '--emit');
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /--emit needs an engine/);
+});

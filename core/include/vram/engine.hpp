@@ -50,6 +50,7 @@ struct EngineProfile {
   nlohmann::json defaults = nlohmann::json::object();
   nlohmann::json option_sources = nlohmann::json::object();
   std::vector<FieldSpec> knobs;  ///< one per default, in the file's order
+  nlohmann::json launch;  ///< the file's "launch" section (vram/launch.hpp), null for conventions
 
   /** The overhead conventions (flat, percent) rather than an engine's own model. */
   bool convention() const { return kind == EngineKind::kFlat || kind == EngineKind::kPercent; }

@@ -182,6 +182,8 @@ export class CalculatorView {
         ]), serving.kv_heads_replicated ? h('p', { class: 'muted small' }, t('serving.replicated')) : null));
     }
 
+    if (result.launch) out.push(launchBlock(t, result.launch));
+
     const d = result.decode;
     if (d) {
       out.push(h('section', { class: 'block' }, h('h3', {}, t('decode.title')), facts([
@@ -220,4 +222,29 @@ export class CalculatorView {
     out.push(this.details('assumptions', t('result.assumptions'), () => h('ul', {}, result.assumptions.map((a) => h('li', {}, sayQuoted(say, a))))));
     return out;
   }
+}
+
+// The command that starts the plan under its engine, with a Copy button;
+// without a clipboard (file://, permissions) the command is selected for Ctrl+C.
+function launchBlock(t, launch) {
+  const code = h('code', { class: 'launch-command', dir: 'ltr', lang: 'en' }, launch.command);
+  const status = h('span', { class: 'muted small launch-status', role: 'status' });
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(launch.command);
+      status.textContent = t('launch.copied');
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      status.textContent = t('launch.manual');
+    }
+  };
+  return h('section', { class: 'block launch', dataset: { engine: launch.engine } },
+    h('h3', {}, t('launch.title')),
+    h('pre', { dir: 'ltr' }, code),
+    h('p', {}, h('button', { type: 'button', class: 'launch-copy', onclick: copy }, t('launch.copy')), ' ', status),
+    h('p', { class: 'muted small' }, t('launch.source', { version: launch.version })));
 }

@@ -1,0 +1,64 @@
+// The command that runs the plan (issue 11): under the serving plan, the
+// engine's command in a left-to-right <code>, and a Copy button that puts
+// it on the clipboard (or selects it when there is no clipboard).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, text, waitForText } from './harness.mjs';
+
+const LAUNCH = 'vram-calculator section.launch';
+const CASE = '?model=llama-3.1-70b&weights=fp8&context=32768&batch=20&engine=vllm&gpu=h200-sxm&gpu_count=4';
+
+test('the vLLM command shows under the serving plan, and Copy puts it on the clipboard', async () => {
+  const browser = await openPage(CASE);
+  try {
+    const { page } = browser;
+    await page.locator(LAUNCH).waitFor();
+    const code = page.locator(`${LAUNCH} code`);
+    assert.equal(await code.getAttribute('dir'), 'ltr');
+    assert.equal(await code.getAttribute('lang'), 'en');
+    const command = await code.textContent();
+    assert.match(command, /^vllm serve \S+ /);
+    for (const piece of ['--tensor-parallel-size 4', '--max-model-len 32768', '--max-num-seqs 20', '--quantization fp8']) {
+      assert.ok(command.includes(` ${piece}`), piece);
+    }
+    // After the serving plan block.
+    const order = await page.evaluate(() => {
+      const root = document.querySelector('vram-calculator').shadowRoot;
+      const serving = root.querySelector('section.serving');
+      const launch = root.querySelector('section.launch');
+      return Boolean(serving.compareDocumentPosition(launch) & Node.DOCUMENT_POSITION_FOLLOWING);
+    });
+    assert.ok(order);
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.locator(`${LAUNCH} button.launch-copy`).click();
+    await waitForText(page, `${LAUNCH} [role=status]`, 'Copied');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), command);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('without a clipboard, Copy selects the command; the conventions show none', async () => {
+  const browser = await openPage(CASE);
+  try {
+    const { page } = browser;
+    await page.locator(LAUNCH).waitFor();
+    await page.evaluate(() => {
+      navigator.clipboard.writeText = () => Promise.reject(new Error('denied'));
+    });
+    await page.locator(`${LAUNCH} button.launch-copy`).click();
+    await waitForText(page, `${LAUNCH} [role=status]`, 'Selected: press Ctrl+C to copy');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+  const guide = await openPage('?model=llama-3.1-8b&engine=guide&gpu=h100-sxm');
+  try {
+    await guide.page.locator('vram-calculator .total-value').waitFor();
+    assert.equal(await guide.page.locator(LAUNCH).count(), 0);
+    assert.ok((await text(guide.page, 'vram-calculator .total-value')).length > 0);
+  } finally {
+    await guide.close();
+  }
+});

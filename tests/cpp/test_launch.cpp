@@ -1,0 +1,166 @@
+// The command that runs a plan (launch.hpp): every flag it emits is one
+// that data/engines.json lists for that engine, and each number it carries
+// equals the plan's own (tensor and pipeline sizes, context, users, memory
+// fraction, layers), over the presets x engines x card counts.
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "helpers.hpp"
+#include "vram/catalog.hpp"
+#include "vram/error.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+// The flags data/engines.json lists per engine, read from the file itself.
+std::map<std::string, std::set<std::string>> listed_flags() {
+  std::map<std::string, std::set<std::string>> out;
+  const json file = testing::read_json("data/engines.json");
+  for (const json& e : file.at("engines")) {
+    if (!e.contains("launch")) continue;
+    for (const json& f : e.at("launch").at("flags")) {
+      out[e.at("id").get<std::string>()].insert(f.at("flag").get<std::string>());
+    }
+  }
+  return out;
+}
+
+std::map<std::string, json> args_of(const json& launch) {
+  std::map<std::string, json> out;
+  for (const json& a : launch.at("args")) {
+    CHECK_MESSAGE(out.count(a.at("flag").get<std::string>()) == 0, "flag given twice");
+    out[a.at("flag").get<std::string>()] = a.at("value");
+  }
+  return out;
+}
+
+// A flag's value, or `fallback` (the engine's default) when the plan left it out.
+json value_or(const std::map<std::string, json>& args, const std::string& flag, json fallback) {
+  const auto it = args.find(flag);
+  return it == args.end() ? fallback : it->second;
+}
+
+}  // namespace
+
+TEST_CASE("the issue's case: vllm serve with TP 4, 32k context, 20 sequences, FP8") {
+  const json r = testing::estimate({{"model", "llama-3.1-70b"},
+                                    {"weights", "fp8"},
+                                    {"context", 32768},
+                                    {"batch", 20},
+                                    {"engine", "vllm"},
+                                    {"gpu", "h200-sxm"},
+                                    {"gpu_count", 4}});
+  const json& l = r.at("launch");
+  CHECK(l.at("engine") == "vllm");
+  const std::string cmd = l.at("command").get<std::string>();
+  CHECK(cmd.rfind("vllm serve ", 0) == 0);
+  CHECK(cmd.find(" --tensor-parallel-size 4") != std::string::npos);
+  CHECK(cmd.find(" --max-model-len 32768") != std::string::npos);
+  CHECK(cmd.find(" --max-num-seqs 20") != std::string::npos);
+  CHECK(cmd.find(" --quantization fp8") != std::string::npos);
+  // Defaults are not emitted: one pipeline stage, the default memory fraction.
+  CHECK(cmd.find("--pipeline-parallel-size") == std::string::npos);
+  CHECK(cmd.find("--gpu-memory-utilization") == std::string::npos);
+}
+
+TEST_CASE("the conventions have no launch command") {
+  for (const char* engine : {"guide", "percent"}) {
+    const json r = testing::estimate({{"model", "llama-3.1-8b"}, {"engine", engine}});
+    CHECK_FALSE(r.contains("launch"));
+  }
+}
+
+TEST_CASE("a changed knob and a quantized KV cache are emitted") {
+  const json v = testing::estimate({{"model", "llama-3.1-8b"},
+                                    {"engine", "vllm"},
+                                    {"kv", "fp8"},
+                                    {"engine_options", {{"gpu_memory_utilization", 0.95}}}});
+  const auto va = args_of(v.at("launch"));
+  CHECK(va.at("--gpu-memory-utilization") == 0.95);
+  CHECK(va.at("--kv-cache-dtype") == "fp8");
+  const json l = testing::estimate({{"model", "llama-3.1-8b"},
+                                    {"engine", "llamacpp"},
+                                    {"kv", "q8_0"},
+                                    {"context", 8192},
+                                    {"batch", 4},
+                                    {"engine_options", {{"flash_attn", true}}}});
+  const auto la = args_of(l.at("launch"));
+  CHECK(la.at("-c") == 8192 * 4);
+  CHECK(la.at("-np") == 4);
+  CHECK(la.at("--cache-type-k") == "q8_0");
+  CHECK(la.at("--cache-type-v") == "q8_0");
+  CHECK(la.at("-fa") == "on");
+}
+
+TEST_CASE("property: emitted flags are listed for their engine, and carry the plan's numbers") {
+  const auto listed = listed_flags();
+  REQUIRE(listed.size() == 3);
+  const auto& catalog = testing::calculator().catalog();
+  int checked = 0;
+  for (const auto& entry : catalog.models) {
+    for (const char* engine : {"vllm", "sglang", "llamacpp"}) {
+      for (int gpus : {1, 2, 4, 8}) {
+        CAPTURE(entry.id);
+        CAPTURE(engine);
+        CAPTURE(gpus);
+        json r;
+        try {
+          r = testing::estimate({{"model", entry.id},
+                                 {"engine", engine},
+                                 {"context", 4096 * gpus},
+                                 {"batch", 3 + gpus},
+                                 {"gpu", "h100-sxm"},
+                                 {"gpu_count", gpus}});
+        } catch (const vram::Error& e) {
+          CHECK(e.field() == "gpu_count");  // more cards than layers
+          continue;
+        }
+        REQUIRE(r.contains("launch"));
+        const json& l = r.at("launch");
+        CHECK(l.at("engine") == engine);
+        const auto args = args_of(l);
+        for (const auto& [flag, value] : args) {
+          CAPTURE(flag);
+          CHECK(listed.at(engine).count(flag) == 1);
+          // The command line carries each flag with its value.
+          std::ostringstream piece;
+          piece << " " << flag << " "
+                << (value.is_string() ? value.get<std::string>() : value.dump());
+          CHECK(l.at("command").get<std::string>().find(piece.str()) != std::string::npos);
+        }
+        const json& sv = r.at("serving");
+        const json& opt = r.at("engine").at("options");
+        const std::string e = engine;
+        if (e == "vllm") {
+          CHECK(value_or(args, "--tensor-parallel-size", 1) == sv.at("tensor_parallel"));
+          CHECK(value_or(args, "--pipeline-parallel-size", 1) == sv.at("pipeline_parallel"));
+          CHECK(args.at("--max-model-len") == r.at("context"));
+          CHECK(value_or(args, "--max-num-seqs", 256) == r.at("batch"));
+          CHECK(value_or(args, "--gpu-memory-utilization", 0.9) ==
+                opt.at("gpu_memory_utilization"));
+        } else if (e == "sglang") {
+          CHECK(value_or(args, "--tp", 1) == sv.at("tensor_parallel"));
+          CHECK(value_or(args, "--pp-size", 1) == sv.at("pipeline_parallel"));
+          CHECK(args.at("--context-length") == r.at("context"));
+          CHECK(args.at("--max-running-requests") == r.at("batch"));
+          CHECK(args.at("--mem-fraction-static") == opt.at("mem_fraction_static"));
+        } else {
+          CHECK(args.at("-c") ==
+                r.at("context").get<std::int64_t>() * r.at("batch").get<std::int64_t>());
+          CHECK(args.at("-np") == r.at("batch"));
+          CHECK(args.at("-ngl") == r.at("model").at("layers").get<std::int64_t>() + 1);
+          CHECK(args.at("-fa") == (opt.at("flash_attn").get<bool>() ? "on" : "off"));
+        }
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 300);
+}
