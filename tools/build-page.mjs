@@ -52,6 +52,20 @@ export async function packageVersion() {
   return version;
 }
 
+// The page's catalogs without the CLI's own words (cli.*: its help, table
+// heads and unit names): the core never answers with them, and the page
+// never shows them (issue 12, the page's weight).
+const pageCatalogs = {
+  name: 'page-catalogs',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]data[\\/]messages[\\/][a-z]+\.json$/ }, async (args) => {
+      const messages = JSON.parse(await readFile(args.path, 'utf8'));
+      const kept = Object.fromEntries(Object.entries(messages).filter(([key]) => !key.startsWith('cli.')));
+      return { contents: JSON.stringify(kept), loader: 'json' };
+    });
+  },
+};
+
 async function bundle(entry, format, version) {
   const result = await build({
     entryPoints: [join(root, entry)],
@@ -63,6 +77,7 @@ async function bundle(entry, format, version) {
     loader: { '.css': 'text' },
     define: { __VRAM_VERSION__: JSON.stringify(version) },
     write: false,
+    plugins: [pageCatalogs],
   });
   return result.outputFiles[0].text;
 }

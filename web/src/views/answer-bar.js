@@ -31,6 +31,24 @@ export function fitSummary(t, result) {
 }
 
 /**
+ * A signed percentage of the measured error ("−3%", "+8%"), isolated left
+ * to right so that a right-to-left sentence keeps its sign before it.
+ */
+function signedPct(t, value) {
+  const text = t(value < 0 ? 'measured.minus' : 'measured.plus', { value: Math.abs(value) });
+  return `\u2066${text}\u2069`;
+}
+
+/**
+ * The range of a result's measured error (result.measured_error, from the
+ * validation set: data/accuracy.json) as the { low, high } parameters of
+ * the messages that show it.
+ */
+export function measuredRange(t, measured) {
+  return { low: signedPct(t, measured.low_pct), high: signedPct(t, measured.high_pct) };
+}
+
+/**
  * The headline memory: over all the cards of a multi-card serving plan (the
  * fit's capacity and spare are counted over the same cards), else the total.
  */
@@ -68,7 +86,10 @@ export class AnswerBar {
     replace(this.element,
       h('div', { class: 'answer-total' },
         h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
-        h('output', { class: 'answer-value' }, bdi(t('size.gb0', { bytes: bytes(headlineGb(result)) })))),
+        h('output', { class: 'answer-value' }, bdi(t('size.gb0', { bytes: bytes(headlineGb(result)) }))),
+        result.measured_error
+          ? h('span', { class: 'answer-measured muted small', dataset: { category: result.measured_error.category } }, t('answer.measured', measuredRange(t, result.measured_error)))
+          : null),
       fit ? h('p', { class: `answer-fit ${fit.state}`, dataset: { fits: String(fit.fits) } }, fit.text) : null,
       h('p', { class: 'answer-pick' },
         pick

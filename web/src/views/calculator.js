@@ -5,7 +5,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../format.js';
 import { CUSTOM, estimateRequest } from '../state.js';
-import { fitSummary, headlineGb } from './answer-bar.js';
+import { fitSummary, headlineGb, measuredRange } from './answer-bar.js';
 import { stackedBar } from './bar.js';
 import { bdi, compute, dataTable, errorBox, facts, sayQuoted } from './common.js';
 import { rentLink } from './rent-link.js';
@@ -16,6 +16,9 @@ const bytes = (gb) => gb * BYTES_PER_GB;
 // "رمزًا" against 13.4 "رمز") must follow the number shown, not the
 // unrounded one the renderer would pick it from.
 const tps = (t, value) => t('decode.tps', { value: roundDisplay(value, 0) });
+
+// The kind of answer a measured error covers (data/accuracy.json's categories), in words.
+const KINDS = { inference: 'measured.inference', 'finetune-device': 'measured.finetune' };
 
 /** A term's input as the formula's <details> lists it. */
 function inputText(t, value) {
@@ -109,6 +112,17 @@ export class CalculatorView {
       h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
       h('output', { class: 'total-value' }, bdi(totalText)),
       multi ? h('span', { class: 'muted total-per-gpu' }, bdi(t('serving.headline', { bytes: bytes(serving.per_gpu_gb), count: serving.gpus }))) : null));
+    const measured = result.measured_error;
+    if (measured) {
+      const range = measuredRange(t, measured);
+      const el = this.details('measured', t('result.measured', { ...range, cases: measured.cases }), () => h('p', {}, t('result.measuredWhat', {
+        kind: KINDS[measured.category] ? { id: KINDS[measured.category], params: {} } : measured.category,
+        median: measured.median_abs_pct,
+      })));
+      el.classList.add('measured', 'small');
+      el.dataset.category = measured.category;
+      out.push(el);
+    }
     const params = result.params_active < result.params_total
       ? { id: 'result.paramsActive', params: { total: result.params_total, active: result.params_active } }
       : { id: 'result.params', params: { total: result.params_total } };
