@@ -23,7 +23,7 @@ ParamTotals param_totals(const ModelSpec& model) {
 WeightsSize weights_uniform(const ParamTotals& params, const WeightFormat& format) {
   WeightsSize size;
   size.bytes = params.total * format.bytes_per_param();
-  size.parts.push_back({"all parameters", params.total, &format, size.bytes});
+  size.parts.push_back({"all", params.total, &format, size.bytes});
   return size;
 }
 
@@ -52,8 +52,8 @@ WeightsSize weights_in_format(const ModelSpec& model, const ParamTotals& params,
   const ParamCount& c = params.computed;
   const double linear = linear_params(c);
   WeightsSize size;
-  add_part(size, "linear layers", linear, format);
-  add_part(size, "embeddings, norms, router, extras", c.total() - linear, keep);
+  add_part(size, "linear", linear, format);
+  add_part(size, "rest", c.total() - linear, keep);
   return size;
 }
 
@@ -79,13 +79,12 @@ WeightsSize weights_native(const ModelSpec& model, const ParamTotals& params,
     const WeightFormat& experts =
         formats.weight(model.native_expert_format, "model.native_expert_format");
     add("experts", c.experts_routed + c.experts_shared, experts);
-    add("attention, embeddings, norms, router", c.total() - c.experts_routed - c.experts_shared,
-        base);
+    add("non_expert", c.total() - c.experts_routed - c.experts_shared, base);
     return size;
   }
   const double linear = linear_params(c);
-  add("linear layers", linear, base);
-  add("embeddings, norms, router, extras", c.total() - linear, keep);
+  add("linear", linear, base);
+  add("rest", c.total() - linear, keep);
   return size;
 }
 

@@ -83,7 +83,14 @@ test('every term shows its formula and inputs, and open details survive a recomp
     const kv = page.locator('vram-calculator tr[data-term=kv_cache] details');
     assert.match(await kv.locator('summary').textContent(), /80 global layers x 8 KV heads x \(128 K \+ 128 V\) x 2\.000 bytes x 8,192 tokens/);
     await kv.locator('summary').click();
-    assert.match(await kv.locator('dl').textContent(), /context8,192/);
+    assert.match(await kv.locator('dl').textContent(), /Context \(tokens\)8,192/);
+    // The weights' storage: one nested fact list per part, worded, not JSON.
+    const weights = page.locator('vram-calculator tr[data-term=weights] details');
+    await weights.locator('summary').click();
+    const storage = await weights.locator('dl').first().textContent();
+    assert.match(storage, /Storage, part by part/);
+    assert.match(storage, /Part of the modelall parameters/);
+    assert.doesNotMatch(storage, /[{}"]/);
     await page.locator('vram-calculator #batch').fill('32');
     await waitForText(page, 'vram-calculator tr[data-term=kv_cache] td.num', '85.9 GB');
     assert.equal(await page.locator('vram-calculator tr[data-term=kv_cache] details').getAttribute('open'), '');

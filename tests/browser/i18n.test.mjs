@@ -77,12 +77,15 @@ for (const lang of ['ar', 'fa']) {
           const where = `${lang} ${view} at ${width} px`;
           assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.frame').dir), 'rtl', where);
           // Open the answer's disclosures (assumptions, the other cards, every
-          // format) so their words are read too. Not yet the formulas' inputs:
-          // they list the core's raw input keys (issue 10, left open).
-          await page.evaluate((panel) => {
+          // format, each formula's inputs) so their words are read too; their
+          // content is built on the toggle.
+          const inputs = await page.evaluate(async (panel) => {
             const shadow = document.querySelector('vram-calculator').shadowRoot;
-            for (const d of shadow.querySelectorAll(`${panel.replace('vram-calculator ', '')} details`)) if (!d.closest('td.formula')) d.open = true;
+            for (const d of shadow.querySelectorAll(`${panel.replace('vram-calculator ', '')} details`)) d.open = true;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            return shadow.querySelectorAll('td.formula details dl.facts dd').length;
           }, PANEL);
+          if (['inference', 'full', 'lora', 'qlora'].includes(view)) assert.ok(inputs > 0, `${where}: no formula's inputs were opened`);
           const { words, digits } = foreign(await page.evaluate(visibleText, CITATION), lang);
           assert.deepEqual(words, [], `${where}: Latin words outside the glossary`);
           assert.deepEqual(digits, [], `${where}: Latin digits on the Persian page`);

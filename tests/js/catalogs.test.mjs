@@ -80,6 +80,27 @@ async function familyMembers() {
     ...['full', 'lora', 'qlora'].map((mode) => ({ model: 'llama-3.1-8b', mode })),
   ];
   for (const request of requests) for (const term of vram.estimate(request).terms) terms.add(term.id);
+  // A term's inputs, as the formula's <details> words them: every key the
+  // core puts there (termInput.<key>, nested ones too), the weights' parts
+  // (part.<component>) and the overhead's convention (overheadKind.<kind>),
+  // over every model in every mode and under every engine, on one card and
+  // on two (llama.cpp's layers_on_card).
+  const inputs = { termInput: new Set(), part: new Set(), overheadKind: new Set() };
+  const walk = (value) => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (!value || typeof value !== 'object') return;
+    for (const [key, v] of Object.entries(value)) {
+      inputs.termInput.add(key);
+      if (key === 'component') inputs.part.add(v);
+      if (key === 'kind') inputs.overheadKind.add(v);
+      walk(v);
+    }
+  };
+  const everyRequest = models.flatMap((m) => [
+    ...engines.flatMap((e) => [1, 2].map((gpus) => ({ model: m.id, engine: e.id, gpu: 'h100-sxm', gpu_count: gpus }))),
+    ...['full', 'lora', 'qlora'].map((mode) => ({ model: m.id, mode })),
+  ]);
+  for (const request of everyRequest) for (const term of vram.estimate(request).terms) walk(term.inputs);
   const grid = vram.grid({});
   return {
     view: VIEWS, mode: MODES, optimizer: OPTIMIZERS, profile: PROFILES, unit: UNITS, lang: LANGUAGES, digits: DIGITS,
@@ -91,6 +112,7 @@ async function familyMembers() {
     option: [...new Set(engines.flatMap((e) => Object.keys(e.defaults)))],
     input: Object.keys(DEFAULT_STATE),
     term: [...terms],
+    termInput: [...inputs.termInput], part: [...inputs.part], overheadKind: [...inputs.overheadKind],
     method: grid.rows[0].cells.map((c) => c.method),
     // Problem codes: { code: '...' } objects, and the checkpoint reader's
     // CheckpointProblem('ckpt...'/'hub...') codes (web/src/checkpoint.js).

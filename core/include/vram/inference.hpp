@@ -24,7 +24,8 @@ struct Overhead {
 
 /** Parameters stored in one format. */
 struct WeightPart {
-  std::string component;  ///< "all", "linear layers", "experts", "embeddings, norms, router"
+  std::string component;  ///< its message is part.<component>: "all", "linear", "rest", "experts",
+                          ///< "non_expert"
   double params = 0;
   const WeightFormat* format = nullptr;
   double bytes = 0;

@@ -20,10 +20,32 @@ const tps = (t, value) => t('decode.tps', { value: roundDisplay(value, 0) });
 // The kind of answer a measured error covers (data/accuracy.json's categories), in words.
 const KINDS = { inference: 'measured.inference', 'finetune-device': 'measured.finetune' };
 
-/** A term's input as the formula's <details> lists it. */
-function inputText(t, value) {
+/**
+ * A term's inputs as the formula's <details> lists them: each key worded
+ * (termInput.<key>), numbers in the page's digits, ids through their
+ * messages or the catalog's names, nested lists and objects as nested facts.
+ */
+function inputFacts(t, catalog, inputs) {
+  return facts(Object.entries(inputs || {}).map(([key, value]) => [t(`termInput.${key}`), inputValue(t, catalog, key, value)]));
+}
+
+function inputValue(t, catalog, key, value) {
   if (typeof value === 'number') return t.format(value, Number.isInteger(value) ? 0 : 4);
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  if (typeof value === 'boolean') return t(value ? 'word.on' : 'word.off');
+  if (Array.isArray(value)) {
+    if (value.every((v) => v === null || typeof v !== 'object')) return value.map((v) => inputValue(t, catalog, key, v)).join(t('list.sep'));
+    return h('ol', { class: 'input-list' }, value.map((v) => h('li', {}, inputValue(t, catalog, key, v))));
+  }
+  if (value && typeof value === 'object') return inputFacts(t, catalog, value);
+  const named = (list) => ((list || []).find((f) => f.id === value) || { name: value }).name;
+  switch (key) {
+    case 'format': return named(catalog.weight_formats);
+    case 'kv_format': return named(catalog.kv_formats);
+    case 'optimizer': return t(`optimizer.${value}`);
+    case 'component': return t(`part.${value}`);
+    case 'kind': return t(`overheadKind.${value}`);
+    default: return value;  // LoRA target modules: the model's own tensor names
+  }
 }
 
 export class CalculatorView {
@@ -152,7 +174,7 @@ export class CalculatorView {
         h('td', { class: 'num' }, bdi(mem(term.shownGb))),
         // Formulas read in the page's direction; their numbers and names are isolated.
         h('td', { class: 'formula' }, term.formula
-          ? this.details(`term-${term.id}`, term.formula, () => facts(Object.entries(term.inputs || {}).map(([k, v]) => [k, inputText(t, v)])))
+          ? this.details(`term-${term.id}`, term.formula, () => inputFacts(t, catalog, term.inputs))
           : null),
       ),
     );
