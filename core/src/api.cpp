@@ -32,6 +32,7 @@ json Calculator::presets() const {
                       {"family", preset.family},
                       {"aliases", preset.aliases},
                       {"source", preset.source},
+                      {"repo", preset.repo},
                       {"placeholders", preset.placeholders}});
   }
   json engines = json::array();

@@ -13,6 +13,21 @@ namespace jr = json_read;
 
 namespace {
 
+// "owner/name" as the Hugging Face hub spells a repository: one slash, each
+// side letters, digits, '.', '_' or '-'. Checked because a launch command
+// carries it.
+bool hub_repo_id(const std::string& id) {
+  const std::size_t slash = id.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == id.size()) return false;
+  if (id.find('/', slash + 1) != std::string::npos || id.size() > 96) return false;
+  for (const char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-' || c == '/';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 json parse_embedded(std::string_view name) {
   const std::string_view text = embedded::file(name);
   json parsed = json::parse(text.begin(), text.end(), nullptr, false);
@@ -75,6 +90,11 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
     }
   }
   preset.family = jr::opt_string(j, "family", at).value_or("");
+  preset.repo = jr::opt_string(j, "repo", at).value_or("");
+  if (!preset.repo.empty() && !hub_repo_id(preset.repo)) {
+    throw Error("internal", at + ".repo",
+                at + ".repo must be owner/name in letters, digits, '.', '_' or '-'");
+  }
   preset.aliases = jr::opt_strings(j, "aliases", at);
   return preset;
 }
@@ -131,6 +151,7 @@ ImportedModel resolve_preset(const ModelPreset& preset) {
   m.id = preset.id;
   m.name = preset.name;
   m.source = preset.source;
+  m.repo = preset.repo;
   m.declared_params_total = preset.params_total;
   m.declared_params_active = preset.params_active;
   m.placeholders = preset.placeholders;

@@ -441,6 +441,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
     lp.weights = weights_id;
     lp.kv = setup.kv->id;
     lp.options = plan.options;
+    lp.model = model.repo;
     out["launch"] = launch_json(*engine.profile, lp);
   }
   if (checkpoint) out["checkpoint"] = checkpoint_summary(*checkpoint);

@@ -46,8 +46,11 @@ json launch_json(const EngineProfile& engine, const LaunchPlan& plan) {
     if (f.contains("default") && f.at("default") == value) continue;
     args.push_back({{"flag", f.at("flag")}, {"value", value}});
   }
+  // An engine that downloads from the hub takes the preset's repository id;
+  // otherwise (a GGUF file, an imported config) the engine's placeholder.
+  const bool hub = l.contains("hub_repo") && l.at("hub_repo") == true;
   const std::string model =
-      plan.model.empty() ? l.at("model_placeholder").get<std::string>() : plan.model;
+      hub && !plan.model.empty() ? plan.model : l.at("model_placeholder").get<std::string>();
   std::string command;
   for (const json& w : l.at("program")) command += (command.empty() ? "" : " ") + word(w);
   if (l.contains("model_flag") && !l.at("model_flag").is_null()) {

@@ -45,6 +45,7 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
       {"name", m.name},
       {"model_type", m.model_type},
       {"source", m.source},
+      {"repo", m.repo},
       {"layers", m.num_layers()},
       {"hidden_size", m.hidden_size},
       {"intermediate_size", m.intermediate_size},

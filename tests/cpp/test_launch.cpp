@@ -3,6 +3,7 @@
 // equals the plan's own (tensor and pipeline sizes, context, users, memory
 // fraction, layers), over the presets x engines x card counts.
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -68,6 +69,44 @@ TEST_CASE("the issue's case: vllm serve with TP 4, 32k context, 20 sequences, FP
   // Defaults are not emitted: one pipeline stage, the default memory fraction.
   CHECK(cmd.find("--pipeline-parallel-size") == std::string::npos);
   CHECK(cmd.find("--gpu-memory-utilization") == std::string::npos);
+}
+
+TEST_CASE("a preset's command names its hub repository where the engine downloads from the hub") {
+  const auto& catalog = testing::calculator().catalog();
+  int named = 0;
+  for (const auto& entry : catalog.models) {
+    CAPTURE(entry.id);
+    for (const char* engine : {"vllm", "sglang", "llamacpp"}) {
+      CAPTURE(engine);
+      const json l = testing::estimate({{"model", entry.id}, {"engine", engine}}).at("launch");
+      const std::string cmd = l.at("command").get<std::string>();
+      if (std::string(engine) == "llamacpp" || entry.repo.empty()) {
+        // A GGUF file, or no repository on record: the placeholder.
+        CHECK(l.at("model") != entry.repo);
+        CHECK(cmd.find(" MODEL") != std::string::npos);
+      } else {
+        CHECK(l.at("model") == entry.repo);
+        CHECK(cmd.find(" " + entry.repo + " ") != std::string::npos);
+        ++named;
+      }
+    }
+  }
+  CHECK(named >= 2 * 30);  // most presets were read from a hub repository
+  const json r = testing::estimate({{"model", "llama-3.1-70b"}, {"engine", "sglang"}});
+  CHECK(r.at("launch").at("command").get<std::string>().rfind(
+            "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct", 0) ==
+        0);
+}
+
+TEST_CASE("a hub repository in data/models.json is owner/name, nothing a shell would read") {
+  for (const auto& entry : testing::calculator().catalog().models) {
+    if (entry.repo.empty()) continue;
+    CAPTURE(entry.repo);
+    CHECK(entry.repo.find_first_not_of(
+              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") ==
+          std::string::npos);
+    CHECK(std::count(entry.repo.begin(), entry.repo.end(), '/') == 1);
+  }
 }
 
 TEST_CASE("the conventions have no launch command") {

@@ -19,6 +19,9 @@ struct ModelPreset {
   std::string name;
   std::string group;  ///< "guide", "planner", "popular"
   std::string source;
+  /** The Hugging Face repository the config was read from ("meta-llama/Llama-3.1-8B"); "" when
+   * none. */
+  std::string repo;
   std::string_view config;  ///< config.json text, read by import_hf_config on demand
   double params_total = 0;  ///< stated by the source; 0 = compute
   double params_active = 0;

@@ -24,7 +24,7 @@ struct LaunchPlan {
   std::string weights;      ///< weight format id ("native" when the checkpoint's own)
   std::string kv;           ///< KV format id
   nlohmann::json options = nlohmann::json::object();  ///< the engine's knobs as the plan used them
-  std::string model;  ///< model id for the command; empty: the engine's placeholder
+  std::string model;  ///< the preset's hub repository; used where the launch section has hub_repo
 };
 
 /**

@@ -85,6 +85,7 @@ struct ModelSpec {
   std::string name;
   std::string model_type;  ///< Hugging Face model_type, or "custom"
   std::string source;      ///< where the description comes from
+  std::string repo;        ///< Hugging Face repository id of a preset; "" when unknown
 
   std::int64_t hidden_size = 0;
   std::int64_t intermediate_size = 0;  ///< dense FFN width
