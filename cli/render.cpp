@@ -176,7 +176,12 @@ std::string render_estimate(const json& r, const Words& say) {
         << "\n";
   }
   if (r.contains("launch")) {
-    out << say("cli.launch") << "\n  $ " << r.at("launch").at("command").get<std::string>() << "\n";
+    const json& launch = r.at("launch");
+    out << say("cli.launch") << "\n  $ " << launch.at("command").get<std::string>() << "\n";
+    for (const json& other : launch.value("also", json::array())) {
+      out << say("cli.launch_also", {{"name", other.at("name")}}) << "\n  $ "
+          << other.at("command").get<std::string>() << "\n";
+    }
   }
   if (r.contains("fit")) render_fit(out, r.at("fit"), say);
   if (r.contains("decode")) {

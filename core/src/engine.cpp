@@ -492,6 +492,10 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
   plan.terms.push_back(std::move(kv));
 
   const bool flash = o.at("flash_attn").get<bool>();
+  if (!flash && setup.kv->bits_per_element < 16 && explain) {
+    // llama.cpp refuses to start with a quantized V cache and flash attention off.
+    plan.warnings.push_back({"warning.llamacpp_quantized_v", {{"kv", setup.kv->name}}});
+  }
   const double hidden = ubatch * d(m.hidden_size) * 4.0 * 4.5;
   const double scores = flash ? 0.0 : d(cells) * ubatch * d(m.num_heads) * 4.0;
   const double logits = ubatch * d(m.vocab_size) * 4.0;

@@ -28,12 +28,11 @@ json carried(const std::string& what, const LaunchPlan& p) {
 
 std::string word(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-}  // namespace
-
-json launch_json(const EngineProfile& engine, const LaunchPlan& plan) {
-  if (!engine.launch.is_object()) return nullptr;
-  const json& l = engine.launch;
+// One launch section (the engine's own, or one of its "also" entries) filled
+// with the plan's values.
+json section_json(const std::string& id, const json& l, const LaunchPlan& plan) {
   json args = json::array();
+  std::string env;  // variables set before the program (Ollama's server settings)
   for (const json& f : l.at("flags")) {
     json value = carried(f.at("carries").get<std::string>(), plan);
     if (value.is_null()) continue;
@@ -44,26 +43,47 @@ json launch_json(const EngineProfile& engine, const LaunchPlan& plan) {
       value = f.at("values").at(key);
     }
     if (f.contains("default") && f.at("default") == value) continue;
-    args.push_back({{"flag", f.at("flag")}, {"value", value}});
+    const bool is_env = f.contains("env") && f.at("env") == true;
+    if (is_env) env += word(f.at("flag")) + "=" + word(value) + " ";
+    args.push_back({{"flag", f.at("flag")}, {"value", value}, {"env", is_env}});
   }
   // An engine that downloads from the hub takes the preset's repository id;
-  // otherwise (a GGUF file, an imported config) the engine's placeholder.
+  // otherwise (a GGUF file, an imported config) the engine's placeholder; a
+  // server that names its model per request (Ollama) takes none.
   const bool hub = l.contains("hub_repo") && l.at("hub_repo") == true;
-  const std::string model =
-      hub && !plan.model.empty() ? plan.model : l.at("model_placeholder").get<std::string>();
-  std::string command;
-  for (const json& w : l.at("program")) command += (command.empty() ? "" : " ") + word(w);
+  const json& placeholder = l.at("model_placeholder");
+  const json model = hub && !plan.model.empty() ? json(plan.model) : placeholder;
+  std::string command = env;
+  for (std::size_t i = 0; i < l.at("program").size(); ++i) {
+    command += (i == 0 ? "" : " ") + word(l.at("program").at(i));
+  }
   if (l.contains("model_flag") && !l.at("model_flag").is_null()) {
     command += " " + word(l.at("model_flag"));
   }
-  command += " " + model;
-  for (const json& a : args) command += " " + word(a.at("flag")) + " " + word(a.at("value"));
-  return {{"engine", engine.id},
-          {"version", l.at("version")},
-          {"source", l.at("source")},
-          {"model", model},
-          {"args", args},
-          {"command", command}};
+  if (!model.is_null()) command += " " + word(model);
+  for (const json& a : args) {
+    if (a.at("env") == false) command += " " + word(a.at("flag")) + " " + word(a.at("value"));
+  }
+  return {
+      {"engine", id}, {"version", l.at("version")}, {"source", l.at("source")}, {"model", model},
+      {"args", args}, {"command", command}};
+}
+
+}  // namespace
+
+json launch_json(const EngineProfile& engine, const LaunchPlan& plan) {
+  if (!engine.launch.is_object()) return nullptr;
+  json out = section_json(engine.id, engine.launch, plan);
+  // Other programs that run the same plan (Ollama over llama.cpp).
+  if (engine.launch.contains("also")) {
+    json also = json::array();
+    for (const json& a : engine.launch.at("also")) {
+      also.push_back(section_json(a.at("id").get<std::string>(), a, plan));
+      also.back()["name"] = a.at("name");
+    }
+    out["also"] = also;
+  }
+  return out;
 }
 
 }  // namespace vram

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, text, waitForText } from './harness.mjs';
+import { core } from '../js/module.mjs';
 
 const LAUNCH = 'vram-calculator section.launch';
 const CASE = '?model=llama-3.1-70b&weights=fp8&context=32768&batch=20&engine=vllm&gpu=h200-sxm&gpu_count=4';
@@ -61,4 +62,32 @@ test('without a clipboard, Copy selects the command; the conventions show none',
   } finally {
     await guide.close();
   }
+});
+
+test('a preset runs from its hub repository; under llama.cpp the same plan is also given for Ollama, in Persian too', async () => {
+  const request = { model: 'llama-3.1-8b', engine: 'llamacpp', context: 16384, batch: 4, kv: 'q8_0', engine_options: { flash_attn: true }, gpu: 'rtx-4090' };
+  const answer = (await core()).estimate(request);
+  const [ollama] = answer.launch.also;
+  assert.match(ollama.command, /^OLLAMA_CONTEXT_LENGTH=16384 OLLAMA_NUM_PARALLEL=4 .*ollama serve$/);
+  const browser = await openPage('?model=llama-3.1-8b&engine=llamacpp&context=16384&batch=4&kv=q8_0&opt.flash_attn=true&gpu=rtx-4090&lang=fa');
+  try {
+    const { page } = browser;
+    await page.locator(LAUNCH).waitFor();
+    const codes = page.locator(`${LAUNCH} code`);
+    assert.equal(await codes.count(), 2);
+    assert.equal(await codes.nth(0).textContent(), answer.launch.command);
+    assert.equal(await codes.nth(1).textContent(), ollama.command);
+    assert.equal(await codes.nth(1).getAttribute('dir'), 'ltr');
+    const heading = await text(page, `${LAUNCH} .launch-also h4`);
+    assert.ok(heading.includes('Ollama') && /[\u0600-\u06FF]/.test(heading), heading);
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.locator(`${LAUNCH} .launch-also button.launch-copy`).click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), ollama.command);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+  const vllm = (await core()).estimate({ model: 'qwen3-8b', engine: 'vllm' });
+  assert.equal(vllm.launch.model, 'Qwen/Qwen3-8B');
+  assert.ok(vllm.launch.command.startsWith('vllm serve Qwen/Qwen3-8B'));
 });

@@ -29,6 +29,11 @@ std::map<std::string, std::set<std::string>> listed_flags() {
     for (const json& f : e.at("launch").at("flags")) {
       out[e.at("id").get<std::string>()].insert(f.at("flag").get<std::string>());
     }
+    for (const json& other : e.at("launch").value("also", json::array())) {
+      for (const json& f : other.at("flags")) {
+        out[other.at("id").get<std::string>()].insert(f.at("flag").get<std::string>());
+      }
+    }
   }
   return out;
 }
@@ -136,11 +141,28 @@ TEST_CASE("a changed knob and a quantized KV cache are emitted") {
   CHECK(la.at("--cache-type-k") == "q8_0");
   CHECK(la.at("--cache-type-v") == "q8_0");
   CHECK(la.at("-fa") == "on");
+  const auto oa = args_of(l.at("launch").at("also").at(0));
+  CHECK(oa.at("OLLAMA_KV_CACHE_TYPE") == "q8_0");
+  CHECK(oa.at("OLLAMA_NUM_PARALLEL") == 4);
+  CHECK(l.at("launch").at("also").at(0).at("command") ==
+        "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_NUM_PARALLEL=4 OLLAMA_KV_CACHE_TYPE=q8_0 "
+        "OLLAMA_FLASH_ATTENTION=1 ollama serve");
+  CHECK(l.at("warnings").dump().find("warning.llamacpp_quantized_v") == std::string::npos);
+}
+
+TEST_CASE("llama.cpp with a quantized V cache and flash attention off is warned about") {
+  const json r = testing::estimate({{"model", "llama-3.1-8b"},
+                                    {"engine", "llamacpp"},
+                                    {"kv", "q4_0"},
+                                    {"engine_options", {{"flash_attn", false}}}});
+  CHECK(r.at("warnings").dump().find("warning.llamacpp_quantized_v") != std::string::npos);
+  const json f16 = testing::estimate({{"model", "llama-3.1-8b"}, {"engine", "llamacpp"}});
+  CHECK(f16.at("warnings").dump().find("warning.llamacpp_quantized_v") == std::string::npos);
 }
 
 TEST_CASE("property: emitted flags are listed for their engine, and carry the plan's numbers") {
   const auto listed = listed_flags();
-  REQUIRE(listed.size() == 3);
+  REQUIRE(listed.size() == 4);  // vLLM, SGLang, llama.cpp and Ollama over it
   const auto& catalog = testing::calculator().catalog();
   int checked = 0;
   for (const auto& entry : catalog.models) {
@@ -196,6 +218,22 @@ TEST_CASE("property: emitted flags are listed for their engine, and carry the pl
           CHECK(args.at("-np") == r.at("batch"));
           CHECK(args.at("-ngl") == r.at("model").at("layers").get<std::int64_t>() + 1);
           CHECK(args.at("-fa") == (opt.at("flash_attn").get<bool>() ? "on" : "off"));
+          // Ollama runs the same plan: server settings as variables before the program.
+          REQUIRE(l.at("also").size() == 1);
+          const json& ollama = l.at("also").at(0);
+          CHECK(ollama.at("engine") == "ollama");
+          const auto oa = args_of(ollama);
+          const std::string command = ollama.at("command").get<std::string>();
+          for (const auto& [flag, value] : oa) {
+            CAPTURE(flag);
+            CHECK(listed.at("ollama").count(flag) == 1);
+            const std::string assignment =
+                flag + "=" + (value.is_string() ? value.get<std::string>() : value.dump()) + " ";
+            CHECK(command.find(assignment) < command.find("ollama serve"));
+          }
+          CHECK(oa.at("OLLAMA_CONTEXT_LENGTH") == r.at("context"));
+          CHECK(value_or(oa, "OLLAMA_NUM_PARALLEL", 1) == r.at("batch"));
+          CHECK(oa.at("OLLAMA_FLASH_ATTENTION") == (opt.at("flash_attn").get<bool>() ? "1" : "0"));
         }
         ++checked;
       }

@@ -262,7 +262,20 @@ export class CalculatorView {
 
 // The command that starts the plan under its engine, with a Copy button;
 // without a clipboard (file://, permissions) the command is selected for Ctrl+C.
+// Other programs that run the same plan (Ollama over llama.cpp) follow, each
+// with its own heading and button.
 function launchBlock(t, launch) {
+  const also = (launch.also || []).map((other) =>
+    h('div', { class: 'launch-also', dataset: { engine: other.engine } },
+      h('h4', {}, t('launch.also', { name: other.name })),
+      ...commandParts(t, other)));
+  return h('section', { class: 'block launch', dataset: { engine: launch.engine } },
+    h('h3', {}, t('launch.title')),
+    ...commandParts(t, launch),
+    ...also);
+}
+
+function commandParts(t, launch) {
   const code = h('code', { class: 'launch-command', dir: 'ltr', lang: 'en' }, launch.command);
   const status = h('span', { class: 'muted small launch-status', role: 'status' });
   const copy = async () => {
@@ -278,9 +291,9 @@ function launchBlock(t, launch) {
       status.textContent = t('launch.manual');
     }
   };
-  return h('section', { class: 'block launch', dataset: { engine: launch.engine } },
-    h('h3', {}, t('launch.title')),
+  return [
     h('pre', { dir: 'ltr' }, code),
     h('p', {}, h('button', { type: 'button', class: 'launch-copy', onclick: copy }, t('launch.copy')), ' ', status),
-    h('p', { class: 'muted small' }, t('launch.source', { version: launch.version })));
+    h('p', { class: 'muted small' }, t('launch.source', { version: launch.version })),
+  ];
 }
