@@ -97,6 +97,20 @@ std::string render_finetune(const json& r, const Words& say) {
                                         {"micro_batch", r.at("inverse").at("max_micro_batch")}})
         << "\n";
   }
+  if (r.contains("launch")) {
+    const json& launch = r.at("launch");
+    out << say("cli.launch_training") << "\n";
+    // Python, fenced as Markdown fences code, to paste into a script.
+    out << "  ```python\n";
+    std::istringstream lines(launch.at("command").get<std::string>());
+    for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+    out << "  ```\n";
+    for (const json& note : launch.at("notes")) out << "  " << say.msg(note) << "\n";
+    if (launch.contains("launcher")) {
+      out << say("launch.launcher", {{"count", launch.at("launcher_gpus")}}) << "\n  $ "
+          << launch.at("launcher").get<std::string>() << "\n";
+    }
+  }
   render_notes(out, r, say);
   return out.str();
 }

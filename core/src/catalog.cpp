@@ -119,6 +119,7 @@ Catalog Catalog::builtin() {
   catalog.gpus = gpu_catalog_from_json(gpus, "gpus");
   const json engines = parse_embedded("engines");
   catalog.engines = engine_profiles_from_json(engines.at("engines"));
+  catalog.training_launch = engines.at("training_launch");
   const json presets = parse_embedded("presets");
   catalog.presets = presets.at("presets");
   const json accuracy = parse_embedded("accuracy");

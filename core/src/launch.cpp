@@ -1,6 +1,7 @@
 #include "vram/launch.hpp"
 
 #include "vram/error.hpp"
+#include "vram/message.hpp"
 
 namespace vram {
 
@@ -64,9 +65,13 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
   for (const json& a : args) {
     if (a.at("env") == false) command += " " + word(a.at("flag")) + " " + word(a.at("value"));
   }
-  return {
-      {"engine", id}, {"version", l.at("version")}, {"source", l.at("source")}, {"model", model},
-      {"args", args}, {"command", command}};
+  json out = {{"engine", id},
+              {"version", l.at("version")},
+              {"source", l.at("source")},
+              {"args", args},
+              {"command", command}};
+  if (!model.is_null()) out["model"] = model;  // Ollama's server names none
+  return out;
 }
 
 }  // namespace
@@ -82,6 +87,129 @@ json launch_json(const EngineProfile& engine, const LaunchPlan& plan) {
       also.back()["name"] = a.at("name");
     }
     out["also"] = also;
+  }
+  return out;
+}
+
+namespace {
+
+// A JSON value written as Python source: {"expr": "..."} as written, strings
+// quoted, True/False/None, lists and dicts.
+std::string python(const json& v) {
+  if (v.is_object() && v.size() == 1 && v.contains("expr")) return v.at("expr").get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  if (v.is_null()) return "None";
+  if (v.is_string()) return v.dump();  // JSON's escapes are Python's for these strings
+  std::string out;
+  if (v.is_array()) {
+    for (const json& item : v) out += (out.empty() ? "" : ", ") + python(item);
+    return "[" + out + "]";
+  }
+  if (v.is_object()) {
+    for (const auto& [key, item] : v.items()) {
+      out += (out.empty() ? "" : ", ") + json(key).dump() + ": " + python(item);
+    }
+    return "{" + out + "}";
+  }
+  return v.dump();
+}
+
+json training_value(const json& f, const TrainingLaunchPlan& p) {
+  const std::string what = f.at("carries").get<std::string>();
+  if (what == "constant") return f.at("value");
+  if (what == "model_dtype") {
+    // FP32 weights for a full fine-tune in mixed precision; a frozen base is BF16.
+    return p.mode == "full" && p.precision == "mixed" ? "float32" : "bfloat16";
+  }
+  if (what == "flash_attention") return p.flash_attention;
+  if (what == "mode") return p.mode;
+  if (what == "checkpointing") return p.checkpointing;
+  if (what == "lora_rank") return p.lora_rank;
+  if (what == "lora_targets") return p.lora_targets;
+  if (what == "micro_batch") return p.micro_batch;
+  if (what == "seq") return p.seq;
+  if (what == "optimizer") return p.optimizer;
+  if (what == "loss") return p.loss;
+  if (what == "zero") {
+    if (p.zero == 0 && !p.offload_optimizer) return nullptr;
+    json zero = {{"stage", p.zero}};
+    if (p.offload_optimizer) zero["offload_optimizer"] = {{"device", "cpu"}};
+    return json{{"zero_optimization", zero}};
+  }
+  throw Error("internal", "engines.training_launch", "unknown training value '" + what + "'");
+}
+
+bool applies(const json& call, const TrainingLaunchPlan& p) {
+  if (!call.contains("when")) return true;
+  const std::string when = call.at("when").get<std::string>();
+  if (when == "adapter") return p.mode == "lora" || p.mode == "qlora";
+  if (when == "upcast") return p.mode == "qlora" && p.upcast_unquantized;
+  if (when == "adapter_bf16") return p.mode != "full" && p.precision == "bf16";
+  throw Error("internal", "engines.training_launch", "unknown condition '" + when + "'");
+}
+
+}  // namespace
+
+json training_launch_json(const json& section, const TrainingLaunchPlan& plan) {
+  json args = json::array();
+  std::string command;
+  std::string model;
+  for (const json& call : section.at("calls")) {
+    if (!applies(call, plan)) continue;
+    std::vector<std::string> parts;
+    if (call.value("model_arg", false)) {
+      model = plan.model.empty() ? call.at("model_placeholder").get<std::string>() : plan.model;
+      parts.push_back(json(model).dump());
+    }
+    if (call.contains("positional")) parts.push_back(call.at("positional").get<std::string>());
+    for (const json& f : call.at("flags")) {
+      json value = training_value(f, plan);
+      if (value.is_null()) continue;
+      if (f.contains("values")) {
+        // An id of ours, spelled as the library spells it; absent: the library's default.
+        const std::string key = value.is_boolean() ? value.dump() : word(value);
+        if (!f.at("values").contains(key)) continue;
+        value = f.at("values").at(key);
+      }
+      args.push_back({{"call", call.at("call")}, {"flag", f.at("flag")}, {"value", value}});
+      parts.push_back(f.at("flag").get<std::string>() + "=" + python(value));
+    }
+    std::string line =
+        call.at("target").get<std::string>() + " = " + call.at("call").get<std::string>() + "(";
+    for (std::size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? "" : ", ") + parts[i];
+    command += (command.empty() ? "" : "\n") + line + ")";
+  }
+  json out = {{"engine", section.at("id")},
+              {"name", section.at("name")},
+              {"version", section.at("version")},
+              {"source", section.at("source")},
+              {"model", model},
+              {"args", args},
+              {"command", command}};
+  // What the calls cannot say: the Trainer's "sgd" has no momentum, and
+  // TRL has no chunked loss (torchtune's CEWithChunkedOutputLoss has).
+  json notes = json::array();
+  if (plan.optimizer == "sgd" && plan.momentum > 0) {
+    const std::string sgd = "optimizers=(torch.optim.SGD(model.parameters(), lr=..., momentum=" +
+                            json(plan.momentum).dump() + "), None)";
+    notes.push_back(Message{"launch.note_sgd_momentum",
+                            {{"momentum", plan.momentum},
+                             {"option", Message{"quote.text", {{"text", "optim=\"sgd\""}}}},
+                             {"code", Message{"quote.text", {{"text", sgd}}}}}});
+  }
+  if (plan.loss == "chunked") {
+    notes.push_back(
+        Message{"launch.note_chunked_loss",
+                {{"name", Message{"quote.text", {{"text", "CEWithChunkedOutputLoss"}}}}}});
+  }
+  out["notes"] = notes;
+  if (plan.gpus > 1) {
+    const json& l = section.at("launcher");
+    std::string launcher;
+    for (const json& w : l.at("program")) launcher += word(w) + " ";
+    launcher += word(l.at("flag")) + " " + std::to_string(plan.gpus) + " " + word(l.at("script"));
+    out["launcher"] = launcher;
+    out["launcher_gpus"] = plan.gpus;
   }
   return out;
 }

@@ -91,3 +91,27 @@ test('a preset runs from its hub repository; under llama.cpp the same plan is al
   assert.equal(vllm.launch.model, 'Qwen/Qwen3-8B');
   assert.ok(vllm.launch.command.startsWith('vllm serve Qwen/Qwen3-8B'));
 });
+
+test('a fine-tuning plan shows its transformers, PEFT and TRL calls, and the launcher on several GPUs, in Arabic', async () => {
+  const request = { model: 'qwen3-8b', mode: 'qlora', gpu: 'h100-sxm', gpu_count: 2, zero: 2, optimizer: 'sgd', momentum: 0.9 };
+  const answer = (await core()).estimate(request);
+  const browser = await openPage('?model=qwen3-8b&mode=qlora&gpu=h100-sxm&gpu_count=2&zero=2&optimizer=sgd&momentum=0.9&lang=ar');
+  try {
+    const { page } = browser;
+    await page.locator(LAUNCH).waitFor();
+    const codes = page.locator(`${LAUNCH} code`);
+    assert.equal(await codes.count(), 2);
+    assert.equal(await codes.nth(0).textContent(), answer.launch.command);
+    assert.match(answer.launch.command, /^model = AutoModelForCausalLM\.from_pretrained\("Qwen\/Qwen3-8B", /);
+    assert.equal(await codes.nth(1).textContent(), 'accelerate launch --num_processes 2 train.py');
+    const title = await text(page, `${LAUNCH} h3`);
+    assert.ok(/[\u0600-\u06FF]/.test(title) && title.includes('TRL'), title);
+    // SGD's momentum, which optim="sgd" cannot carry: a note with the code quoted left to right.
+    const note = page.locator(`${LAUNCH} .launch-notes li`);
+    assert.equal(await note.count(), 1);
+    assert.equal(await note.locator('[lang=en]').first().getAttribute('dir'), 'ltr');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

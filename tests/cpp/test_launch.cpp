@@ -241,3 +241,101 @@ TEST_CASE("property: emitted flags are listed for their engine, and carry the pl
   }
   CHECK(checked > 300);
 }
+
+TEST_CASE("property: a fine-tuning plan's Python calls carry its values, with listed arguments") {
+  // The arguments data/engines.json lists per call.
+  std::map<std::string, std::set<std::string>> listed;
+  const json section = testing::read_json("data/engines.json").at("training_launch");
+  for (const json& call : section.at("calls")) {
+    for (const json& f : call.at("flags")) {
+      listed[call.at("call").get<std::string>()].insert(f.at("flag").get<std::string>());
+    }
+  }
+  int checked = 0;
+  for (const char* model : {"llama-3.1-8b", "qwen3-30b-a3b", "gemma-3-4b", "guide-70b"}) {
+    for (const char* mode : {"full", "lora", "qlora"}) {
+      for (const char* precision : {"mixed", "bf16"}) {
+        for (int gpus : {1, 4}) {
+          CAPTURE(model);
+          CAPTURE(mode);
+          CAPTURE(precision);
+          CAPTURE(gpus);
+          const json r = testing::estimate({{"model", model},
+                                            {"mode", mode},
+                                            {"precision", precision},
+                                            {"seq", 4096},
+                                            {"micro_batch", 2 + gpus},
+                                            {"lora_rank", 32},
+                                            {"optimizer", "adamw-8bit"},
+                                            {"checkpointing", gpus == 1},
+                                            {"gpu_count", gpus},
+                                            {"zero", gpus > 1 ? 2 : 0}});
+          const json& l = r.at("launch");
+          std::map<std::string, json> args;
+          for (const json& a : l.at("args")) {
+            const std::string call = a.at("call").get<std::string>();
+            const std::string flag = a.at("flag").get<std::string>();
+            CAPTURE(flag);
+            CHECK(listed[call].count(flag) == 1);
+            args[call + "." + flag] = a.at("value");
+          }
+          const std::string cmd = l.at("command").get<std::string>();
+          CHECK(args.at("SFTConfig.per_device_train_batch_size") == r.at("micro_batch"));
+          CHECK(args.at("SFTConfig.max_length") == r.at("seq"));
+          CHECK(args.at("SFTConfig.gradient_checkpointing") == (gpus == 1));
+          CHECK(args.at("SFTConfig.optim") == "adamw_bnb_8bit");
+          const bool full = std::string(mode) == "full";
+          const bool fp32 = full && std::string(precision) == "mixed";
+          CHECK(args.at("AutoModelForCausalLM.from_pretrained.dtype").at("expr") ==
+                (fp32 ? "torch.float32" : "torch.bfloat16"));
+          CHECK((args.count("LoraConfig.r") == 1) == !full);
+          if (!full) {
+            CHECK(args.at("LoraConfig.r") == 32);
+            CHECK(args.at("LoraConfig.target_modules") ==
+                  json({"q_proj", "k_proj", "v_proj", "o_proj"}));
+          }
+          CHECK((cmd.find("load_in_4bit=True") != std::string::npos) ==
+                (std::string(mode) == "qlora"));
+          CHECK((cmd.find("autocast_adapter_dtype=False") != std::string::npos) ==
+                (!full && std::string(precision) == "bf16"));
+          if (gpus > 1) {
+            CHECK(args.at("SFTConfig.deepspeed") == json{{"zero_optimization", {{"stage", 2}}}});
+            CHECK(l.at("launcher") == "accelerate launch --num_processes 4 train.py");
+          } else {
+            CHECK_FALSE(l.contains("launcher"));
+            CHECK(args.count("SFTConfig.deepspeed") == 0);
+          }
+          // One Python call per line, each one `name = call(...)`.
+          std::istringstream lines(cmd);
+          for (std::string line; std::getline(lines, line);) {
+            CHECK(line.find(" = ") != std::string::npos);
+            CHECK(line.back() == ')');
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked == 48);
+}
+
+TEST_CASE("what the trainer's arguments cannot say is a note: SGD's momentum, a chunked loss") {
+  const json plain = testing::estimate({{"model", "qwen3-8b"}, {"mode", "full"}});
+  CHECK(plain.at("launch").at("notes").empty());
+  CHECK(plain.at("launch").at("model") == "Qwen/Qwen3-8B");
+  const json r = testing::estimate({{"model", "qwen3-8b"},
+                                    {"mode", "full"},
+                                    {"optimizer", "sgd"},
+                                    {"momentum", 0.9},
+                                    {"loss", "chunked"}});
+  const json& notes = r.at("launch").at("notes");
+  REQUIRE(notes.size() == 2);
+  CHECK(notes.at(0).at("id") == "launch.note_sgd_momentum");
+  CHECK(notes.at(0).at("params").at("code").at("params").at("text").get<std::string>().find(
+            "momentum=0.9)") != std::string::npos);
+  CHECK(notes.at(1).at("id") == "launch.note_chunked_loss");
+  const json fused =
+      testing::estimate({{"model", "qwen3-8b"}, {"mode", "lora"}, {"loss", "fused"}});
+  CHECK(fused.at("launch").at("command").get<std::string>().find("use_liger_kernel=True") !=
+        std::string::npos);
+}

@@ -51,6 +51,9 @@ const citations = [
 function readable(text) {
   let rest = text;
   for (const c of citations) rest = rest.split(c).join(' ');
+  // A quotation the core makes (quote.text, «…» in ar and fa: code the answer
+  // tells the reader to type) is Latin by nature, as on the page's lang=en spans.
+  rest = rest.replace(/«[^»\u0600-\u06FF]*»/g, ' ');
   return rest.replace(/--[a-z][a-z-]*(=\S*)?/g, ' ').replace(/<[^>]*>/g, ' ').split('\n');
 }
 
@@ -64,6 +67,7 @@ const RUNS = [
   ['estimate', '--model', 'guide-7b', '--mode', 'full', '--gpu', 'mi300x', '--zero', '3', '--gpus', '8'],
   ['estimate', '--model', 'llama-3.1-8b', '--mode', 'lora', '--gpu', 'rtx-4090', '--offload-optimizer'],
   ['estimate', '--model', 'guide-70b', '--mode', 'qlora', '--gpu', 'a100-sxm', '--finetune-profile', 'guide'],
+  ['estimate', '--model', 'qwen3-8b', '--mode', 'full', '--optimizer', 'sgd', '--momentum', '0.9', '--loss', 'chunked', '--gpus', '2', '--zero', '2'],
   ['grid'],
   ['devices'],
   ['fleet'],
@@ -83,8 +87,10 @@ for (const lang of ['ar', 'fa']) {
       const where = `vramcalc ${args.join(' ')} --lang ${lang}`;
       assert.equal(r.status, 0, `${where}: ${r.stderr}`);
       assert.ok(r.stdout.length > 40, where);
-      // The launch command (a '  $ ' line) is a shell command, not prose.
-      const { words, digits } = foreign(readable(r.stdout.replace(/^  \$ .*$/gm, '')), lang, ids);
+      // The launch command (a '  $ ' line) is a shell command, and a fenced
+      // block is Python: code, not prose.
+      const code = r.stdout.replace(/^  ```python\n[\s\S]*?^  ```$/gm, '').replace(/^  \$ .*$/gm, '');
+      const { words, digits } = foreign(readable(code), lang, ids);
       if (words.length || digits.length) stray[where] = { words, digits };
     }
     assert.deepEqual(stray, {}, 'Latin words outside the glossary, or Latin digits in Persian');

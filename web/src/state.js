@@ -45,6 +45,8 @@ export const DEFAULT_STATE = Object.freeze({
   seq: 2048,
   micro_batch: 1,
   optimizer: 'adamw',
+  // torch.optim.SGD's momentum (sent only with SGD): 0 keeps no state.
+  momentum: 0,
   precision: 'mixed',
   loss: 'standard',
   upcast_unquantized: true,
@@ -119,6 +121,7 @@ const CORE_PARAMS = {
   seq: ['estimate', 'seq'],
   micro_batch: ['estimate', 'micro_batch'],
   optimizer: ['estimate', 'optimizer'],
+  momentum: ['estimate', 'momentum'],
   precision: ['estimate', 'precision'],
   loss: ['estimate', 'loss'],
   upcast_unquantized: ['estimate', 'upcast_unquantized'],
@@ -203,7 +206,7 @@ export function inputLimits(catalog, name, engineId) {
 
 /** Parameters every link carries; the rest only when they matter. */
 const ALWAYS = ['view', 'model', 'weights', 'kv', 'context', 'batch', 'unit', 'mode', 'engine', 'gpu', 'gpu_count'];
-const FINETUNE = ['seq', 'micro_batch', 'optimizer', 'precision', 'loss', 'upcast_unquantized', 'lora_rank', 'lora_targets', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
+const FINETUNE = ['seq', 'micro_batch', 'optimizer', 'momentum', 'precision', 'loss', 'upcast_unquantized', 'lora_rank', 'lora_targets', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const OPTION_PREFIX = 'opt.';
 
 const MAX_PARAM_LENGTH = 200;
@@ -419,6 +422,7 @@ export function estimateRequest(state, catalog) {
       delete request.lora_rank;
       delete request.lora_targets;
     }
+    if (state.optimizer !== 'sgd') delete request.momentum;
     // Only QLoRA quantizes: the upcast of what it leaves unquantized is its own.
     if (state.mode !== 'qlora') delete request.upcast_unquantized;
   }

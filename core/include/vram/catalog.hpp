@@ -41,6 +41,8 @@ struct Catalog {
   std::vector<ModelPreset> models;
   GpuCatalog gpus;
   std::vector<EngineProfile> engines;
+  /** data/engines.json "training_launch": the fine-tuning plan's Python calls (launch.hpp). */
+  nlohmann::json training_launch = nlohmann::json::object();
   nlohmann::json presets;  ///< data/presets.json "presets" (named links)
   /** data/accuracy.json "categories": the measured error range per kind of answer. */
   nlohmann::json accuracy = nlohmann::json::object();

@@ -218,7 +218,7 @@ export class CalculatorView {
         ]), serving.kv_heads_replicated ? h('p', { class: 'muted small' }, t('serving.replicated')) : null));
     }
 
-    if (result.launch) out.push(launchBlock(t, result.launch));
+    if (result.launch) out.push(launchBlock(t, say, result.launch, training));
 
     const d = result.decode;
     if (d) {
@@ -263,19 +263,30 @@ export class CalculatorView {
 // The command that starts the plan under its engine, with a Copy button;
 // without a clipboard (file://, permissions) the command is selected for Ctrl+C.
 // Other programs that run the same plan (Ollama over llama.cpp) follow, each
-// with its own heading and button.
-function launchBlock(t, launch) {
+// with its own heading and button. A fine-tuning plan is Python calls, then
+// the launcher for several GPUs, then what the calls cannot say.
+function launchBlock(t, say, launch, training) {
   const also = (launch.also || []).map((other) =>
     h('div', { class: 'launch-also', dataset: { engine: other.engine } },
       h('h4', {}, t('launch.also', { name: other.name })),
-      ...commandParts(t, other)));
+      ...commandParts(t, say, other)));
+  const launcher = launch.launcher
+    ? h('div', { class: 'launch-launcher' },
+      h('h4', {}, t('launch.launcher', { count: launch.launcher_gpus })),
+      ...commandParts(t, say, { command: launch.launcher }))
+    : null;
+  const notes = (launch.notes || []).length
+    ? h('ul', { class: 'small launch-notes' }, launch.notes.map((note) => h('li', {}, sayQuoted(say, note))))
+    : null;
   return h('section', { class: 'block launch', dataset: { engine: launch.engine } },
-    h('h3', {}, t('launch.title')),
-    ...commandParts(t, launch),
+    h('h3', {}, t(training ? 'launch.training_title' : 'launch.title')),
+    ...commandParts(t, say, launch),
+    notes,
+    launcher,
     ...also);
 }
 
-function commandParts(t, launch) {
+function commandParts(t, say, launch) {
   const code = h('code', { class: 'launch-command', dir: 'ltr', lang: 'en' }, launch.command);
   const status = h('span', { class: 'muted small launch-status', role: 'status' });
   const copy = async () => {
@@ -294,6 +305,7 @@ function commandParts(t, launch) {
   return [
     h('pre', { dir: 'ltr' }, code),
     h('p', {}, h('button', { type: 'button', class: 'launch-copy', onclick: copy }, t('launch.copy')), ' ', status),
-    h('p', { class: 'muted small' }, t('launch.source', { version: launch.version })),
+    // Where the flags were read: a citation, quoted as written (lang=en).
+    launch.version ? h('p', { class: 'muted small' }, sayQuoted(say, { id: 'launch.source', params: { version: { id: 'quote.text', params: { text: launch.version } } } })) : null,
   ];
 }

@@ -29,6 +29,7 @@ export function engineLabel(t, engine) {
 const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'precision', 'loss', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const LORA_ONLY = ['lora_rank', 'lora_targets'];
 const QLORA_ONLY = ['upcast_unquantized'];
+const SGD_ONLY = ['momentum'];
 // Token counts read "32k" as 32,768 (numbers.js); a typed value commits after this pause.
 const TOKEN_FIELDS = ['context', 'seq'];
 const TYPING_PAUSE_MS = 600;
@@ -72,6 +73,7 @@ export class InputsPanel {
     number('seq');
     number('micro_batch');
     select('optimizer', choicesOf(catalog, 'optimizer').map((o) => [o, t(`optimizer.${o}`)]));
+    number('momentum', { integer: false });
     select('precision', choicesOf(catalog, 'precision').map((p) => [p, t(`precision.${p}`)]));
     select('loss', choicesOf(catalog, 'loss').map((l) => [l, t(`loss.${l}`)]));
     check('upcast_unquantized');
@@ -142,7 +144,7 @@ export class InputsPanel {
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
       inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('engine'), this.engineOptions),
-      finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 5).map(f), LORA_ONLY.map(f), QLORA_ONLY.map(f), FINETUNE_ONLY.slice(5).map(f)),
+      finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), SGD_ONLY.map(f), FINETUNE_ONLY.slice(3, 5).map(f), LORA_ONLY.map(f), QLORA_ONLY.map(f), FINETUNE_ONLY.slice(5).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
     };
@@ -476,6 +478,7 @@ export class InputsPanel {
     this.engineOptions.hidden = !show.has('engine');
     for (const name of LORA_ONLY) this.fields[name].hidden = state.mode === 'full';
     for (const name of QLORA_ONLY) this.fields[name].hidden = state.mode !== 'qlora';
+    for (const name of SGD_ONLY) this.fields[name].hidden = state.optimizer !== 'sgd';
     this.sections.custom.hidden = state.model !== CUSTOM;
     this.sections.devices.hidden = !show.has('usable_fraction');
     this.fields.gpu_count.hidden = !state.gpu || !show.has('gpu');
