@@ -29,12 +29,8 @@ constexpr double kGiB = 1073741824.0;
 constexpr double kMiB = 1048576.0;
 
 json request(const std::string& model, int context, int batch) {
-  return {{"model", model},
-          {"engine", "transformers"},
-          {"weights", "bf16"},
-          {"kv", "bf16"},
-          {"context", context},
-          {"batch", batch}};
+  return {{"model", model}, {"engine", "transformers"}, {"weights", "bf16"},
+          {"kv", "bf16"},   {"context", context},       {"batch", batch}};
 }
 
 }  // namespace
