@@ -54,6 +54,32 @@ function markdown() {
   return [...head, ...gapLines, ...table].join('\n');
 }
 
+/**
+ * The transformers profile's rows (docs/accuracy.md, 'The transformers
+ * profile'): per quantity measured, the cases' median and worst error.
+ */
+function transformersTable() {
+  const mine = rows.filter((r) => r.engine === 'transformers');
+  const kinds = [
+    ['KV cache (`kv_cache_gb`)', (r) => r.quantity.startsWith('kv_cache')],
+    ['prefill peak, allocator (`total_gb`, `non_torch_gib: 0`)', (r) => r.quantity.startsWith('prefill_peak')],
+  ];
+  const lines = [
+    '| inference, transformers | measurements | median abs. error | worst abs. error | range | in known gaps |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const [name, match] of kinds) {
+    const group = mine.filter(match);
+    if (!group.length) continue;
+    const errors = group.map((r) => r.error);
+    const abs = errors.map(Math.abs).sort((a, b) => a - b);
+    const mid = abs.length >> 1;
+    const median = abs.length % 2 ? abs[mid] : (abs[mid - 1] + abs[mid]) / 2;
+    lines.push(`| ${name} | ${group.length} | ${median.toFixed(2)}% | ${Math.max(...abs).toFixed(2)}% | ${pct(Math.min(...errors))} to ${pct(Math.max(...errors))} | ${group.filter((r) => r.gap).length} |`);
+  }
+  return lines.join('\n');
+}
+
 const args = process.argv.slice(2);
 
 // --tighten: record each measurement's tolerance as its current error + 1
@@ -89,7 +115,14 @@ if (args.includes('--markdown') || args.includes('--write')) {
     const a = doc.indexOf(begin);
     const b = doc.indexOf(end);
     if (a < 0 || b < 0) throw new Error('docs/accuracy.md lost its validation markers');
-    writeFileSync(file, `${doc.slice(0, a + begin.length)}\n${text}\n${doc.slice(b)}`);
+    let out = `${doc.slice(0, a + begin.length)}\n${text}\n${doc.slice(b)}`;
+    const tfBegin = '<!-- transformers:begin -->';
+    const tfEnd = '<!-- transformers:end -->';
+    const c = out.indexOf(tfBegin);
+    const e = out.indexOf(tfEnd);
+    if (c < 0 || e < 0) throw new Error('docs/accuracy.md lost its transformers markers');
+    out = `${out.slice(0, c + tfBegin.length)}\n${transformersTable()}\n${out.slice(e)}`;
+    writeFileSync(file, out);
     const data = {
       about:
         "The calculator's measured error per kind of answer, outside the named known gaps: the signed range (predicted - measured) / measured, the median absolute error, and how many cases and measurements of tests/validation/cases support it. The core attaches the range to every total of that kind: inference answers take 'inference', fine-tuning answers (whose total is what the device holds) take 'finetune-device'.",

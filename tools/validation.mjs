@@ -57,12 +57,14 @@ export function loadCases(root) {
 export function evaluate(root, call) {
   const rows = [];
   for (const c of loadCases(root)) {
-    const result = call('estimate', caseRequest(root, c));
+    const request = caseRequest(root, c);
+    const result = call('estimate', request);
     for (const m of c.measurements) {
       const p = predicted(result, m);
       rows.push({
         id: c.id,
         category: c.category,
+        engine: request.engine ?? 'guide',
         features: c.features,
         quantity: m.quantity,
         unit: m.unit,

@@ -52,9 +52,12 @@ ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine,
   layout.nodes = (layout.gpus + node_size - 1) / std::max(1, node_size);
   if (layout.gpus == 1) return layout;
   if (!paged(engine)) {
-    // llama.cpp's default --split-mode layer; the conventions add memory up.
-    layout.split = engine.kind == EngineKind::kLlamacpp ? "layer" : "sum";
-    if (engine.kind == EngineKind::kLlamacpp && layout.gpus > model.num_layers()) {
+    // llama.cpp's default --split-mode layer, transformers' device_map; the conventions add
+    // memory up.
+    layout.split = engine.kind == EngineKind::kTransformers ? "device_map"
+                   : engine.splits_layers()                 ? "layer"
+                                                            : "sum";
+    if (engine.splits_layers() && layout.gpus > model.num_layers()) {
       throw Error::make("invalid_value", "gpu_count", "error.more_gpus_than_layers",
                         {{"gpus", layout.gpus}, {"layers", model.num_layers()}});
     }

@@ -48,6 +48,8 @@ const VIEWS = {
   devices: '?view=devices&model=beam',
   fleet: '?view=fleet&model=guide-70b&weights=fp8',
   error: '?model=config&config=%7B%22model_type%22%3A%22llama%22%7D&context=0',
+  // transformers' terms: the prefill's activations, the sliding-window mask, the workspaces.
+  transformers: '?model=gemma-3-1b&context=32768&engine=transformers&gpu=h200-sxm',
 };
 
 /** In the page: the x of the first occurrence of `needle` inside `selector`'s text. */
@@ -85,7 +87,7 @@ for (const lang of ['ar', 'fa']) {
             await new Promise((resolve) => setTimeout(resolve, 50));
             return shadow.querySelectorAll('td.formula details dl.facts dd').length;
           }, PANEL);
-          if (['inference', 'full', 'lora', 'qlora'].includes(view)) assert.ok(inputs > 0, `${where}: no formula's inputs were opened`);
+          if (['inference', 'full', 'lora', 'qlora', 'transformers'].includes(view)) assert.ok(inputs > 0, `${where}: no formula's inputs were opened`);
           const { words, digits } = foreign(await page.evaluate(visibleText, CITATION), lang);
           assert.deepEqual(words, [], `${where}: Latin words outside the glossary`);
           assert.deepEqual(digits, [], `${where}: Latin digits on the Persian page`);
@@ -104,6 +106,41 @@ for (const lang of ['ar', 'fa']) {
     }
   });
 }
+
+test('the engine picker offers transformers; its terms read in Arabic and Persian, never as keys', async () => {
+  const { core } = await import('../js/module.mjs');
+  const { call } = await core();
+  const answer = call('estimate', { model: 'gemma-3-1b', context: 32768, engine: 'transformers' });
+  for (const lang of ['ar', 'fa']) {
+    const browser = await openPage(`?model=gemma-3-1b&context=32768&gpu=h200-sxm&lang=${lang}`);
+    try {
+      const { page } = browser;
+      const options = await page.locator('vram-calculator #engine option').evaluateAll((els) => els.map((o) => [o.value, o.textContent]));
+      const option = options.find(([value]) => value === 'transformers');
+      assert.ok(option && option[1].trim(), `${lang}: no transformers in the engine picker: ${JSON.stringify(options)}`);
+      await page.locator('vram-calculator #engine').selectOption('transformers');
+      await page.waitForFunction(() => new URL(location.href).searchParams.get('engine') === 'transformers');
+      // Every term of the core's answer has its row, the mask and the workspaces included.
+      await page.waitForFunction((n) => {
+        const shadow = document.querySelector('vram-calculator').shadowRoot;
+        return shadow.querySelectorAll('table.terms tbody tr').length >= n;
+      }, answer.terms.length);
+      await page.evaluate(async () => {
+        const shadow = document.querySelector('vram-calculator').shadowRoot;
+        for (const d of shadow.querySelectorAll('details')) d.open = true;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      });
+      const shown = (await page.evaluate(visibleText, CITATION)).join('\n');
+      assert.doesNotMatch(shown, /\b(term|formula|why|termInput|assumption|option|help)\.[a-z_]+/, `${lang}: a raw message key`);
+      const { words, digits } = foreign(await page.evaluate(visibleText, CITATION), lang);
+      assert.deepEqual(words, [], `${lang}: Latin words outside the glossary`);
+      assert.deepEqual(digits, [], `${lang}: Latin digits on the Persian page`);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});
 
 test('right to left, fragments keep their own order and the bar fills from the right', async () => {
   for (const lang of ['ar', 'fa']) {

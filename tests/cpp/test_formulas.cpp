@@ -108,6 +108,39 @@ double evaluate(const json& m) {
       {"formula.ft_overhead", [](const json& q) { return num(q, "bytes"); }},
       {"formula.ft_overhead_guide", [](const json& q) { return num(q, "bytes"); }},
       {"formula.ft_overhead_set", [](const json& q) { return num(q, "bytes"); }},
+      // transformers: the widest layer's bytes per token, from its own words...
+      {"formula.tf_layer_dense",
+       [](const json& q) {
+         return (4 * num(q, "hidden") + num(q, "ffn_tensors") * num(q, "ffn")) * num(q, "bytes") +
+                8;
+       }},
+      {"formula.tf_layer_moe",
+       [](const json& q) {
+         return (5 * num(q, "hidden") +
+                 num(q, "experts") * (4 * num(q, "hidden") + 3 * num(q, "expert_ffn"))) *
+                    num(q, "bytes") +
+                8;
+       }},
+      // ...which must be the per-token figure the prefill multiplies.
+      {"formula.tf_prefill",
+       [](const json& q) {
+         const double per_token = evaluate(q.at("layer"));
+         if (std::fabs(per_token - num(q, "per_token")) > 1e-9 * per_token) {
+           throw std::runtime_error("tf_prefill: the layer's words disagree with per_token");
+         }
+         return num(q, "tokens") * per_token + num(q, "positions") * num(q, "per_position");
+       }},
+      {"formula.tf_layer_attention",
+       [](const json& q) {
+         return (3 * num(q, "hidden") + 2 * num(q, "q_width") + num(q, "kv_width")) *
+                    num(q, "bytes") +
+                8;
+       }},
+      {"formula.tf_mask", [](const json& q) { return num(q, "context") * num(q, "context"); }},
+      {"formula.tf_mask_sdpa",
+       [](const json& q) {
+         return num(q, "context") * num(q, "context") * (1 + num(q, "bytes_per_element"));
+       }},
   };
   const auto it = kEvaluators.find(id);
   if (it == kEvaluators.end()) throw std::runtime_error("no evaluator for " + id);
@@ -153,8 +186,10 @@ TEST_CASE("every formula's params give its term's value") {
       if ((r["engine"] == "vllm" || r["engine"] == "sglang") && coin())
         r["engine_options"]["tensor_parallel_size"] = pick(rng, gpu_counts);
       if (r["engine"] == "llamacpp") r["engine_options"]["flash_attn"] = coin();
-      // llama.cpp's layer split: each card holds its share of the layers.
-      if (r["engine"] == "llamacpp" && coin()) r["gpu_count"] = pick(rng, gpu_counts);
+      // llama.cpp's layer split, transformers' device_map: each card holds its share of the
+      // layers.
+      if ((r["engine"] == "llamacpp" || r["engine"] == "transformers") && coin())
+        r["gpu_count"] = pick(rng, gpu_counts);
       if (r["engine"] == "vllm" && coin()) r["engine_options"]["enforce_eager"] = true;
     } else {
       r["mode"] = mode;
@@ -203,8 +238,8 @@ TEST_CASE("every formula's params give its term's value") {
   for (const char* id :
        {"formula.weights", "formula.weights_split", "formula.kv", "formula.overhead_flat",
         "formula.overhead_pct", "formula.gib", "formula.vllm_activations", "formula.compute_buffer",
-        "formula.compute_buffer_flash", "formula.total", "formula.sharded",
-        "formula.layer_share"}) {
+        "formula.compute_buffer_flash", "formula.total", "formula.sharded", "formula.layer_share",
+        "formula.tf_prefill", "formula.tf_mask"}) {
     CHECK_MESSAGE(seen.count(id) == 1, id);
   }
 }

@@ -75,6 +75,7 @@ for (const name of configNames) {
   const config = JSON.parse(text);
   callSeed('estimate', { config });
   callSeed('estimate', { config, gpu: 'h100-sxm', engine: 'llamacpp', context: 32768 });
+  callSeed('estimate', { config, gpu: 'h200-sxm', engine: 'transformers', context: 32768, batch: 2 });
   collectKeys(config);
 }
 

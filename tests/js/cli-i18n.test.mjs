@@ -63,6 +63,8 @@ const RUNS = [
   ['estimate', '--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--tp', '2'],
   ['estimate', '--model', 'qwen3-30b-a3b', '--engine', 'sglang', '--gpu', 'h100-sxm'],
   ['estimate', '--model', 'gemma-3-27b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--gpu', 'rtx-4090'],
+  ['estimate', '--model', 'gemma-3-1b', '--context', '32768', '--engine', 'transformers', '--gpu', 'h200-sxm'],
+  ['estimate', '--model', 'deepseek-v2-lite', '--context', '8192', '--engine', 'transformers', '--gpus', '2', '--gpu', 'h100-sxm'],
   ['estimate', '--model', 'beam', '--engine', 'percent', '--context', '200000', '--gpu', 'l4'],
   ['estimate', '--model', 'guide-7b', '--mode', 'full', '--gpu', 'mi300x', '--zero', '3', '--gpus', '8'],
   ['estimate', '--model', 'llama-3.1-8b', '--mode', 'lora', '--gpu', 'rtx-4090', '--offload-optimizer'],

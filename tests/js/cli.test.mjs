@@ -147,3 +147,32 @@ test('--emit prints only the command that runs the plan; the table shows it afte
   assert.equal(none.status, 2);
   assert.match(none.stderr, /--emit needs an engine/);
 });
+
+test('--engine transformers: the prefill peak term by term, the same as the wasm core, knobs by --engine-opt', async () => {
+  const { core } = await import('./module.mjs');
+  const { call } = await core();
+  const args = ['estimate', '--model', 'gemma-3-1b', '--context', '32768', '--engine', 'transformers'];
+  const r = run(...args, '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  const wasm = call('estimate', { model: 'gemma-3-1b', context: 32768, engine: 'transformers' });
+  assert.deepEqual(out.terms.map((t) => t.id), ['weights', 'kv_cache', 'prefill_activations', 'attention_mask', 'blas_workspace', 'non_torch']);
+  assert.deepEqual(out.terms.map((t) => t.gb), wasm.terms.map((t) => t.gb));
+  assert.equal(out.total_gb, wasm.total_gb);
+  // transformers keeps every token for Gemma 3's sliding layers: more than the guide's windowed cache.
+  const guide = JSON.parse(run('estimate', '--model', 'gemma-3-1b', '--context', '32768', '--json').stdout);
+  assert.ok(out.kv_cache_gb > 4 * guide.kv_cache_gb);
+  // The allocator's peak alone: no memory outside PyTorch.
+  const peak = JSON.parse(run(...args, '--engine-opt', 'non_torch_gib=0', '--json').stdout);
+  assert.equal(peak.terms.find((t) => t.id === 'non_torch').gb, 0);
+  const table = run(...args);
+  assert.match(table.stdout, /Prefill activations \(widest layer\)/);
+  assert.match(table.stdout, /Sliding-window attention mask/);
+  // Over two cards transformers' device_map splits the layers, as llama.cpp does.
+  const two = JSON.parse(run('estimate', '--model', 'llama-3.1-8b', '--engine', 'transformers', '--gpu', 'h100-sxm', '--gpus', '2', '--json').stdout);
+  assert.equal(two.serving.split, 'device_map');
+  assert.equal(two.decode.gpus, 1);
+  const bad = run(...args, '--engine-opt', 'blas_workspace_mib=-1');
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /blas_workspace_mib/);
+});

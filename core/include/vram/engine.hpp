@@ -33,8 +33,9 @@ struct Term {
 };
 
 /** Which memory model an engine profile follows. */
-enum class EngineKind { kFlat, kPercent, kVllm, kSglang, kLlamacpp };
-inline constexpr const char* kEngineKindNames[] = {"flat", "percent", "vllm", "sglang", "llamacpp"};
+enum class EngineKind { kFlat, kPercent, kVllm, kSglang, kLlamacpp, kTransformers };
+inline constexpr const char* kEngineKindNames[] = {"flat",   "percent",  "vllm",
+                                                   "sglang", "llamacpp", "transformers"};
 const char* to_string(EngineKind kind);
 
 /**
@@ -51,9 +52,20 @@ struct EngineProfile {
   nlohmann::json option_sources = nlohmann::json::object();
   std::vector<FieldSpec> knobs;  ///< one per default, in the file's order
   nlohmann::json launch;  ///< the file's "launch" section (vram/launch.hpp), null for conventions
+  /** The file's "architecture" section: model types whose code allocates differently. */
+  nlohmann::json architecture = nlohmann::json::object();
 
   /** The overhead conventions (flat, percent) rather than an engine's own model. */
   bool convention() const { return kind == EngineKind::kFlat || kind == EngineKind::kPercent; }
+
+  /** Over several cards, each holds a run of layers (llama.cpp's split, transformers' device_map).
+   */
+  bool splits_layers() const {
+    return kind == EngineKind::kLlamacpp || kind == EngineKind::kTransformers;
+  }
+
+  /** `model_type` is listed under the architecture section's `rule`. */
+  bool architecture_has(const std::string& rule, const std::string& model_type) const;
 
   /**
    * How an answer names the engine: a convention is a sentence, the message
