@@ -99,6 +99,8 @@ Catalog Catalog::builtin() {
   catalog.gpus = gpu_catalog_from_json(gpus, "gpus");
   const json engines = parse_embedded("engines");
   catalog.engines = engine_profiles_from_json(engines.at("engines"));
+  const json speed = parse_embedded("speed");
+  catalog.speed = speed_data_from_json(speed);
   const json presets = parse_embedded("presets");
   catalog.presets = presets.at("presets");
   const json accuracy = parse_embedded("accuracy");
@@ -108,6 +110,7 @@ Catalog Catalog::builtin() {
                                    {"gpus", &gpus},
                                    {"engines", &engines},
                                    {"presets", &presets},
+                                   {"speed", &speed},
                                    {"accuracy", &accuracy}}) {
     catalog.data_versions[name] = {{"updated", updated_date(*file, name)}};
   }

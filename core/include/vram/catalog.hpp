@@ -10,6 +10,7 @@
 #include "vram/format.hpp"
 #include "vram/gpu.hpp"
 #include "vram/hf_config.hpp"
+#include "vram/speed.hpp"
 
 namespace vram {
 
@@ -38,6 +39,7 @@ struct Catalog {
   std::vector<ModelPreset> models;
   GpuCatalog gpus;
   std::vector<EngineProfile> engines;
+  SpeedData speed;         ///< data/speed.json: expected speed per engine
   nlohmann::json presets;  ///< data/presets.json "presets" (named links)
   /** data/accuracy.json "categories": the measured error range per kind of answer. */
   nlohmann::json accuracy = nlohmann::json::object();
