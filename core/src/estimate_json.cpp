@@ -602,7 +602,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
             Message{"assumption.speed_allreduce",
                     {{"gpu", gpu->name},
                      {"tp", sl.tensor_parallel},
-                     {"link", gpu->interconnect.kind},
+                     {"link", Message{"link." + gpu->interconnect.kind}},
                      {"gbps", gpu->interconnect.gbps},
                      {"latency_us", catalog.speed.latency(gpu->interconnect.topology) * 1e6}}});
       }

@@ -102,8 +102,7 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
   const double tflops = fp8_compute && gpu.tflops_fp8 > 0 ? gpu.tflops_fp8 : gpu.tflops_bf16;
   if (tflops > 0) {
     s.compute_known = true;
-    s.compute_s =
-        2.0 * plan.params.active * b / (tflops * 1e12 * tp * profile.compute_utilisation);
+    s.compute_s = 2.0 * plan.params.active * b / (tflops * 1e12 * tp * profile.compute_utilisation);
   }
   const double layers = static_cast<double>(model.num_layers());
   s.fixed_s = layers * profile.per_layer_s + profile.per_step_s;

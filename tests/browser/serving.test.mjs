@@ -89,7 +89,7 @@ test('4x H200 under vLLM: expected tokens/s per user, first-token time and the c
     await page.locator('vram-calculator details[data-key=decode-ceilings] summary').click();
     assert.match(await text(page, 'vram-calculator details[data-key=decode-ceilings]'), new RegExp(`≤ ${Math.round(d.stream_tokens_per_s)} tokens/s`));
     await page.locator('vram-calculator details[data-key=assumptions] summary').click();
-    assert.match(await text(page, 'vram-calculator details[data-key=assumptions]'), /two all-reduces per layer over nvlink/);
+    assert.match(await text(page, 'vram-calculator details[data-key=assumptions]'), /two all-reduces per layer over NVLink/);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

@@ -19,13 +19,13 @@ using nlohmann::json;
 namespace {
 
 const char* const kModels[] = {"llama-3.1-8b", "llama-3.1-70b", "qwen3-30b-a3b", "gemma-3-27b",
-                               "gpt-oss-120b", "mixtral-8x7b", "deepseek-v3", "bamba-9b"};
+                               "gpt-oss-120b", "mixtral-8x7b",  "deepseek-v3",   "bamba-9b"};
 const char* const kEngines[] = {"guide", "vllm", "sglang", "llamacpp"};
 
-json request(const std::string& model, const std::string& engine, const std::string& gpu,
-             int cards, int batch, int context = 8192) {
-  return {{"model", model},      {"engine", engine},    {"gpu", gpu},
-          {"gpu_count", cards},  {"batch", batch},      {"context", context}};
+json request(const std::string& model, const std::string& engine, const std::string& gpu, int cards,
+             int batch, int context = 8192) {
+  return {{"model", model},     {"engine", engine}, {"gpu", gpu},
+          {"gpu_count", cards}, {"batch", batch},   {"context", context}};
 }
 
 bool known(const std::string& model) {
@@ -179,8 +179,11 @@ TEST_CASE("a card without a stated TFLOP/s gets no first-token time, and says so
 TEST_CASE("the floor: the cheapest list holds only options meeting it, the rest listed apart") {
   for (const char* engine : kEngines) {
     for (double floor : {0.0, 10.0, 30.0, 1000.0}) {
-      json req = {{"model", "llama-3.1-70b"}, {"engine", engine}, {"batch", 8},
-                  {"context", 8192},          {"min_tokens_per_s", floor}};
+      json req = {{"model", "llama-3.1-70b"},
+                  {"engine", engine},
+                  {"batch", 8},
+                  {"context", 8192},
+                  {"min_tokens_per_s", floor}};
       const json r = testing::estimate(req);
       INFO(engine << " floor " << floor);
       double last = -1;
@@ -206,7 +209,8 @@ TEST_CASE("the floor: the cheapest list holds only options meeting it, the rest 
 TEST_CASE("under an engine a card takes more cards when that meets the floor") {
   // 70B BF16 at 8 users: one H200 cannot hold it; under vLLM the count that
   // holds it and meets a high floor is at least the count that holds it.
-  json low = {{"model", "llama-3.1-70b"}, {"engine", "vllm"}, {"batch", 8}, {"min_tokens_per_s", 0}};
+  json low = {
+      {"model", "llama-3.1-70b"}, {"engine", "vllm"}, {"batch", 8}, {"min_tokens_per_s", 0}};
   json high = low;
   high["min_tokens_per_s"] = 40;
   auto count_of = [](const json& r, const std::string& gpu) {
