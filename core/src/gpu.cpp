@@ -262,10 +262,9 @@ void to_json(json& j, const Gpu& gpu) {
            {"regions", gpu.regions},
            {"notes", gpu.notes}};
   if (gpu.usable_gib > 0) j["usable_gib"] = gpu.usable_gib;
-  if (gpu.tflops_bf16 > 0 || gpu.tflops_fp8 > 0) {
-    j["tflops"] = {{"bf16", gpu.tflops_bf16 > 0 ? json(gpu.tflops_bf16) : json(nullptr)},
-                   {"fp8", gpu.tflops_fp8 > 0 ? json(gpu.tflops_fp8) : json(nullptr)}};
-  }
+  // Dense TFLOP/s where the catalog states them (no FP8 entry: no FP8 tensor cores).
+  if (gpu.tflops_bf16 > 0) j["tflops"]["bf16"] = gpu.tflops_bf16;
+  if (gpu.tflops_fp8 > 0) j["tflops"]["fp8"] = gpu.tflops_fp8;
 }
 
 }  // namespace vram
