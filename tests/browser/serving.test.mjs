@@ -87,8 +87,10 @@ test('4x H200 under vLLM: expected tokens/s per user, first-token time and the c
     assert.match(block, /Service floor10\.0 tokens\/s per user: met/);
     // The ceiling stays visible in the details.
     await page.locator('vram-calculator details[data-key=decode-ceilings] summary').click();
+    await page.locator('vram-calculator details[data-key=decode-ceilings] dl').waitFor();
     assert.match(await text(page, 'vram-calculator details[data-key=decode-ceilings]'), new RegExp(`≤ ${Math.round(d.stream_tokens_per_s)} tokens/s`));
     await page.locator('vram-calculator details[data-key=assumptions] summary').click();
+    await page.locator('vram-calculator details[data-key=assumptions] li').first().waitFor();
     assert.match(await text(page, 'vram-calculator details[data-key=assumptions]'), /two all-reduces per layer over NVLink/);
     assert.deepEqual(browser.errors, []);
   } finally {
@@ -126,6 +128,7 @@ test('llama.cpp over two RTX 4090: the layer split reads at one card\'s bandwidt
     assert.equal(two.decode.stages, 2);
     assert.match(await text(page, 'vram-calculator section.decode'), new RegExp(`≈ ${Math.round(two.decode.expected_tokens_per_s)} tokens/s`));
     await page.locator('vram-calculator details[data-key=assumptions] summary').click();
+    await page.locator('vram-calculator details[data-key=assumptions] li').first().waitFor();
     assert.match(await text(page, 'vram-calculator details[data-key=assumptions]'), /The 2 stages run one after another/);
     assert.deepEqual(browser.errors, []);
   } finally {
