@@ -204,6 +204,42 @@ std::string render_estimate(const json& r, const Words& say) {
                               {"stream", dc.at("stream_tokens_per_s")},
                               {"batch", dc.at("batch_tokens_per_s")}})
         << "\n";
+    if (dc.contains("expected_tokens_per_s")) {
+      const bool met = dc.at("meets_floor").get<bool>();
+      out << say("cli.decode_expected",
+                 {{"expected", dc.at("expected_tokens_per_s")},
+                  {"batch", dc.at("expected_batch_tokens_per_s")},
+                  {"efficiency", dc.at("efficiency").get<double>() * 100},
+                  {"step", dc.at("step_ms").at("total")},
+                  {"floor", dc.at("min_tokens_per_s")},
+                  {"verdict", json{{"id", met ? "decode.floorMet" : "decode.floorMissed"}}}})
+          << "\n";
+    }
+  }
+  if (r.contains("prefill") && r.at("prefill").at("known").get<bool>()) {
+    const json& p = r.at("prefill");
+    out << say("cli.ttft", {{"tokens", p.at("prompt_tokens")},
+                            {"seconds", p.at("ttft_s")},
+                            {"tflops", p.at("tflops")},
+                            {"utilisation", p.at("utilisation").get<double>() * 100}})
+        << "\n";
+  }
+  if (r.contains("fits") && r.contains("below_floor") && !r.at("fits").empty()) {
+    out << say("fits.title") << ":\n";
+    for (const json& row : r.at("fits")) {
+      out << "  "
+          << say("cli.fit_row", {{"count", row.at("count")},
+                                 {"name", row.at("name")},
+                                 {"usd", row.at("monthly_usd")},
+                                 {"expected", row.at("decode_expected_tokens_per_s")}})
+          << "\n";
+    }
+  }
+  if (r.contains("below_floor") && !r.at("below_floor").empty()) {
+    const json& rows = r.at("below_floor");
+    out << say("cli.below_floor", {{"floor", rows.at(0).at("reason").at("params").at("floor")}})
+        << "\n";
+    for (const json& row : rows) out << "  " << say.msg(row.at("reason")) << "\n";
   }
   if (r.contains("inverse")) {
     const json& inv = r.at("inverse");

@@ -69,6 +69,8 @@ export interface EstimateRequest {
   context?: number;
   /** Concurrent sequences (inference); default 1. */
   batch?: number;
+  /** The service floor: each user's expected decode speed, tokens/s (inference); default 10, 0 for none. */
+  min_tokens_per_s?: number;
   overhead_gb?: number;
   overhead_pct?: number;
   /** 'guide' (default), 'percent', 'vllm', 'sglang', 'llamacpp'. */
@@ -221,6 +223,30 @@ export interface EstimateResult {
     experts_touched: number;
     bandwidth_gbps: number;
     gpus: number;
+    /** Groups that run one after another (pipeline stages, llama.cpp's layer split). */
+    stages: number;
+    /** Per user: bandwidth over the bytes one step reads (the same as stream_tokens_per_s). */
+    ceiling_tokens_per_s: number;
+    /** Per user: the step at the engine's measured bandwidth share, fixed costs and communication (data/speed.json). */
+    expected_tokens_per_s: number;
+    expected_batch_tokens_per_s: number;
+    efficiency: number;
+    step_ms: { memory: number; compute: number | null; fixed: number; allreduce: number; hops: number; total: number };
+    compute_bound: boolean;
+    min_tokens_per_s: number;
+    meets_floor: boolean;
+  };
+  /** Time to first token for the context; only when the setup fits. */
+  prefill?: {
+    prompt_tokens: number;
+    /** False when the card states no dense TFLOP/s. */
+    known: boolean;
+    tflops: number | null;
+    fp8: boolean;
+    utilisation: number;
+    tflop: number;
+    ttft_s: number | null;
+    tokens_per_s: number | null;
   };
   inverse?: {
     max_context?: number;
@@ -243,7 +269,27 @@ export interface EstimateResult {
     spare_gb: number;
     tight: boolean;
     layout: Layout;
+    /** The bandwidth ceiling per user. */
     decode_tokens_per_s?: number;
+    decode_expected_tokens_per_s?: number;
+    ttft_s?: number | null;
+  }>;
+  /** Options that hold the answer but miss min_tokens_per_s, with the reason (floor.below). */
+  below_floor?: Array<{
+    gpu: string;
+    name: string;
+    count: number;
+    monthly_usd: number | null;
+    list_monthly_usd: number | null;
+    discount_percent: number;
+    capacity_gb: number;
+    spare_gb: number;
+    tight: boolean;
+    layout: Layout;
+    decode_tokens_per_s: number;
+    decode_expected_tokens_per_s: number;
+    ttft_s: number | null;
+    reason: Message;
   }>;
   /** Fine-tuning (mode full, lora, qlora). */
   gradients_gb?: number;

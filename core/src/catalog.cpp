@@ -120,6 +120,8 @@ Catalog Catalog::builtin() {
   const json engines = parse_embedded("engines");
   catalog.engines = engine_profiles_from_json(engines.at("engines"));
   catalog.training_launch = engines.at("training_launch");
+  const json speed = parse_embedded("speed");
+  catalog.speed = speed_data_from_json(speed);
   const json presets = parse_embedded("presets");
   catalog.presets = presets.at("presets");
   const json accuracy = parse_embedded("accuracy");
@@ -129,6 +131,7 @@ Catalog Catalog::builtin() {
                                    {"gpus", &gpus},
                                    {"engines", &engines},
                                    {"presets", &presets},
+                                   {"speed", &speed},
                                    {"accuracy", &accuracy}}) {
     catalog.data_versions[name] = {{"updated", updated_date(*file, name)}};
   }

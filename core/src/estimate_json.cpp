@@ -17,6 +17,7 @@
 #include "vram/message.hpp"
 #include "vram/requests.hpp"
 #include "vram/serving.hpp"
+#include "vram/speed.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -128,6 +129,58 @@ json decode_json(const DecodeCeiling& c) {
           {"experts_touched", c.experts_touched},
           {"stream_tokens_per_s", c.stream_tokens_per_s},
           {"batch_tokens_per_s", c.batch_tokens_per_s}};
+}
+
+/** The expected figures beside the ceiling: per user, for the batch, and the step's parts. */
+void add_expected(json& out, const DecodeSpeed& d, double floor) {
+  out["ceiling_tokens_per_s"] = d.ceiling_tokens_per_s;
+  out["expected_tokens_per_s"] = d.expected_tokens_per_s;
+  out["expected_batch_tokens_per_s"] = d.expected_batch_tokens_per_s;
+  out["efficiency"] = d.efficiency;
+  out["step_ms"] = {{"memory", d.memory_s * 1e3},
+                    {"compute", d.compute_known ? json(d.compute_s * 1e3) : json(nullptr)},
+                    {"fixed", d.fixed_s * 1e3},
+                    {"allreduce", d.allreduce_s * 1e3},
+                    {"hops", d.hops_s * 1e3},
+                    {"total", d.step_s * 1e3}};
+  out["compute_bound"] = d.compute_bound;
+  out["min_tokens_per_s"] = floor;
+  out["meets_floor"] = d.expected_tokens_per_s >= floor;
+}
+
+json prefill_json(const PrefillSpeed& p, std::int64_t prompt) {
+  return {{"prompt_tokens", prompt},
+          {"known", p.known},
+          {"tflops", p.tflops > 0 ? json(p.tflops) : json(nullptr)},
+          {"fp8", p.fp8},
+          {"utilisation", p.utilisation},
+          {"tflop", p.flops / 1e12},
+          {"ttft_s", p.known ? json(p.seconds) : json(nullptr)},
+          {"tokens_per_s", p.known ? json(p.tokens_per_s) : json(nullptr)}};
+}
+
+/**
+ * FP8 tensor cores run the step when the weights are FP8 on a card that has
+ * them, under vLLM, SGLang or a convention; llama.cpp runs its own kernels.
+ */
+bool fp8_compute(const EngineProfile& engine, const WeightFormat* weights, const ModelSpec& model,
+                 const Gpu& gpu) {
+  if (engine.kind == EngineKind::kLlamacpp) return false;
+  const std::string& id = weights != nullptr ? weights->id : model.native_format;
+  return id == "fp8" && gpu.supports("fp8");
+}
+
+/** How a plan's cards run a step: tensor groups at once, stages (or llama.cpp's layers) in turn. */
+SpeedLayout speed_layout(const EngineProfile& engine, int tensor_parallel, int pipeline,
+                         int cards) {
+  SpeedLayout l;
+  if (engine.kind == EngineKind::kLlamacpp) {
+    l.stages = std::max(1, cards);
+    return l;
+  }
+  l.tensor_parallel = std::max(1, tensor_parallel);
+  l.stages = std::max(1, pipeline);
+  return l;
 }
 
 json inverse_json(const InverseAnswers& a) {
@@ -347,6 +400,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
   if (weights_id != "native") setup.weights = &catalog.formats.weight(weights_id, "weights");
   setup.kv = &catalog.formats.kv(req.kv, "kv");
   EngineChoice engine = choose_engine(catalog, req);
+  const SpeedProfile& speed = catalog.speed.profile(engine.profile->id);
+  const std::string format_id = setup.weights != nullptr ? setup.weights->id : model.native_format;
   const GpuCatalog gpus = request_catalog(catalog, req.catalog);
   const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
   // gpu_count cards serve one model: the engine's layout over them (serving.hpp).
@@ -538,16 +593,74 @@ json estimate_json(const Catalog& catalog, const json& request) {
     // parallelism reads each card's share at once; pipeline stages and
     // llama.cpp's layer split read theirs one after another.
     if (holds) {
-      const int group =
-          plan.budget.present ? plan.tensor_parallel
-          : engine.profile->convention()
-              ? layout_for(*gpu, static_cast<int>(gpu_count), gpus.node_size, false).tensor_parallel
-              : 1;
+      const int cards_now = static_cast<int>(gpu_count);
+      const int group = plan.budget.present ? plan.tensor_parallel
+                        : engine.profile->convention()
+                            ? layout_for(*gpu, cards_now, gpus.node_size, false).tensor_parallel
+                            : 1;
+      const SpeedLayout sl = speed_layout(
+          *engine.profile, group,
+          plan.budget.present ? plan.pipeline_parallel : std::max(1, cards_now / group), cards_now);
+      const bool fp8 = fp8_compute(*engine.profile, setup.weights, model, *gpu);
+      const DecodeSpeed ds =
+          expected_decode(model, plan, *gpu, sl, setup.batch, format_id, fp8, speed, catalog.speed);
       out["decode"] =
           decode_json(decode_ceiling(model, plan, gpu->bandwidth_gbps * group, setup.batch));
       out["decode"]["gpus"] = group;
+      out["decode"]["stages"] = sl.stages;
+      add_expected(out["decode"], ds, req.min_tokens_per_s);
+      out["prefill"] = prefill_json(
+          expected_prefill(model, plan, *gpu, sl, setup.context, fp8, speed), setup.context);
+      json& notes = out["assumptions"];
+      notes.push_back(Message{"assumption.speed",
+                              {{"engine", engine.profile->label()},
+                               {"efficiency", ds.efficiency * 100},
+                               {"per_layer_us", speed.per_layer_s * 1e6},
+                               {"source", quotation(speed.source)}}});
+      if (sl.tensor_parallel > 1) {
+        notes.push_back(
+            Message{"assumption.speed_allreduce",
+                    {{"gpu", gpu->name},
+                     {"tp", sl.tensor_parallel},
+                     {"link", Message{"link." + gpu->interconnect.kind}},
+                     {"gbps", gpu->interconnect.gbps},
+                     {"latency_us", catalog.speed.latency(gpu->interconnect.topology) * 1e6}}});
+      }
+      if (sl.stages > 1) {
+        notes.push_back(Message{"assumption.speed_stages", {{"stages", sl.stages}}});
+      }
+      if (!ds.compute_known) {
+        notes.push_back(Message{"assumption.speed_no_tflops", {{"gpu", gpu->name}}});
+      }
+      if (ds.expected_tokens_per_s < req.min_tokens_per_s) {
+        warnings.push_back(Message{"warning.below_floor",
+                                   {{"expected", ds.expected_tokens_per_s},
+                                    {"floor", req.min_tokens_per_s},
+                                    {"users", setup.batch}}});
+        out["warnings"] = warnings;
+      }
     }
   }
+  // A priced option with its speed: among the fits when each user gets the
+  // floor, else apart with the reason.
+  auto add_row = [&](const Option& option, const DecodeSpeed& ds, const PrefillSpeed& ps,
+                     json& fits, json& below) {
+    json row = option_json(option);
+    row["decode_tokens_per_s"] = ds.ceiling_tokens_per_s;
+    row["decode_expected_tokens_per_s"] = ds.expected_tokens_per_s;
+    row["ttft_s"] = ps.known ? json(ps.seconds) : json(nullptr);
+    if (ds.expected_tokens_per_s >= req.min_tokens_per_s) {
+      fits.push_back(std::move(row));
+      return;
+    }
+    row["reason"] = Message{"floor.below",
+                            {{"gpu", option.gpu->name},
+                             {"count", option.count},
+                             {"expected", ds.expected_tokens_per_s},
+                             {"floor", req.min_tokens_per_s},
+                             {"users", setup.batch}}};
+    below.push_back(std::move(row));
+  };
   if (engine.profile->convention()) {
     // The cheapest way to hold it on each card of the catalog, and how fast
     // that set decodes (tensor parallel where the link allows).
@@ -555,23 +668,37 @@ json estimate_json(const Catalog& catalog, const json& request) {
     rules.needs_fp8 =
         setup.weights != nullptr ? setup.weights->needs("fp8") : model.native_format == "fp8";
     json fits = json::array();
+    json below = json::array();
     for (const Option& option : options_by_card(plan.total_bytes, gpus, rules)) {
-      json row = option_json(option);
-      const DecodeCeiling ceiling = decode_ceiling(
-          model, plan, option.gpu->bandwidth_gbps * option.layout.tensor_parallel, setup.batch);
-      row["decode_tokens_per_s"] = ceiling.stream_tokens_per_s;
-      fits.push_back(std::move(row));
+      const int tp = option.layout.tensor_parallel;
+      const SpeedLayout sl =
+          speed_layout(*engine.profile, tp, std::max(1, option.count / tp), option.count);
+      const bool fp8 = fp8_compute(*engine.profile, setup.weights, model, *option.gpu);
+      const DecodeSpeed ds = expected_decode(model, plan, *option.gpu, sl, setup.batch, format_id,
+                                             fp8, speed, catalog.speed);
+      const PrefillSpeed ps =
+          expected_prefill(model, plan, *option.gpu, sl, setup.context, fp8, speed);
+      add_row(option, ds, ps, fits, below);
     }
     out["fits"] = std::move(fits);
+    out["below_floor"] = std::move(below);
   } else {
     // Under an engine: each priced card's fewest count in one node (1, 2,
     // 4, 8; minimum orders and stock kept) whose serving plan holds the
     // context x users, cheapest first.
     const WeightFormat* format =
         setup.weights != nullptr ? setup.weights : catalog.formats.find_weight(model.native_format);
-    std::vector<std::pair<Option, double>> found;
+    struct Found {
+      Option option;
+      DecodeSpeed decode;
+      PrefillSpeed prefill;
+    };
+    std::vector<Found> found;
     for (const Gpu& card : gpus.gpus) {
       if (!card.priced || (format != nullptr && !card_runs(&card, *format))) continue;
+      // The fewest cards that hold it and meet the floor; failing the
+      // floor, the fewest that hold it, listed apart.
+      std::optional<Found> slow;
       for (int n : serving_counts(gpus.node_size)) {
         if (n > gpus.node_size || (card.stock > 0 && n > card.stock)) break;
         if (n < card.min_order) continue;
@@ -599,22 +726,30 @@ json estimate_json(const Catalog& catalog, const json& request) {
         o.spare_bytes = (sf.per_gpu_capacity_bytes - sf.per_gpu_need_bytes) * n;
         o.tight = is_tight(o.spare_bytes, n, FitRules{});
         o.layout = {l.tensor_parallel, l.pipeline_parallel, l.nodes, n};
-        const int group = p.budget.present ? p.tensor_parallel : 1;
-        found.emplace_back(
-            o, decode_ceiling(model, p, card.bandwidth_gbps * group, s.batch).stream_tokens_per_s);
-        break;
+        const SpeedLayout sl =
+            speed_layout(*engine.profile, p.budget.present ? p.tensor_parallel : 1,
+                         p.budget.present ? p.pipeline_parallel : 1, n);
+        const bool fp8 = fp8_compute(*engine.profile, setup.weights, model, card);
+        Found f{o,
+                expected_decode(model, p, card, sl, s.batch, format_id, fp8, speed, catalog.speed),
+                expected_prefill(model, p, card, sl, s.context, fp8, speed)};
+        if (f.decode.expected_tokens_per_s >= req.min_tokens_per_s) {
+          slow.reset();
+          found.push_back(std::move(f));
+          break;
+        }
+        if (!slow) slow = std::move(f);
       }
+      if (slow) found.push_back(std::move(*slow));
     }
-    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
-      return a.first.monthly < b.first.monthly;
+    std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+      return a.option.monthly < b.option.monthly;
     });
     json fits = json::array();
-    for (const auto& [option, speed] : found) {
-      json row = option_json(option);
-      row["decode_tokens_per_s"] = speed;
-      fits.push_back(std::move(row));
-    }
+    json below = json::array();
+    for (const Found& f : found) add_row(f.option, f.decode, f.prefill, fits, below);
     out["fits"] = std::move(fits);
+    out["below_floor"] = std::move(below);
   }
   if (capacity > 0) {
     out["fit"] = fit_json(capacity, need, holds, capacity_basis,

@@ -133,6 +133,15 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
     } else {
       gpu.interconnect = {"pcie", 32, "pcie-gen4", "not stated; assumed PCIe Gen4"};
     }
+    if (const json* tflops = jr::find(j, "tflops")) {
+      const std::string tat = at + ".tflops";
+      jr::expect_object(*tflops, tat);
+      gpu.tflops_bf16 = jr::opt_number(*tflops, "bf16", tat).value_or(0);
+      jr::require_range(gpu.tflops_bf16, 0.0, limits::kMaxTflops, tat + ".bf16");
+      gpu.tflops_fp8 = jr::opt_number(*tflops, "fp8", tat).value_or(0);
+      jr::require_range(gpu.tflops_fp8, 0.0, limits::kMaxTflops, tat + ".fp8");
+      gpu.tflops_source = text(*tflops, "source", tat).value_or("");
+    }
     const auto stock = jr::opt_int(j, "stock", at).value_or(0);
     jr::require_positive(static_cast<double>(stock), at + ".stock", true);
     gpu.stock = static_cast<int>(jr::require_range(stock, 0, limits::kMaxCards, at + ".stock"));
@@ -253,6 +262,9 @@ void to_json(json& j, const Gpu& gpu) {
            {"regions", gpu.regions},
            {"notes", gpu.notes}};
   if (gpu.usable_gib > 0) j["usable_gib"] = gpu.usable_gib;
+  // Dense TFLOP/s where the catalog states them (no FP8 entry: no FP8 tensor cores).
+  if (gpu.tflops_bf16 > 0) j["tflops"]["bf16"] = gpu.tflops_bf16;
+  if (gpu.tflops_fp8 > 0) j["tflops"]["fp8"] = gpu.tflops_fp8;
 }
 
 }  // namespace vram

@@ -42,6 +42,7 @@ void from_json(const json& j, EstimateRequest& r) {
   r.kv = v.at("kv").get<std::string>();
   r.context = v.at("context").get<std::int64_t>();
   r.batch = v.at("batch").get<std::int64_t>();
+  r.min_tokens_per_s = v.at("min_tokens_per_s").get<double>();
   r.overhead_gb = optional<double>(v, "overhead_gb");
   r.overhead_pct = optional<double>(v, "overhead_pct");
   r.engine = v.at("engine").get<std::string>();

@@ -122,6 +122,7 @@ std::vector<FieldSpec> make_estimate_fields() {
       choice("kv", "fp16", {}, ChoiceSource::kKvFormats, kInf),
       context_field(kInf),
       batch_field(kInf),
+      ranged("min_tokens_per_s", FieldType::kNumber, 10, 0, 100'000, "tokens/s", kInf),
       overhead_gb,
       overhead_pct,
       choice("engine", "guide", {}, ChoiceSource::kEngines, kInf),

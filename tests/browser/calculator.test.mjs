@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, screenshot, text, waitForText } from './harness.mjs';
+import { core } from '../js/module.mjs';
 
 const TOTAL = 'vram-calculator .total-value';
 
@@ -112,7 +113,9 @@ test('fit, tight, decode ceilings and inverse answers follow the card', async ()
     assert.equal(await text(page, TOTAL), '22 GB');
     assert.equal(await page.locator('vram-calculator .fit').getAttribute('data-tight'), 'true');
     const facts = await text(page, 'vram-calculator [role=tabpanel]:not([hidden])');
-    assert.match(facts, /Decode speed ceilings/);
+    assert.match(facts, /Decode speed/);
+    assert.match(facts, /Expected per user/);
+    assert.match(facts, /Time to first token/);
     assert.match(facts, /Longest context/);
     assert.match(facts, /Best weight format that fits/);
     await page.locator('vram-calculator #gpu').selectOption('');
@@ -134,7 +137,13 @@ test('the cheapest cards that hold the answer, with spare, tight and decode ceil
     // 13B FP8 (22 GB): the L4 is the cheapest FP8 card that holds it, tight (SPEC section 3),
     // at most 300 GB/s / 13 GB read per token.
     assert.deepEqual(rows[0].slice(0, 4), ['l4', '1× L4 tight', '$250', '2.3 GB']);
-    assert.match(rows[0][4], /≤ 1\d tokens\/s/);
+    // Expected per user, first token, and the ceiling: the core's figures, as shown.
+    const answer = (await core()).estimate({ model: 'guide-13b', weights: 'fp8', gpu: 'l4' });
+    const l4 = answer.fits.find((f) => f.gpu === 'l4');
+    assert.equal(rows[0][4], `≈ ${Math.round(l4.decode_expected_tokens_per_s)} tokens/s`);
+    assert.equal(rows[0][5], `${l4.ttft_s.toFixed(2)} s`);
+    assert.match(rows[0][6], /≤ 1\d tokens\/s/);
+    assert.ok(l4.decode_expected_tokens_per_s < l4.decode_tokens_per_s);
     // No FP8, no row: an A40 would hold 22 GB but cannot run FP8 weights.
     assert.ok(!rows.some((r) => r[0] === 'a40'));
     assert.deepEqual(browser.errors, []);

@@ -152,7 +152,7 @@ test('right to left, fragments keep their own order and the bar fills from the r
       // "75 GB", not "GB 75"; "1× H100 PCIe", not "H100 PCIe ×1"; in the
       // fit sentence, the card and the spare memory each read left to right.
       assert.ok((await x('.total-value', first)) < (await x('.total-value', 'GB')), `${lang}: total`);
-      assert.ok((await x('table.fits tbody tr:last-child th', '×')) < (await x('table.fits tbody tr:last-child th', 'H100')), `${lang}: card count`);
+      assert.ok((await x('table.fits tbody tr[data-gpu=h100-pcie] th', '×')) < (await x('table.fits tbody tr[data-gpu=h100-pcie] th', 'H100')), `${lang}: card count`);
       assert.ok((await x('.fit strong', '×')) < (await x('.fit strong', 'H100')), `${lang}: fit sentence card`);
       assert.ok((await x('.fit strong', 'H100')) < (await x('.fit strong', '(')), `${lang}: fit sentence capacity`);
       // The bar: its first segment (the weights) starts at the right edge.

@@ -69,3 +69,86 @@ test('DeepSeek V3 on one H200 shows no decode speed', async () => {
     await browser.close();
   }
 });
+
+// Speed a user can plan with: expected decode per user beside its ceiling,
+// time to first token for the context, the floor's verdict, and the
+// cheapest list split at the floor. Every figure is the core's.
+test('4x H200 under vLLM: expected tokens/s per user, first-token time and the ceiling, as the core says', async () => {
+  const browser = await openPage(`${CASE}&gpu_count=4`);
+  try {
+    const { page } = browser;
+    const answer = (await core()).estimate({ model: 'llama-3.1-70b', weights: 'fp8', context: 32768, batch: 20, engine: 'vllm', gpu: 'h200-sxm', gpu_count: 4 });
+    const d = answer.decode;
+    assert.ok(d.expected_tokens_per_s < d.ceiling_tokens_per_s);
+    assert.ok(d.step_ms.allreduce > 0, 'tensor parallel 4 pays its all-reduces');
+    const block = await text(page, 'vram-calculator section.decode');
+    assert.match(block, new RegExp(`Expected per user≈ ${Math.round(d.expected_tokens_per_s)} tokens/s`));
+    assert.match(block, new RegExp(`Time to first token \\(32,768-token prompt\\)${answer.prefill.ttft_s.toFixed(2)} s`));
+    assert.match(block, /Service floor10\.0 tokens\/s per user: met/);
+    // The ceiling stays visible in the details.
+    await page.locator('vram-calculator details[data-key=decode-ceilings] summary').click();
+    await page.locator('vram-calculator details[data-key=decode-ceilings] dl').waitFor();
+    assert.match(await text(page, 'vram-calculator details[data-key=decode-ceilings]'), new RegExp(`≤ ${Math.round(d.stream_tokens_per_s)} tokens/s`));
+    await page.locator('vram-calculator details[data-key=assumptions] summary').click();
+    await page.locator('vram-calculator details[data-key=assumptions] li').first().waitFor();
+    assert.match(await text(page, 'vram-calculator details[data-key=assumptions]'), /two all-reduces per layer over NVLink/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a floor of 40 tokens/s per user: the slow sets are listed apart with the reason', async () => {
+  const query = '?model=llama-3.1-70b&weights=fp8&context=32768&batch=20&engine=vllm&gpu=h200-sxm&gpu_count=4&min_tokens_per_s=40';
+  const browser = await openPage(query);
+  try {
+    const { page } = browser;
+    const answer = (await core()).estimate({ model: 'llama-3.1-70b', weights: 'fp8', context: 32768, batch: 20, engine: 'vllm', gpu: 'h200-sxm', gpu_count: 4, min_tokens_per_s: 40 });
+    assert.ok(answer.below_floor.length > 0 && answer.fits.length > 0);
+    const listed = await page.locator('vram-calculator table.fits tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.gpu));
+    assert.deepEqual(listed, answer.fits.slice(0, 5).map((f) => f.gpu));
+    for (const f of answer.fits) assert.ok(f.decode_expected_tokens_per_s >= 40);
+    const below = await text(page, 'vram-calculator .below-floor');
+    assert.match(below, /Below the floor of 40\.0 tokens\/s per user/);
+    const first = answer.below_floor[0];
+    assert.match(below, new RegExp(`${first.count}× ${first.name}: ${first.decode_expected_tokens_per_s.toFixed(1)} tokens/s per user expected, under the floor of 40\\.0`));
+    assert.equal(await page.locator('vram-calculator #min_tokens_per_s').inputValue(), '40');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('llama.cpp over two RTX 4090: the layer split reads at one card\'s bandwidth, and the speed says so', async () => {
+  const browser = await openPage('?model=llama-3.1-70b&weights=q4_k_m&engine=llamacpp&gpu=rtx-4090&gpu_count=2');
+  try {
+    const { page } = browser;
+    const two = (await core()).estimate({ model: 'llama-3.1-70b', weights: 'q4_k_m', engine: 'llamacpp', gpu: 'rtx-4090', gpu_count: 2 });
+    assert.equal(two.decode.gpus, 1);
+    assert.equal(two.decode.stages, 2);
+    assert.match(await text(page, 'vram-calculator section.decode'), new RegExp(`≈ ${Math.round(two.decode.expected_tokens_per_s)} tokens/s`));
+    await page.locator('vram-calculator details[data-key=assumptions] summary').click();
+    await page.locator('vram-calculator details[data-key=assumptions] li').first().waitFor();
+    assert.match(await text(page, 'vram-calculator details[data-key=assumptions]'), /The 2 stages run one after another/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the speed and the floor in Arabic at 390 px', async () => {
+  const browser = await openPage(`${CASE}&gpu_count=4&min_tokens_per_s=40&lang=ar`, { viewport: { width: 390, height: 844 } });
+  try {
+    const { page } = browser;
+    await page.locator('vram-calculator section.decode').waitFor();
+    assert.match(await text(page, 'vram-calculator section.decode'), /المتوقع لكل مستخدم/);
+    assert.match(await text(page, 'vram-calculator .below-floor'), /دون الحد الأدنى/);
+    // Nothing wider than the screen.
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= 390, `page is ${wide} px wide`);
+    await screenshot(page, 'speed-ar-390');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -84,8 +84,9 @@ TEST_CASE("where the vendor counts active parameters differently, the output say
 
 TEST_CASE("presets carry the date of every data file, read from the file") {
   const json versions = testing::calculator().presets().at("data_versions");
-  CHECK(versions.size() == 6);
-  for (const char* name : {"models", "formats", "gpus", "engines", "presets", "accuracy"}) {
+  CHECK(versions.size() == 7);
+  for (const char* name :
+       {"models", "formats", "gpus", "engines", "presets", "speed", "accuracy"}) {
     INFO("data/" << name << ".json");
     const json file = testing::read_json(std::string("data/") + name + ".json");
     REQUIRE(versions.contains(name));

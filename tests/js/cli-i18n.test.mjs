@@ -44,6 +44,7 @@ const quoted = (value) => (Array.isArray(value) ? value.flatMap(quoted)
 const citations = [
   ...engines.flatMap((e) => [e.source, ...Object.values(e.option_sources || {})]),
   loadJson('data/gpus.json').usable_default?.source,
+  ...loadJson('data/speed.json').engines.map((e) => e.source),
   ...quoted(loadJson('data/models.json').models.map((m) => m.notes || [])),
 ].filter(Boolean);
 

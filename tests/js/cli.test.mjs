@@ -176,3 +176,34 @@ test('--engine transformers: the prefill peak term by term, the same as the wasm
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /blas_workspace_mib/);
 });
+
+test('speed: the expected decode per user, the first-token time and the floor, from the same core as --json', () => {
+  const args = ['estimate', '--model', 'llama-3.1-70b', '--weights', 'fp8', '--context', '32768', '--batch', '20', '--engine', 'vllm', '--gpu', 'h200-sxm', '--gpus', '4', '--min-tokens-per-s', '40'];
+  const r = JSON.parse(run(...args, '--json').stdout);
+  assert.ok(r.decode.expected_tokens_per_s < r.decode.ceiling_tokens_per_s);
+  assert.ok(r.decode.step_ms.allreduce > 0);
+  assert.equal(r.decode.min_tokens_per_s, 40);
+  assert.equal(r.decode.meets_floor, r.decode.expected_tokens_per_s >= 40);
+  for (const f of r.fits) assert.ok(f.decode_expected_tokens_per_s >= 40, f.gpu);
+  assert.ok(r.below_floor.length > 0);
+  for (const f of r.below_floor) assert.equal(f.reason.id, 'floor.below');
+  const table = run(...args);
+  assert.equal(table.status, 0, table.stderr);
+  assert.match(table.stdout, new RegExp(`Expected decode: ${r.decode.expected_tokens_per_s.toFixed(1)} tok/s per user`));
+  assert.match(table.stdout, new RegExp(`Time to first token for 32,768 tokens: ${r.prefill.ttft_s.toFixed(2)} s`));
+  assert.match(table.stdout, /Below the floor of 40\.0 tok\/s per user:/);
+  const bad = run('estimate', '--model', 'llama-3.1-8b', '--min-tokens-per-s', '-1');
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /min_tokens_per_s/);
+});
+
+test('speed: llama.cpp over two cards is no faster than over one, tensor parallel over four is less than four times one', () => {
+  const est = (...a) => JSON.parse(run('estimate', '--model', 'llama-3.1-8b', '--json', ...a).stdout);
+  const one = est('--engine', 'llamacpp', '--gpu', 'rtx-4090');
+  const two = est('--engine', 'llamacpp', '--gpu', 'rtx-4090', '--gpus', '2');
+  assert.ok(two.decode.expected_tokens_per_s <= one.decode.expected_tokens_per_s);
+  const tp1 = est('--engine', 'vllm', '--gpu', 'h100-sxm');
+  const tp4 = est('--engine', 'vllm', '--gpu', 'h100-sxm', '--gpus', '4');
+  assert.ok(tp4.decode.expected_tokens_per_s < 4 * tp1.decode.expected_tokens_per_s);
+  assert.ok(tp4.decode.expected_tokens_per_s > tp1.decode.expected_tokens_per_s);
+});

@@ -175,7 +175,7 @@ test('the ES module: version, the core call API under Node, the data dates', asy
   }
   assert.deepStrictEqual(await mod.grid({}), JSON.parse(spawnSync(native, ['grid', '--json'], { encoding: 'utf8' }).stdout));
   const presets = await mod.presets();
-  for (const name of ['models', 'formats', 'gpus', 'engines', 'presets', 'accuracy']) {
+  for (const name of ['models', 'formats', 'gpus', 'engines', 'presets', 'speed', 'accuracy']) {
     assert.deepEqual(presets.data_versions[name], { updated: loadJson(`data/${name}.json`).updated }, name);
   }
   await assert.rejects(mod.estimate({ model: 'guide-7b', context: -5 }), (error) => {

@@ -31,6 +31,16 @@ test('the validation set covers what the issue asks for', () => {
   for (const needed of ['inference', 'finetune-allocated', 'finetune-device']) {
     assert.ok(categories.has(needed), `no ${needed} case`);
   }
+  // Speed: decode and time to first token, from published engine runs and the H200 measurement.
+  const speed = cases.filter((c) => c.category === 'speed');
+  const predicts = new Set(speed.flatMap((c) => c.measurements.map((m) => m.predict)));
+  for (const needed of ['decode.expected_tokens_per_s', 'prefill.ttft_s', 'prefill.tokens_per_s']) {
+    assert.ok(predicts.has(needed), `no speed case predicting ${needed}`);
+  }
+  for (const engine of ['llamacpp', 'vllm']) {
+    assert.ok(speed.some((c) => c.request.engine === engine && c.source.kind === 'published'), `no published ${engine} speed run`);
+  }
+  assert.ok(speed.some((c) => c.request.gpu_count > 1), 'no multi-card speed case');
   // One name, one reason: docs/accuracy.md lists each gap once.
   const reasons = new Map();
   for (const m of cases.flatMap((c) => c.measurements).filter((x) => x.known_gap)) {

@@ -40,6 +40,8 @@ export const DEFAULT_STATE = Object.freeze({
   kv: 'fp16',
   context: 8192,
   batch: 1,
+  // The service floor: each user's expected decode speed, tokens/s.
+  min_tokens_per_s: 10,
   unit: 'GB',
   mode: 'inference',
   seq: 2048,
@@ -117,6 +119,7 @@ const CORE_PARAMS = {
   kv: ['estimate', 'kv'],
   context: ['estimate', 'context'],
   batch: ['estimate', 'batch'],
+  min_tokens_per_s: ['estimate', 'min_tokens_per_s'],
   mode: ['estimate', 'mode'],
   seq: ['estimate', 'seq'],
   micro_batch: ['estimate', 'micro_batch'],
@@ -362,6 +365,7 @@ function linkParams(state) {
   if (state.model === CUSTOM) names.push(...Object.keys(SHAPE), 'params');
   if (state.model === IMPORTED) names.push('config');
   if (state.usable_fraction !== DEFAULT_STATE.usable_fraction) names.push('usable_fraction');
+  if (state.min_tokens_per_s !== DEFAULT_STATE.min_tokens_per_s) names.push('min_tokens_per_s');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
   // A link made in Persian opens in Persian: the language goes with it once chosen.
   if (state.lang) names.push('lang');
@@ -414,6 +418,7 @@ export function estimateRequest(state, catalog) {
   if (state.budget_gb) request.budget_gb = state.budget_gb;
   if (state.mode === 'inference') {
     Object.assign(request, { weights: state.weights, kv: state.kv, context: state.context, batch: state.batch, engine: state.engine });
+    if (state.min_tokens_per_s !== DEFAULT_STATE.min_tokens_per_s) request.min_tokens_per_s = state.min_tokens_per_s;
     if (Object.keys(state.opts).length) request.engine_options = { ...state.opts };
   } else {
     request.mode = state.mode;

@@ -10,6 +10,7 @@
 #include "vram/format.hpp"
 #include "vram/gpu.hpp"
 #include "vram/hf_config.hpp"
+#include "vram/speed.hpp"
 
 namespace vram {
 
@@ -43,6 +44,7 @@ struct Catalog {
   std::vector<EngineProfile> engines;
   /** data/engines.json "training_launch": the fine-tuning plan's Python calls (launch.hpp). */
   nlohmann::json training_launch = nlohmann::json::object();
+  SpeedData speed;         ///< data/speed.json: expected speed per engine
   nlohmann::json presets;  ///< data/presets.json "presets" (named links)
   /** data/accuracy.json "categories": the measured error range per kind of answer. */
   nlohmann::json accuracy = nlohmann::json::object();

@@ -36,6 +36,10 @@ struct Gpu {
   bool fp8 = false;
   bool nvfp4 = false;  ///< FP4 tensor cores that run NVFP4 (Blackwell)
   Interconnect interconnect;
+  /** Dense tensor throughput (no sparsity), TFLOP/s; 0 = not stated. */
+  double tflops_bf16 = 0;
+  double tflops_fp8 = 0;
+  std::string tflops_source;
   std::string stack;  ///< "cuda", "rocm", "metal"
   int stock = 0;      ///< cards available; 0 = no stated limit
   int min_order = 1;

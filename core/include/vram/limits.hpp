@@ -46,6 +46,7 @@ inline constexpr double kMinVramGb = 0.1;                // (16)
 inline constexpr double kMaxVramGb = 100'000;            // (288, MI355X)
 inline constexpr double kMinBandwidthGbps = 0.1;         // (8,000)
 inline constexpr double kMaxBandwidthGbps = 10'000'000;  // GB/s, memory and links
+inline constexpr double kMaxTflops = 1'000'000;          // dense TFLOP/s of one card
 inline constexpr double kMaxMonthlyUsd = 1e9;            // per card
 inline constexpr double kMaxHourlyUsd = 1e6;             // per card
 inline constexpr double kMinHoursPerMonth = 1;

@@ -33,6 +33,7 @@ struct EstimateRequest {
   std::string kv;
   std::int64_t context = 0;
   std::int64_t batch = 0;
+  double min_tokens_per_s = 0;  ///< the service floor: each user's expected decode speed
   std::optional<double> overhead_gb;
   std::optional<double> overhead_pct;
   std::string engine;

@@ -16,6 +16,9 @@ const bytes = (gb) => gb * BYTES_PER_GB;
 // "رمزًا" against 13.4 "رمز") must follow the number shown, not the
 // unrounded one the renderer would pick it from.
 const tps = (t, value) => t('decode.tps', { value: roundDisplay(value, 0) });
+// An expected figure, "≈", beside the ceiling's "≤".
+const approx = (t, value) => t('decode.approx', { value: roundDisplay(value, 0) });
+const seconds = (t, value) => (value == null ? '–' : t('decode.seconds', { value: roundDisplay(value, 2) }));
 
 // The kind of answer a measured error covers (data/accuracy.json's categories), in words.
 const KINDS = { inference: 'measured.inference', 'finetune-device': 'measured.finetune' };
@@ -94,20 +97,32 @@ export class CalculatorView {
    * The cheapest way to hold the answer on each card of the catalog (count,
    * price, spare, tight, decode ceiling of that set): five, then the rest.
    */
-  cheapest(fits, state) {
+  cheapest(fits, state, result) {
     const { t } = this.ctx;
     const training = state.mode !== 'inference';
-    const head = ['fits.card', 'fits.monthly', 'fits.spare', ...(training ? [] : ['fits.decode'])].map((k) => t(k));
+    const speed = !training && fits.some((f) => f.decode_expected_tokens_per_s != null);
+    const head = ['fits.card', 'fits.monthly', 'fits.spare', ...(speed ? ['fits.expected', 'fits.ttft', 'fits.decode'] : [])].map((k) => t(k));
     const row = (f) => h('tr', { dataset: { gpu: f.gpu } },
       h('th', { scope: 'row' }, bdi(t('fits.cardName', { count: f.count, name: f.name })), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null,
         rentLink(this.ctx, { gpu: f.gpu, count: f.count, name: f.name, monthly_usd: f.monthly_usd ?? null }, 'cards')),
       h('td', { class: 'num' }, bdi(t('size.usd', { usd: f.monthly_usd }))),
       h('td', { class: 'num' }, bdi(t('size.gb', { bytes: bytes(f.spare_gb) }))),
-      training ? null : h('td', { class: 'num' }, bdi(tps(t, f.decode_tokens_per_s))));
-    const table = (list) => dataTable(t('fits.title'), null, head, list.map(row), { class: 'fits' }, t('table.scrollCue'));
-    return h('section', { class: 'block' }, h('h3', {}, t('fits.title')), table(fits.slice(0, 5)),
-      fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length - 5 }), () => table(fits.slice(5))) : null,
-      h('p', { class: 'muted small' }, t('fits.note')));
+      speed ? [
+        h('td', { class: 'num' }, bdi(approx(t, f.decode_expected_tokens_per_s))),
+        h('td', { class: 'num' }, bdi(seconds(t, f.ttft_s))),
+        h('td', { class: 'num' }, bdi(tps(t, f.decode_tokens_per_s))),
+      ] : null);
+    const table = (list, title) => dataTable(title, null, head, list.map(row), { class: 'fits' }, t('table.scrollCue'));
+    const below = (!training && result.below_floor) || [];
+    const floor = below.length ? below[0].reason.params.floor : null;
+    return h('section', { class: 'block' }, h('h3', {}, t('fits.title')),
+      fits.length ? table(fits.slice(0, 5), t('fits.title')) : h('p', {}, t('fits.none')),
+      fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length - 5 }), () => table(fits.slice(5), t('fits.title'))) : null,
+      h('p', { class: 'muted small' }, t('fits.note')),
+      below.length ? h('div', { class: 'below-floor' },
+        h('h4', {}, t('floor.title', { floor })),
+        h('ul', {}, below.map((f) => h('li', { dataset: { gpu: f.gpu } }, this.ctx.say(state.unit)(f.reason)))),
+        h('p', { class: 'muted small' }, t('floor.note'))) : null);
   }
 
   render(result, state, catalogIgnored) {
@@ -165,7 +180,7 @@ export class CalculatorView {
     // The terms are one card's: against one card's share of the capacity.
     out.push(stackedBar(t, terms, result.total_gb, fit ? (multi ? fit.capacity_gb / serving.gpus : fit.capacity_gb) : 0));
 
-    if (result.fits && result.fits.length) out.push(this.cheapest(result.fits, state));
+    if ((result.fits && result.fits.length) || (result.below_floor && result.below_floor.length)) out.push(this.cheapest(result.fits || [], state, result));
     else if (result.fits) out.push(h('p', { class: 'muted' }, t('fits.none')));
 
     const rows = terms.map((term) =>
@@ -222,12 +237,21 @@ export class CalculatorView {
 
     const d = result.decode;
     if (d) {
-      out.push(h('section', { class: 'block' }, h('h3', {}, t('decode.title')), facts([
+      const p = result.prefill;
+      const met = d.meets_floor;
+      out.push(h('section', { class: 'block decode' }, h('h3', {}, t('decode.title')), facts([
+        [t('decode.expected'), approx(t, d.expected_tokens_per_s)],
+        [t('decode.expectedBatch', { batch: state.batch }), approx(t, d.expected_batch_tokens_per_s)],
+        [t('decode.ttft', { tokens: p ? p.prompt_tokens : state.context }), p && p.known ? seconds(t, p.ttft_s) : t('decode.ttftNone')],
+        [t('decode.floor'), t('decode.floorValue', { floor: d.min_tokens_per_s, verdict: { id: met ? 'decode.floorMet' : 'decode.floorMissed' } })],
+      ]), this.details('decode-ceilings', t('decode.ceilings'), () => h('div', {}, facts([
         [t('decode.guide'), tps(t, d.guide_tokens_per_s)],
         [t('decode.stream'), tps(t, d.stream_tokens_per_s)],
         [t('decode.batch', { batch: state.batch }), tps(t, d.batch_tokens_per_s)],
         [t('decode.bandwidth'), t('decode.gbps', { rate: { id: 'size.gbps', params: { gbps: d.bandwidth_gbps } }, gpus: d.gpus || 1 })],
-      ]), h('p', { class: 'muted small' }, t('decode.note'))));
+      ]), h('p', { class: 'small' }, t('decode.step', { ...d.step_ms, compute: d.step_ms.compute ?? 0 })),
+      h('p', { class: 'muted small' }, t('decode.note')))),
+      h('p', { class: 'muted small' }, t('decode.noteExpected'))));
     }
 
     const inv = result.inverse;

@@ -69,6 +69,7 @@ export class InputsPanel {
     select('kv', catalog.kv_formats.map((f) => [f.id, f.name]));
     number('context');
     number('batch');
+    number('min_tokens_per_s', { integer: false });
     select('mode', choicesOf(catalog, 'mode').map((m) => [m, t(`mode.${m}`)]));
     number('seq');
     number('micro_batch');
@@ -143,7 +144,7 @@ export class InputsPanel {
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('engine'), this.engineOptions),
+      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('engine'), this.engineOptions),
       finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), SGD_ONLY.map(f), FINETUNE_ONLY.slice(3, 5).map(f), LORA_ONLY.map(f), QLORA_ONLY.map(f), FINETUNE_ONLY.slice(5).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
@@ -474,6 +475,7 @@ export class InputsPanel {
     this.sections.inference.hidden = finetune;
     this.sections.finetune.hidden = !finetune || !show.has('mode');
     for (const name of ['weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu']) this.fields[name].hidden = !show.has(name);
+    this.fields.min_tokens_per_s.hidden = state.view !== 'calculator' || !show.has('batch');
     this.picks.hidden = !show.has('context');
     this.engineOptions.hidden = !show.has('engine');
     for (const name of LORA_ONLY) this.fields[name].hidden = state.mode === 'full';

@@ -1,0 +1,95 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "vram/decode.hpp"
+#include "vram/engine.hpp"
+#include "vram/gpu.hpp"
+
+namespace vram {
+
+/** One engine's speed figures (data/speed.json "engines"), each fitted on cited runs. */
+struct SpeedProfile {
+  std::string engine;  ///< an engine id, or "default" for the conventions
+  double bandwidth_efficiency = 0.7;
+  std::map<std::string, double> format_efficiency;  ///< weight format id -> its kernels' share
+  double per_layer_s = 0;                           ///< fixed cost per layer per step
+  double per_step_s = 0;                            ///< fixed cost per step
+  double compute_utilisation = 0.6;                 ///< of dense TFLOP/s, decode at large batch
+  double prefill_utilisation = 0.6;                 ///< of dense TFLOP/s, prefill
+  std::string source;
+};
+
+/** data/speed.json. */
+struct SpeedData {
+  std::vector<SpeedProfile> engines;
+  std::map<std::string, double> link_latency_s;  ///< by interconnect topology
+  double activation_bytes = 2;
+  int allreduces_per_layer = 2;
+
+  /** The engine's profile, or the "default" one. */
+  const SpeedProfile& profile(const std::string& engine) const;
+  double latency(const std::string& topology) const;
+};
+
+SpeedData speed_data_from_json(const nlohmann::json& j);
+
+/** How a plan's cards run one decoding step. */
+struct SpeedLayout {
+  int tensor_parallel = 1;  ///< cards reading their share at once
+  int stages = 1;           ///< groups running one after another (pipeline, llama.cpp layers)
+};
+
+/** The expected decode speed, beside its bandwidth ceiling. All per step unless named. */
+struct DecodeSpeed {
+  double ceiling_tokens_per_s = 0;   ///< per user: bandwidth over bytes read (decode.hpp)
+  double expected_tokens_per_s = 0;  ///< per user
+  double expected_batch_tokens_per_s = 0;
+  double efficiency = 0;  ///< the bandwidth share used
+  double memory_s = 0;    ///< bytes read at that share
+  double compute_s = 0;   ///< 2 x active params x batch at the utilisation (0: TFLOP/s unknown)
+  double fixed_s = 0;     ///< per-layer and per-step costs
+  double allreduce_s = 0;
+  double hops_s = 0;
+  double step_s = 0;
+  bool compute_bound = false;
+  bool compute_known = false;  ///< the card states its TFLOP/s
+};
+
+/** Time to first token for one prompt. */
+struct PrefillSpeed {
+  bool known = false;  ///< the card states its TFLOP/s
+  double flops = 0;
+  double tflops = 0;  ///< the card's dense figure used (BF16 or FP8), per card
+  double utilisation = 0;
+  double seconds = 0;
+  double tokens_per_s = 0;
+  bool fp8 = false;
+};
+
+/**
+ * Expected decode: the ceiling of decode_ceiling over `layout.tensor_parallel`
+ * cards, divided by the profile's efficiency, plus fixed costs per layer and
+ * step, the tensor-parallel all-reduces over the card's link and a hop per
+ * stage boundary; at least the matrix products at the card's dense TFLOP/s.
+ */
+DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
+                            const SpeedLayout& layout, std::int64_t batch,
+                            const std::string& format_id, bool fp8_compute,
+                            const SpeedProfile& profile, const SpeedData& data);
+
+/**
+ * Prefill of `prompt` tokens for one sequence: 2 x active params x prompt +
+ * attention (2 x layers x prompt x min(prompt, window) x query width,
+ * causal) over tensor_parallel cards' dense TFLOP/s x the utilisation.
+ */
+PrefillSpeed expected_prefill(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
+                              const SpeedLayout& layout, std::int64_t prompt, bool fp8_compute,
+                              const SpeedProfile& profile);
+
+}  // namespace vram

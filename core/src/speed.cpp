@@ -1,0 +1,162 @@
+#include "vram/speed.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "json_read.hpp"
+#include "vram/error.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+namespace jr = json_read;
+
+namespace {
+
+double share(const json& j, const char* key, const std::string& at, double fallback) {
+  const double v = jr::opt_number(j, key, at).value_or(fallback);
+  jr::require_positive(v, at + "." + key);
+  return jr::require_range(v, 0.0, 1.0, at + "." + key);
+}
+
+double micros(const json& j, const char* key, const std::string& at) {
+  const double v = jr::opt_number(j, key, at).value_or(0);
+  return jr::require_range(v, 0.0, 1e6, at + "." + key) * 1e-6;
+}
+
+}  // namespace
+
+const SpeedProfile& SpeedData::profile(const std::string& engine) const {
+  const SpeedProfile* fallback = nullptr;
+  for (const SpeedProfile& p : engines) {
+    if (p.engine == engine) return p;
+    if (p.engine == "default") fallback = &p;
+  }
+  if (fallback == nullptr) throw Error("internal", "speed", "data/speed.json has no default");
+  return *fallback;
+}
+
+double SpeedData::latency(const std::string& topology) const {
+  const auto it = link_latency_s.find(topology);
+  if (it != link_latency_s.end()) return it->second;
+  double worst = 0;
+  for (const auto& [name, s] : link_latency_s) worst = std::max(worst, s);
+  return worst;
+}
+
+SpeedData speed_data_from_json(const json& j) {
+  SpeedData data;
+  data.activation_bytes = jr::opt_number(j, "activation_bytes", "speed").value_or(2);
+  jr::require_range(data.activation_bytes, 1.0, 8.0, "speed.activation_bytes");
+  data.allreduces_per_layer = static_cast<int>(
+      jr::require_range(jr::opt_int(j, "allreduces_per_layer", "speed").value_or(2), 0, 16,
+                        "speed.allreduces_per_layer"));
+  const json& engines = j.at("engines");
+  for (std::size_t i = 0; i < engines.size(); ++i) {
+    const json& e = engines[i];
+    const std::string at = "speed.engines[" + std::to_string(i) + "]";
+    SpeedProfile p;
+    p.engine = jr::get_string(e, "engine", at);
+    p.bandwidth_efficiency = share(e, "bandwidth_efficiency", at, 0.7);
+    if (const json* formats = jr::find(e, "format_efficiency")) {
+      for (const auto& [id, value] : formats->items()) {
+        const double v = jr::as_number(value, at + ".format_efficiency." + id);
+        jr::require_positive(v, at + ".format_efficiency." + id);
+        p.format_efficiency[id] = jr::require_range(v, 0.0, 1.0, at + ".format_efficiency." + id);
+      }
+    }
+    p.per_layer_s = micros(e, "per_layer_us", at);
+    p.per_step_s = micros(e, "per_step_us", at);
+    p.compute_utilisation = share(e, "compute_utilisation", at, 0.6);
+    p.prefill_utilisation = share(e, "prefill_utilisation", at, 0.6);
+    p.source = jr::get_string(e, "source", at);
+    data.engines.push_back(std::move(p));
+  }
+  const json& links = j.at("links");
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const std::string at = "speed.links[" + std::to_string(i) + "]";
+    data.link_latency_s[jr::get_string(links[i], "topology", at)] =
+        micros(links[i], "latency_us", at);
+  }
+  data.profile("default");  // present, or a build bug
+  return data;
+}
+
+DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
+                            const SpeedLayout& layout, std::int64_t batch,
+                            const std::string& format_id, bool fp8_compute,
+                            const SpeedProfile& profile, const SpeedData& data) {
+  DecodeSpeed s;
+  const int tp = std::max(1, layout.tensor_parallel);
+  const int stages = std::max(1, layout.stages);
+  const DecodeCeiling ceiling = decode_ceiling(model, plan, gpu.bandwidth_gbps * tp, batch);
+  s.ceiling_tokens_per_s = ceiling.stream_tokens_per_s;
+  if (ceiling.step_bytes <= 0 || ceiling.bandwidth_bytes_per_s <= 0) return s;
+  const auto it = profile.format_efficiency.find(format_id);
+  s.efficiency = it != profile.format_efficiency.end() ? it->second : profile.bandwidth_efficiency;
+  // Each card reads its share; stages read theirs one after another, so
+  // the step reads every byte at one group's bandwidth.
+  s.memory_s = ceiling.step_bytes / (ceiling.bandwidth_bytes_per_s * s.efficiency);
+  const double b = static_cast<double>(batch);
+  const double tflops = fp8_compute && gpu.tflops_fp8 > 0 ? gpu.tflops_fp8 : gpu.tflops_bf16;
+  if (tflops > 0) {
+    s.compute_known = true;
+    s.compute_s = 2.0 * plan.params.active * b / (tflops * 1e12 * tp * profile.compute_utilisation);
+  }
+  const double layers = static_cast<double>(model.num_layers());
+  s.fixed_s = layers * profile.per_layer_s + profile.per_step_s;
+  const double latency = data.latency(gpu.interconnect.topology);
+  if (tp > 1) {
+    // Two all-reduces per layer of hidden x batch activations, ring cost.
+    const double bytes = static_cast<double>(model.hidden_size) * b * data.activation_bytes;
+    const double link = gpu.interconnect.gbps * 1e9;
+    const double ring = link > 0 ? 2.0 * (tp - 1) / tp * bytes / link : 0.0;
+    s.allreduce_s = layers * data.allreduces_per_layer * (ring + latency);
+  }
+  // One hand-over of the activations per stage boundary per step.
+  s.hops_s = (stages - 1) * latency;
+  s.compute_bound = s.compute_s > s.memory_s;
+  s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.hops_s;
+  s.expected_tokens_per_s = 1.0 / s.step_s;
+  s.expected_batch_tokens_per_s = s.expected_tokens_per_s * b;
+  return s;
+}
+
+PrefillSpeed expected_prefill(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
+                              const SpeedLayout& layout, std::int64_t prompt, bool fp8_compute,
+                              const SpeedProfile& profile) {
+  PrefillSpeed p;
+  p.fp8 = fp8_compute && gpu.tflops_fp8 > 0;
+  p.tflops = p.fp8 ? gpu.tflops_fp8 : gpu.tflops_bf16;
+  p.utilisation = profile.prefill_utilisation;
+  const double n = static_cast<double>(prompt);
+  // Query and value widths of one layer's attention.
+  double width = 0;
+  if (model.mla.kv_lora_rank > 0) {
+    width = static_cast<double>(model.num_heads) *
+            static_cast<double>(model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim +
+                                model.mla.v_head_dim);
+  } else {
+    const std::int64_t v = model.v_head_dim > 0 ? model.v_head_dim : model.head_dim;
+    width = static_cast<double>(model.num_heads) * static_cast<double>(model.head_dim + v);
+  }
+  double attention = 0;
+  for (const LayerSpec& layer : model.layers) {
+    if (layer.attention == LayerAttention::kState) continue;
+    const double seen = layer.attention == LayerAttention::kSliding && model.sliding_window > 0
+                            ? std::min(n, static_cast<double>(model.sliding_window))
+                            : n;
+    // Causal: each token attends to half the window on average; QK and PV.
+    attention += n * seen * width;
+  }
+  p.flops = 2.0 * plan.params.active * n + attention;
+  if (p.tflops <= 0) return p;
+  p.known = true;
+  const int tp = std::max(1, layout.tensor_parallel);
+  p.seconds = p.flops / (p.tflops * 1e12 * tp * p.utilisation);
+  p.tokens_per_s = n / p.seconds;
+  return p;
+}
+
+}  // namespace vram
