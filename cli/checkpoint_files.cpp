@@ -27,18 +27,18 @@ std::string directory_of(const std::string& path) {
 /** A file's header: read 1 MiB, then whatever the core says it needs. */
 json inspect_path(const std::string& kind, const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw UsageError("--" + kind + ": cannot read '" + path + "'");
+  if (!in) throw UsageError("usage.cannot_read", {{"flag", "--" + kind}, {"path", path}});
   const auto size = static_cast<std::uint64_t>(in.tellg());
   std::uint64_t want = std::min<std::uint64_t>(size, 1u << 20);
   std::string bytes;
   for (;;) {
     if (want > bytes.max_size())
-      throw UsageError("--" + kind + ": header too large in '" + path + "'");
+      throw UsageError("usage.header_too_large", {{"flag", "--" + kind}, {"path", path}});
     bytes.resize(static_cast<std::size_t>(want));
     in.seekg(0);
     in.read(bytes.data(), static_cast<std::streamsize>(want));
     if (static_cast<std::uint64_t>(in.gcount()) != want) {
-      throw UsageError("--" + kind + ": cannot read '" + path + "'");
+      throw UsageError("usage.cannot_read", {{"flag", "--" + kind}, {"path", path}});
     }
     json out = json::parse(vram::inspect(kind, bytes, static_cast<double>(size)));
     const json* error = out.contains("error") ? &out["error"] : nullptr;
@@ -72,27 +72,27 @@ CheckpointArgs take_checkpoint_args(std::vector<std::string>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--gguf" || arg == "--index") {
-      if (i + 1 >= args.size() || is_flag(args[i + 1])) throw UsageError(arg + " needs a path");
+      if (i + 1 >= args.size() || is_flag(args[i + 1]))
+        throw UsageError("usage.needs_path", {{"flag", arg}});
       if (arg == "--gguf") {
         out.gguf.push_back(args[++i]);
       } else {
-        if (!out.index.empty()) throw UsageError("--index is given twice");
+        if (!out.index.empty()) throw UsageError("usage.index_twice");
         out.index = args[++i];
       }
     } else if (arg == "--safetensors") {
       const std::size_t before = out.safetensors.size();
       while (i + 1 < args.size() && !is_flag(args[i + 1])) out.safetensors.push_back(args[++i]);
-      if (out.safetensors.size() == before)
-        throw UsageError("--safetensors needs one or more paths");
+      if (out.safetensors.size() == before) throw UsageError("usage.safetensors_paths");
     } else {
       rest.push_back(arg);
     }
   }
   if (!out.gguf.empty() && (!out.safetensors.empty() || !out.index.empty())) {
-    throw UsageError("--gguf and --safetensors/--index describe different checkpoints: give one");
+    throw UsageError("usage.gguf_and_safetensors");
   }
   if (!out.index.empty() && !out.safetensors.empty()) {
-    throw UsageError("--index lists the safetensors files itself: drop --safetensors");
+    throw UsageError("usage.index_and_safetensors");
   }
   args = rest;
   return out;
@@ -107,7 +107,7 @@ std::vector<json> inspect_files(const CheckpointArgs& files) {
     try {
       index = json::parse(read_file(files.index, "--index"));
     } catch (const json::parse_error& e) {
-      throw UsageError("--index: '" + files.index + "' is not JSON: " + e.what());
+      throw UsageError("usage.index_not_json", {{"path", files.index}, {"byte", e.byte}});
     }
     const vram::safetensors::Index parsed = vram::safetensors::read_index(index);
     for (const std::string& file : parsed.files) {
