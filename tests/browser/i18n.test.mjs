@@ -48,6 +48,9 @@ const VIEWS = {
   devices: '?view=devices&model=beam',
   fleet: '?view=fleet&model=guide-70b&weights=fp8',
   error: '?model=config&config=%7B%22model_type%22%3A%22llama%22%7D&context=0',
+  // The serving plan, its launch command and the measured error beside the total.
+  serving: '?model=llama-3.1-70b&weights=fp8&context=32768&batch=20&engine=vllm&gpu=h200-sxm&gpu_count=4',
+  models: '?view=models&gpu=h100-sxm',
 };
 
 /** In the page: the x of the first occurrence of `needle` inside `selector`'s text. */
@@ -104,6 +107,34 @@ for (const lang of ['ar', 'fa']) {
     }
   });
 }
+
+test('digits=latn on the Persian page and digits=native on the Arabic one: every number follows, the catalogs\' own included', async () => {
+  const browser = await launch({ offline: true, viewport: { width: 1366, height: 900 } });
+  try {
+    const { page } = browser;
+    for (const [lang, digits, wrong] of [['fa', 'latn', /[\u06F0-\u06F9\u0660-\u0669\u066B\u066C]/], ['ar', 'native', /[0-9]/]]) {
+      for (const [view, query] of Object.entries(VIEWS)) {
+        await page.goto(`${pageUrl}${query}&lang=${lang}&digits=${digits}`);
+        await page.locator(`${PANEL} table, ${PANEL} .error`).first().waitFor();
+        await page.evaluate(async (panel) => {
+          for (const d of document.querySelector('vram-calculator').shadowRoot.querySelectorAll(`${panel.replace('vram-calculator ', '')} details`)) d.open = true;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }, PANEL);
+        const texts = await page.evaluate(visibleText, CITATION);
+        if (digits === 'latn') {
+          assert.deepEqual(texts.filter((x) => wrong.test(x)), [], `${lang} ${view} digits=${digits}: a Persian digit`);
+        } else {
+          // Arabic-Indic digits everywhere but in names (H100, FP8, Llama 3.1 70B) and an engine's version (vLLM 0.10.1).
+          const { digits: latin } = foreign(texts.map((x) => x.replace(/[\u0660-\u0669]/g, '')), 'fa');
+          assert.deepEqual(latin.filter((x) => wrong.test(x) && !/^\d+\.\d+\.\d+$/.test(x)), [], `${lang} ${view} digits=${digits}: a Latin digit outside names`);
+        }
+      }
+    }
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
 
 test('right to left, fragments keep their own order and the bar fills from the right', async () => {
   for (const lang of ['ar', 'fa']) {
