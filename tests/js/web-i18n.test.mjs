@@ -46,6 +46,23 @@ test('digits: Arabic Latin by default, Persian its own; both overridable; Englis
   assert.equal(translator('fa', { unit: 'GiB' })('size.gb', { bytes: 80e9 }), `${FSI}۷۴٫۵ GiB${PDI}`);
 });
 
+test('figures as a person writes them: no padded zeros, six significant digits past the point, the page digits', () => {
+  const en = translator('en');
+  assert.equal(en.figure(0.9), '0.9');
+  assert.equal(en.figure(0.05), '0.05');
+  assert.equal(en.figure(1490), '1,490');
+  assert.equal(en.figure(7e10), '70,000,000,000');
+  assert.equal(en.figure(1234.5678), '1,234.57');
+  assert.equal(en.figure(0.1 + 0.2), '0.3');
+  assert.equal(en.figure(1e-7), '0.0000001');
+  assert.equal(en.figure(-2.5), '-2.5');
+  assert.equal(en.figure(-1e-20), '0');
+  assert.equal(en.figure(Number.NaN), '\u2013');
+  assert.equal(translator('fa').figure(0.9), '۰٫۹');
+  assert.equal(translator('fa', { digits: 'latn' }).figure(2048.5), '2,048.5');
+  assert.equal(translator('ar', { digits: 'native' }).figure(0.25), '٠٫٢٥');
+});
+
 test('inputs show the language digits, ungrouped, and read any of the three back', () => {
   assert.equal(translator('fa').number(8192), '۸۱۹۲');
   assert.equal(translator('fa').number(0.92), '۰٫۹۲');
