@@ -12,8 +12,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launch, openPage, pageUrl, root, screenshot, text, waitForText } from './harness.mjs';
 import { foreign } from '../js/latin.mjs';
+import { loadJson } from '../js/module.mjs';
 
 const PANEL = 'vram-calculator [role=tabpanel]:not([hidden])';
+// An engine's note names the figure it explains by its key in data/engines.json
+// (activation, compute_buffer), as the CLI's language test allows.
+const NOTE_KEYS = loadJson('data/engines.json').engines.flatMap((e) => Object.keys(e.option_sources || {}));
 
 // What counts as stray English (tests/js/latin.mjs, shared with the CLI's
 // test): Latin outside tests/latin-glossary.json and the data's names.
@@ -89,7 +93,7 @@ for (const lang of ['ar', 'fa']) {
             return shadow.querySelectorAll('td.formula details dl.facts dd').length;
           }, PANEL);
           if (['inference', 'full', 'lora', 'qlora'].includes(view)) assert.ok(inputs > 0, `${where}: no formula's inputs were opened`);
-          const { words, digits } = foreign(await page.evaluate(visibleText, CITATION), lang);
+          const { words, digits } = foreign(await page.evaluate(visibleText, CITATION), lang, NOTE_KEYS);
           assert.deepEqual(words, [], `${where}: Latin words outside the glossary`);
           assert.deepEqual(digits, [], `${where}: Latin digits on the Persian page`);
           const rows = page.locator(`${PANEL} table tbody tr`);
@@ -155,6 +159,30 @@ test('right to left, fragments keep their own order and the bar fills from the r
       assert.ok(Math.abs(track.right - 1 - seg.right) < 2 && seg.left > track.left + 50, `${lang}: bar ${JSON.stringify([track, seg])}`);
       // The tabs are isolated: each tab's label reads as a whole.
       assert.equal(await page.locator('vram-calculator #tab-grid bdi').count(), 1);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});
+
+test('right to left, the newest blocks: "4× H200 SXM" in the serving plan and the models caption, the launch command left to right', async () => {
+  for (const lang of ['ar', 'fa']) {
+    const browser = await openPage(`${VIEWS.serving}&lang=${lang}`, { viewport: { width: 390, height: 900 } });
+    try {
+      const { page } = browser;
+      const x = (selector, needle) => page.evaluate(xOf, [selector, needle]);
+      await page.locator('vram-calculator section.serving').waitFor();
+      assert.ok((await x('section.serving h3', '×')) < (await x('section.serving h3', 'H200')), `${lang}: serving title`);
+      // The command is a left-to-right block that wraps on a phone: all of it on screen.
+      const pre = page.locator('vram-calculator section.launch pre');
+      assert.equal(await pre.evaluate((el) => getComputedStyle(el).direction), 'ltr');
+      assert.ok(await pre.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), `${lang}: the command overflows at 390 px`);
+      await page.goto(`${pageUrl}${VIEWS.models}&lang=${lang}`);
+      const caption = '[role=tabpanel]:not([hidden]) caption';
+      await page.locator(`vram-calculator ${caption}`).waitFor();
+      assert.ok((await x(caption, '×')) < (await x(caption, 'H100')), `${lang}: models caption card`);
+      assert.ok((await x(caption, 'H100')) < (await x(caption, '(')), `${lang}: models caption capacity`);
       assert.deepEqual(browser.errors, []);
     } finally {
       await browser.close();

@@ -33,7 +33,9 @@ export function resolveLanguage(tag) {
 // with it ("GB left for KV 38.6"). A number with no letters isolates left to
 // right, which is how both languages write digits. English templates are not
 // touched: there the surrounding direction is already the fragments'.
-const PLACEHOLDER = /\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\}/g;
+// A count and what it counts ("{count}× {name}": "4× H200 SXM") is one
+// isolate, so it reads "۴× H200 SXM", not "H200 SXM ×۴".
+const PLACEHOLDER = /\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\}(?:× \{[A-Za-z0-9_]+(?::[a-z0-9]+)?\})?/g;
 const isolate = (template) => template.replace(PLACEHOLDER, '\u2068$&\u2069');
 function isolated(catalog) {
   const out = {};

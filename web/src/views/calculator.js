@@ -282,5 +282,6 @@ function launchBlock(t, launch) {
     h('h3', {}, t('launch.title')),
     h('pre', { dir: 'ltr' }, code),
     h('p', {}, h('button', { type: 'button', class: 'launch-copy', onclick: copy }, t('launch.copy')), ' ', status),
-    h('p', { class: 'muted small' }, t('launch.source', { version: launch.version })));
+    // The version note is data/engines.json's own words: a citation, in English (docs/i18n.md).
+    h('p', { class: 'muted small' }, sayQuoted(t.render, { id: 'launch.source', params: { version: { id: 'quote.text', params: { text: launch.version } } } })));
 }
