@@ -24,9 +24,11 @@ test('a tag resolves to a catalog language, English for any other', () => {
 test('right to left, every placeholder is isolated; English is left as written', () => {
   const ar = translator('ar');
   assert.equal(ar('devices.kvRoom', { room: 38.6e9 }), `يتبقى ${FSI}38.6 GB${PDI} لذاكرة KV`);
-  // A nested message is isolated whole, and its own placeholders inside it.
+  // A nested message is isolated whole, and its own placeholders inside it;
+  // a count and its card ("{count}× {name}") are one isolate: "1× H100 PCIe".
   assert.equal(ar('fit.fits', { where: { id: 'fit.on', params: { count: 1, name: 'H100 PCIe', capacity: 80e9 } }, spare: 5.3e9 }),
-    `تتسع على ${FSI}${FSI}1${PDI}× ${FSI}H100 PCIe${PDI} (${FSI}80 GB${PDI})${PDI}، مع ${FSI}5.3 GB${PDI} فائض.`);
+    `تتسع على ${FSI}${FSI}1× H100 PCIe${PDI} (${FSI}80 GB${PDI})${PDI}، مع ${FSI}5.3 GB${PDI} فائض.`);
+  assert.equal(translator('fa')('serving.title', { count: 4, name: 'H200 SXM' }), `طرح سرویس‌دهی روی ${FSI}۴× H200 SXM${PDI}`);
   // The separators a list joins with are not placeholders.
   assert.equal(ar('fleet.describe', { items: ['HBM3', 'Hopper'] }), `${FSI}HBM3، Hopper${PDI}`);
   const en = translator('en');
