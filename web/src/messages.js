@@ -72,7 +72,10 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
   // ASCII hyphen-minus, as in the CLI) goes before the prefix: "-$5".
   function number(value, min, max, prefix = '', suffix = '') {
     if (!Number.isFinite(value)) return NO_VALUE;
-    const rounded = roundDisplay(value, max);
+    // Near the double's limit the scaled rounding overflows; such a value has
+    // no fraction to round anyway (as the CLI's renderer).
+    let rounded = roundDisplay(value, max);
+    if (!Number.isFinite(rounded)) rounded = value;
     const sign = rounded < 0 ? '-' : '';
     return `${sign}${prefix}${numberFormat(system.locale, min, max).format(Math.abs(rounded))}${suffix}`;
   }
