@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "args.hpp"
+#include "render.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
 #include "vram/safetensors.hpp"
@@ -56,12 +57,6 @@ json inspect_path(const std::string& kind, const std::string& path) {
     throw vram::Error(code, error->at("field").get<std::string>(),
                       path + ": " + error->at("message").get<std::string>());
   }
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
 }
 
 }  // namespace
@@ -139,7 +134,7 @@ json checkpoint_request(const std::vector<json>& inspections) {
   return out;
 }
 
-std::string render_inspection(const std::vector<json>& inspections) {
+std::string render_inspection(const std::vector<json>& inspections, const Words& say) {
   std::ostringstream out;
   std::map<std::string, double> bytes_by_type;
   std::map<std::string, double> elements_by_type;
@@ -147,14 +142,19 @@ std::string render_inspection(const std::vector<json>& inspections) {
   double total = 0;
   for (const json& i : inspections) {
     const json& file = i.at("file");
-    out << i.value("path", std::string("(bytes)")) << ": " << file.at("format").get<std::string>()
-        << ", " << file.at("tensor_count").get<double>() << " tensors, "
-        << fixed(file.at("bytes").get<double>() / 1e9, 2) << " GB";
+    // The format by its name: GGUF, or safetensors as the format calls itself.
+    const std::string format = file.at("format") == "gguf" ? "GGUF" : "safetensors";
+    out << say("cli.inspect_file", {{"path", i.value("path", std::string("-"))},
+                                    {"format", format},
+                                    {"tensors", file.at("tensor_count")},
+                                    {"bytes", file.at("bytes")}});
     if (file.contains("split")) {
-      out << " (part " << file["split"]["no"].get<int>() + 1 << " of "
-          << file["split"]["count"].get<int>() << ")";
+      out << " "
+          << say("cli.inspect_part",
+                 {{"no", file["split"]["no"].get<int>() + 1}, {"count", file["split"]["count"]}});
     }
-    if (i.contains("config")) out << ", " << i["config"]["model_type"].get<std::string>();
+    if (i.contains("config"))
+      out << say("list.sep") << i["config"]["model_type"].get<std::string>();
     out << "\n";
     for (auto it = file.at("by_type").begin(); it != file.at("by_type").end(); ++it) {
       bytes_by_type[it.key()] += it->at("bytes").get<double>();
@@ -167,18 +167,16 @@ std::string render_inspection(const std::vector<json>& inspections) {
   std::vector<std::pair<std::string, double>> types(bytes_by_type.begin(), bytes_by_type.end());
   std::stable_sort(types.begin(), types.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  out << "\nType mix (" << fixed(total / 1e9, 2) << " GB):\n";
+  out << "\n" << say("cli.inspect_mix", {{"bytes", total}}) << "\n";
   for (const auto& [type, bytes] : types) {
     const double elements = elements_by_type[type];
-    out << "  " << std::left << std::setw(12) << type << std::right << std::setw(10)
-        << fixed(bytes / 1e9, 2) << " GB  "
-        << (elements > 0 ? fixed(bytes * 8 / elements, 2) : std::string("-"))
-        << " bits per element\n";
+    out << "  " << pad(type, 12) << pad(say.number(bytes / 1e9, 2), 10, true) << " GB  "
+        << (elements > 0 ? say("cli.inspect_bits", {{"bits", bytes * 8 / elements}}) : "-") << "\n";
   }
-  out << "\nBy component:\n";
+  out << "\n" << say("cli.inspect_components") << "\n";
   for (const auto& [component, bytes] : by_component) {
-    out << "  " << std::left << std::setw(12) << component << std::right << std::setw(10)
-        << fixed(bytes / 1e9, 2) << " GB\n";
+    out << "  " << pad(say("component." + component), 24)
+        << pad(say.number(bytes / 1e9, 2), 10, true) << " GB\n";
   }
   return out.str();
 }

@@ -187,13 +187,13 @@ int main(int argc, char** argv) {
         std::cout << (parsed.json_output
                           ? json(inspections).dump(2, ' ', false, json::error_handler_t::replace) +
                                 "\n"
-                          : vramcli::render_inspection(inspections));
+                          : vramcli::render_inspection(inspections, say));
         return 0;
       }
       if (command == "estimate" && files.any()) {
         const std::vector<json> inspections = vramcli::inspect_files(files);
         parsed.request["checkpoint"] = vramcli::checkpoint_request(inspections);
-        if (!parsed.json_output) std::cout << vramcli::render_inspection(inspections) << "\n";
+        if (!parsed.json_output) std::cout << vramcli::render_inspection(inspections, say) << "\n";
       }
       if (command == "estimate") {
         const json result = calculator.estimate(parsed.request);

@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fixtures } from './gguf-writer.mjs';
 import { foreign } from './latin.mjs';
 import { loadJson, root } from './module.mjs';
 
@@ -33,6 +34,9 @@ writeFileSync(brokenJson, '{"hidden_size": ');
 const deepJson = join(dir, 'deep.json');
 writeFileSync(deepJson, `${'['.repeat(200)}${']'.repeat(200)}`);
 const missing = join(dir, 'missing.json');
+// A checkpoint for inspect: the type mix and the components, worded.
+const ggufFile = join(dir, 'model.gguf');
+writeFileSync(ggufFile, fixtures['deepseek2-mla']().build());
 
 const schema = JSON.parse(run('schema').stdout);
 // Values a reader types: every choice and default in the schema, the engine knobs.
@@ -86,6 +90,7 @@ const RUNS = [
   ['devices'],
   ['fleet'],
   ['fleet', '--model', 'guide-70b', '--weights', 'fp8'],
+  ['inspect', '--gguf', ggufFile],
   ['--help'],
   ['estimate', '--help'],
   ['grid', '--help'],
@@ -101,8 +106,12 @@ for (const lang of ['ar', 'fa']) {
       const where = `vramcalc ${args.join(' ')} --lang ${lang}`;
       assert.equal(r.status, 0, `${where}: ${r.stderr}`);
       assert.ok(r.stdout.length > 40, where);
-      // The launch command (a '  $ ' line) is a shell command, not prose.
-      const { words, digits } = foreign(readable(r.stdout.replace(/^  \$ .*$/gm, '')), lang, ids);
+      // The launch command (a '  $ ' line) is a shell command, not prose; a
+      // path the reader typed is shown as typed; a tensor type (Q4_K, F32) is GGUF's name.
+      let out = r.stdout.replace(/^  \$ .*$/gm, '');
+      for (const arg of args.filter((a) => a.includes('/'))) out = out.split(arg).join(' ');
+      if (args[0] === 'inspect') out = out.replace(/^ {2}[A-Z][A-Z0-9_]* /gm, '  ');
+      const { words, digits } = foreign(readable(out), lang, ids);
       if (words.length || digits.length) stray[where] = { words, digits };
     }
     assert.deepEqual(stray, {}, 'Latin words outside the glossary, or Latin digits in Persian');
@@ -182,7 +191,7 @@ for (const lang of ['ar', 'fa']) {
 }
 
 test('the CLI for Node speaks the same catalogs: the same output, errors and status as the native one', () => {
-  const cases = [...RUNS.slice(0, 3), ['grid'], ['fleet', '--model', 'guide-70b', '--weights', 'fp8'], ['estimate', '--help'], ...Object.values(USAGE)];
+  const cases = [...RUNS.slice(0, 3), ['grid'], ['inspect', '--gguf', ggufFile], ['fleet', '--model', 'guide-70b', '--weights', 'fp8'], ['estimate', '--help'], ...Object.values(USAGE)];
   for (const lang of ['en', 'ar', 'fa']) {
     for (const args of cases) {
       const all = [...args, ...(args.includes('--lang') ? [] : ['--lang', lang])];
