@@ -32,7 +32,7 @@ long long parse_int(const std::string& text, const std::string& flag) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end) {
-    throw UsageError(flag + " expects a whole number, not '" + text + "'");
+    throw UsageError("usage.whole_number", {{"flag", flag}, {"value", text}});
   }
   return value;
 }
@@ -43,7 +43,7 @@ double parse_number(const std::string& text, const std::string& flag) {
   double value = 0;
   in >> value;
   if (in.fail() || !in.eof() || !std::isfinite(value)) {
-    throw UsageError(flag + " expects a number, not '" + text + "'");
+    throw UsageError("usage.number", {{"flag", flag}, {"value", text}});
   }
   return value;
 }
@@ -52,7 +52,7 @@ double parse_number(const std::string& text, const std::string& flag) {
 
 std::string read_file(const std::string& path, const std::string& flag) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(flag + ": cannot read '" + path + "'");
+  if (!in) throw UsageError("usage.cannot_read", {{"flag", flag}, {"path", path}});
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -113,16 +113,16 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
     }
     const FlagSpec* spec = find_spec(specs, flag);
     if (spec == nullptr) {
-      throw UsageError(flag.rfind("-", 0) == 0 ? "unknown flag " + flag
-                                               : "unexpected argument '" + flag + "'");
+      throw UsageError(flag.rfind("-", 0) == 0 ? "usage.unknown_flag" : "usage.unexpected",
+                       {{"flag", flag}});
     }
     if (spec->kind == FlagKind::kTrue || spec->kind == FlagKind::kFalse) {
-      if (inline_value) throw UsageError(flag + " takes no value");
+      if (inline_value) throw UsageError("usage.no_value", {{"flag", flag}});
       parsed.request[spec->key] = spec->kind == FlagKind::kTrue;
       continue;
     }
     if (!inline_value) {
-      if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
+      if (i + 1 >= args.size()) throw UsageError("usage.needs_value", {{"flag", flag}});
       value = args[++i];
     }
     switch (spec->kind) {
@@ -142,7 +142,7 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
         while (std::getline(items, item, ',')) {
           if (!item.empty()) list.push_back(item);
         }
-        if (list.empty()) throw UsageError(flag + " expects a comma-separated list");
+        if (list.empty()) throw UsageError("usage.list", {{"flag", flag}});
         parsed.request[spec->key] = list;
         break;
       }
@@ -153,9 +153,11 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
           doc = vram::parse_json(text, spec->key);  // size and depth limits, as in wasm
         } catch (const vram::Error& e) {
           if (e.code() == "parse_error") {
-            throw UsageError(flag + ": '" + value + "' is not valid JSON");
+            throw UsageError("usage.not_json", {{"flag", flag}, {"path", value}});
           }
-          throw UsageError(flag + ": '" + value + "': " + e.what());
+          // The core's reason (too large, too deep), as a message in the language asked for.
+          throw UsageError("usage.bad_file",
+                           {{"flag", flag}, {"path", value}, {"reason", json(e.message())}});
         }
         parsed.request[spec->key] = std::move(doc);
         break;
@@ -163,7 +165,7 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
       case FlagKind::kKeyValue: {
         const auto eq = value.find('=');
         if (eq == std::string::npos || eq == 0) {
-          throw UsageError(flag + " expects KEY=VALUE, not '" + value + "'");
+          throw UsageError("usage.key_value", {{"flag", flag}, {"value", value}});
         }
         const std::string key = value.substr(0, eq);
         const std::string text = value.substr(eq + 1);

@@ -6,11 +6,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vram/message.hpp"
+
 namespace vramcli {
 
-/** A command line that cannot be understood: names the flag; exit status 2. */
+/**
+ * A command line that cannot be understood: names the flag; exit status 2.
+ * Its words are a message (usage.* in data/messages/), rendered in the
+ * language of --lang; what() is the English.
+ */
 struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  UsageError(const std::string& id, nlohmann::json params = nlohmann::json::object())
+      : std::runtime_error(vram::english({id, params})), message{id, std::move(params)} {}
+  vram::Message message;
 };
 
 enum class FlagKind {

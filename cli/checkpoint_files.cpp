@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "args.hpp"
+#include "render.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
 #include "vram/safetensors.hpp"
@@ -27,18 +28,18 @@ std::string directory_of(const std::string& path) {
 /** A file's header: read 1 MiB, then whatever the core says it needs. */
 json inspect_path(const std::string& kind, const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw UsageError("--" + kind + ": cannot read '" + path + "'");
+  if (!in) throw UsageError("usage.cannot_read", {{"flag", "--" + kind}, {"path", path}});
   const auto size = static_cast<std::uint64_t>(in.tellg());
   std::uint64_t want = std::min<std::uint64_t>(size, 1u << 20);
   std::string bytes;
   for (;;) {
     if (want > bytes.max_size())
-      throw UsageError("--" + kind + ": header too large in '" + path + "'");
+      throw UsageError("usage.header_too_large", {{"flag", "--" + kind}, {"path", path}});
     bytes.resize(static_cast<std::size_t>(want));
     in.seekg(0);
     in.read(bytes.data(), static_cast<std::streamsize>(want));
     if (static_cast<std::uint64_t>(in.gcount()) != want) {
-      throw UsageError("--" + kind + ": cannot read '" + path + "'");
+      throw UsageError("usage.cannot_read", {{"flag", "--" + kind}, {"path", path}});
     }
     json out = json::parse(vram::inspect(kind, bytes, static_cast<double>(size)));
     const json* error = out.contains("error") ? &out["error"] : nullptr;
@@ -58,12 +59,6 @@ json inspect_path(const std::string& kind, const std::string& path) {
   }
 }
 
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
-
 }  // namespace
 
 CheckpointArgs take_checkpoint_args(std::vector<std::string>& args) {
@@ -72,27 +67,27 @@ CheckpointArgs take_checkpoint_args(std::vector<std::string>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--gguf" || arg == "--index") {
-      if (i + 1 >= args.size() || is_flag(args[i + 1])) throw UsageError(arg + " needs a path");
+      if (i + 1 >= args.size() || is_flag(args[i + 1]))
+        throw UsageError("usage.needs_path", {{"flag", arg}});
       if (arg == "--gguf") {
         out.gguf.push_back(args[++i]);
       } else {
-        if (!out.index.empty()) throw UsageError("--index is given twice");
+        if (!out.index.empty()) throw UsageError("usage.index_twice");
         out.index = args[++i];
       }
     } else if (arg == "--safetensors") {
       const std::size_t before = out.safetensors.size();
       while (i + 1 < args.size() && !is_flag(args[i + 1])) out.safetensors.push_back(args[++i]);
-      if (out.safetensors.size() == before)
-        throw UsageError("--safetensors needs one or more paths");
+      if (out.safetensors.size() == before) throw UsageError("usage.safetensors_paths");
     } else {
       rest.push_back(arg);
     }
   }
   if (!out.gguf.empty() && (!out.safetensors.empty() || !out.index.empty())) {
-    throw UsageError("--gguf and --safetensors/--index describe different checkpoints: give one");
+    throw UsageError("usage.gguf_and_safetensors");
   }
   if (!out.index.empty() && !out.safetensors.empty()) {
-    throw UsageError("--index lists the safetensors files itself: drop --safetensors");
+    throw UsageError("usage.index_and_safetensors");
   }
   args = rest;
   return out;
@@ -107,7 +102,7 @@ std::vector<json> inspect_files(const CheckpointArgs& files) {
     try {
       index = json::parse(read_file(files.index, "--index"));
     } catch (const json::parse_error& e) {
-      throw UsageError("--index: '" + files.index + "' is not JSON: " + e.what());
+      throw UsageError("usage.index_not_json", {{"path", files.index}, {"byte", e.byte}});
     }
     const vram::safetensors::Index parsed = vram::safetensors::read_index(index);
     for (const std::string& file : parsed.files) {
@@ -139,7 +134,7 @@ json checkpoint_request(const std::vector<json>& inspections) {
   return out;
 }
 
-std::string render_inspection(const std::vector<json>& inspections) {
+std::string render_inspection(const std::vector<json>& inspections, const Words& say) {
   std::ostringstream out;
   std::map<std::string, double> bytes_by_type;
   std::map<std::string, double> elements_by_type;
@@ -147,14 +142,19 @@ std::string render_inspection(const std::vector<json>& inspections) {
   double total = 0;
   for (const json& i : inspections) {
     const json& file = i.at("file");
-    out << i.value("path", std::string("(bytes)")) << ": " << file.at("format").get<std::string>()
-        << ", " << file.at("tensor_count").get<double>() << " tensors, "
-        << fixed(file.at("bytes").get<double>() / 1e9, 2) << " GB";
+    // The format by its name: GGUF, or safetensors as the format calls itself.
+    const std::string format = file.at("format") == "gguf" ? "GGUF" : "safetensors";
+    out << say("cli.inspect_file", {{"path", i.value("path", std::string("-"))},
+                                    {"format", format},
+                                    {"tensors", file.at("tensor_count")},
+                                    {"bytes", file.at("bytes")}});
     if (file.contains("split")) {
-      out << " (part " << file["split"]["no"].get<int>() + 1 << " of "
-          << file["split"]["count"].get<int>() << ")";
+      out << " "
+          << say("cli.inspect_part",
+                 {{"no", file["split"]["no"].get<int>() + 1}, {"count", file["split"]["count"]}});
     }
-    if (i.contains("config")) out << ", " << i["config"]["model_type"].get<std::string>();
+    if (i.contains("config"))
+      out << say("list.sep") << i["config"]["model_type"].get<std::string>();
     out << "\n";
     for (auto it = file.at("by_type").begin(); it != file.at("by_type").end(); ++it) {
       bytes_by_type[it.key()] += it->at("bytes").get<double>();
@@ -167,18 +167,16 @@ std::string render_inspection(const std::vector<json>& inspections) {
   std::vector<std::pair<std::string, double>> types(bytes_by_type.begin(), bytes_by_type.end());
   std::stable_sort(types.begin(), types.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  out << "\nType mix (" << fixed(total / 1e9, 2) << " GB):\n";
+  out << "\n" << say("cli.inspect_mix", {{"bytes", total}}) << "\n";
   for (const auto& [type, bytes] : types) {
     const double elements = elements_by_type[type];
-    out << "  " << std::left << std::setw(12) << type << std::right << std::setw(10)
-        << fixed(bytes / 1e9, 2) << " GB  "
-        << (elements > 0 ? fixed(bytes * 8 / elements, 2) : std::string("-"))
-        << " bits per element\n";
+    out << "  " << pad(type, 12) << pad(say.number(bytes / 1e9, 2), 10, true) << " GB  "
+        << (elements > 0 ? say("cli.inspect_bits", {{"bits", bytes * 8 / elements}}) : "-") << "\n";
   }
-  out << "\nBy component:\n";
+  out << "\n" << say("cli.inspect_components") << "\n";
   for (const auto& [component, bytes] : by_component) {
-    out << "  " << std::left << std::setw(12) << component << std::right << std::setw(10)
-        << fixed(bytes / 1e9, 2) << " GB\n";
+    out << "  " << pad(say("component." + component), 24)
+        << pad(say.number(bytes / 1e9, 2), 10, true) << " GB\n";
   }
   return out.str();
 }

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render.hpp"
+
 namespace vramcli {
 
 struct CheckpointArgs {
@@ -31,6 +33,6 @@ std::vector<nlohmann::json> inspect_files(const CheckpointArgs& files);
 nlohmann::json checkpoint_request(const std::vector<nlohmann::json>& inspections);
 
 /** The type mix as text: "Q4_K  4.21 GB  4.50 bits" per type, and the components. */
-std::string render_inspection(const std::vector<nlohmann::json>& inspections);
+std::string render_inspection(const std::vector<nlohmann::json>& inspections, const Words& say);
 
 }  // namespace vramcli

@@ -151,7 +151,8 @@ int main(int argc, char** argv) {
   static const char* const kCommands[] = {"estimate", "inspect", "grid", "devices", "fleet",
                                           "models",   "formats", "gpus", "schema"};
   if (std::find(std::begin(kCommands), std::end(kCommands), command) == std::end(kCommands)) {
-    return usage_error("unknown command '" + command + "'\n\n" + usage(early));
+    return usage_error(vramcli::Words{early}("usage.unknown_command", {{"command", command}}) +
+                       "\n\n" + usage(early));
   }
 
   try {
@@ -169,18 +170,15 @@ int main(int argc, char** argv) {
     try {
       if (command == "estimate" || command == "inspect")
         files = vramcli::take_checkpoint_args(args);
-      if (command == "inspect" && !files.any())
-        throw vramcli::UsageError("inspect needs --gguf, --safetensors or --index");
+      if (command == "inspect" && !files.any()) throw vramcli::UsageError("usage.inspect_files");
       parsed = vramcli::parse_flags(args, specs);
       const std::vector<std::string> langs = vram::MessageCatalogs::builtin().languages();
       if (std::find(langs.begin(), langs.end(), parsed.lang) == langs.end()) {
-        std::string known;
-        for (const std::string& l : langs) known += (known.empty() ? "" : ", ") + l;
-        throw vramcli::UsageError("--lang: no catalog for '" + parsed.lang + "' (" + known + ")");
+        throw vramcli::UsageError("usage.no_catalog", {{"lang", parsed.lang}, {"known", langs}});
       }
       options.lang = parsed.lang;
     } catch (const vramcli::UsageError& e) {
-      return usage_error(e.what(), &specs, options);
+      return usage_error(vramcli::Words{options}.msg(e.message), &specs, options);
     }
     const vramcli::Words say{options};
     try {
@@ -189,13 +187,13 @@ int main(int argc, char** argv) {
         std::cout << (parsed.json_output
                           ? json(inspections).dump(2, ' ', false, json::error_handler_t::replace) +
                                 "\n"
-                          : vramcli::render_inspection(inspections));
+                          : vramcli::render_inspection(inspections, say));
         return 0;
       }
       if (command == "estimate" && files.any()) {
         const std::vector<json> inspections = vramcli::inspect_files(files);
         parsed.request["checkpoint"] = vramcli::checkpoint_request(inspections);
-        if (!parsed.json_output) std::cout << vramcli::render_inspection(inspections) << "\n";
+        if (!parsed.json_output) std::cout << vramcli::render_inspection(inspections, say) << "\n";
       }
       if (command == "estimate") {
         const json result = calculator.estimate(parsed.request);
@@ -236,7 +234,7 @@ int main(int argc, char** argv) {
                 << " [" << e.code() << "]\n";
       return e.code() == "internal" ? 1 : 2;
     } catch (const vramcli::UsageError& e) {
-      return usage_error(e.what(), &specs, options);
+      return usage_error(say.msg(e.message), &specs, options);
     }
   } catch (const std::exception& e) {
     std::cerr << "vramcalc: internal error: " << e.what() << "\n";

@@ -17,5 +17,7 @@ if [[ ! -f build/wasm/build.ninja ]]; then
   emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release -DVRAM_WERROR=ON >/dev/null
 fi
 cmake --build build/wasm
+# The CLI for Node (npx vram-calculator): tests/js/cli-i18n.test.mjs runs it beside the native one.
+cmake --build build/wasm --target vram_cli_node
 
 node tools/build-page.mjs

@@ -53,14 +53,14 @@ export async function packageVersion() {
 }
 
 // The page's catalogs without the CLI's own words (cli.*: its help, table
-// heads and unit names): the core never answers with them, and the page
-// never shows them (issue 12, the page's weight).
+// heads and unit names; usage.*: its usage errors): the core never answers
+// with them, and the page never shows them (issue 12, the page's weight).
 const pageCatalogs = {
   name: 'page-catalogs',
   setup(b) {
     b.onLoad({ filter: /[\\/]data[\\/]messages[\\/][a-z]+\.json$/ }, async (args) => {
       const messages = JSON.parse(await readFile(args.path, 'utf8'));
-      const kept = Object.fromEntries(Object.entries(messages).filter(([key]) => !key.startsWith('cli.')));
+      const kept = Object.fromEntries(Object.entries(messages).filter(([key]) => !key.startsWith('cli.') && !key.startsWith('usage.')));
       return { contents: JSON.stringify(kept), loader: 'json' };
     });
   },

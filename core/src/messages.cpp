@@ -160,6 +160,32 @@ class Renderer {
   }
 
  private:
+  // A template's own text, its literal numbers in the chosen digits: a digit
+  // written Persian (U+06F0..) or Arabic-Indic (U+0660..), and the Arabic
+  // decimal point, group separator and percent sign, are a number's; Latin
+  // digits are part of names (H100, FP8, HTTP 404) and stay (docs/i18n.md).
+  void literal(std::string& out, const std::string& text, std::size_t from, std::size_t to) const {
+    for (std::size_t i = from; i < to; ++i) {
+      const auto lead = static_cast<unsigned char>(text[i]);
+      const auto next = i + 1 < to ? static_cast<unsigned char>(text[i + 1]) : 0u;
+      if (lead == 0xDB && next >= 0xB0 && next <= 0xB9) {  // U+06F0..U+06F9
+        out += system_.digits[next - 0xB0];
+      } else if (lead == 0xD9 && next >= 0xA0 && next <= 0xA9) {  // U+0660..U+0669
+        out += system_.digits[next - 0xA0];
+      } else if (lead == 0xD9 && next == 0xAA) {  // U+066A ARABIC PERCENT SIGN
+        out += system_.percent;
+      } else if (lead == 0xD9 && next == 0xAB) {  // U+066B ARABIC DECIMAL SEPARATOR
+        out += system_.decimal;
+      } else if (lead == 0xD9 && next == 0xAC) {  // U+066C ARABIC THOUSANDS SEPARATOR
+        out += system_.group;
+      } else {
+        out += text[i];
+        continue;
+      }
+      ++i;
+    }
+  }
+
   std::string expand(const std::string& text, const json& params, int depth) const {
     std::string out;
     out.reserve(text.size() + 16);
@@ -167,7 +193,7 @@ class Renderer {
     while (pos < text.size()) {
       const std::size_t open = text.find('{', pos);
       if (open == std::string::npos) break;
-      out.append(text, pos, open - pos);
+      literal(out, text, pos, open);
       const auto placeholder = parse_placeholder(text, open);
       if (!placeholder) {
         out += '{';  // not a placeholder: shown as written
@@ -182,7 +208,7 @@ class Renderer {
       }
       pos = placeholder->end;
     }
-    if (pos < text.size()) out.append(text, pos, std::string::npos);
+    literal(out, text, pos, text.size());
     return out;
   }
 

@@ -12,8 +12,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launch, openPage, pageUrl, root, screenshot, text, waitForText } from './harness.mjs';
 import { foreign } from '../js/latin.mjs';
+import { loadJson } from '../js/module.mjs';
 
 const PANEL = 'vram-calculator [role=tabpanel]:not([hidden])';
+// An engine's note names the figure it explains by its key in data/engines.json
+// (activation, compute_buffer), as the CLI's language test allows.
+const NOTE_KEYS = loadJson('data/engines.json').engines.flatMap((e) => Object.keys(e.option_sources || {}));
 
 // What counts as stray English (tests/js/latin.mjs, shared with the CLI's
 // test): Latin outside tests/latin-glossary.json and the data's names.
@@ -50,6 +54,9 @@ const VIEWS = {
   error: '?model=config&config=%7B%22model_type%22%3A%22llama%22%7D&context=0',
   // transformers' terms: the prefill's activations, the sliding-window mask, the workspaces.
   transformers: '?model=gemma-3-1b&context=32768&engine=transformers&gpu=h200-sxm',
+  // The serving plan, its launch command and the measured error beside the total.
+  serving: '?model=llama-3.1-70b&weights=fp8&context=32768&batch=20&engine=vllm&gpu=h200-sxm&gpu_count=4',
+  models: '?view=models&gpu=h100-sxm',
 };
 
 /** In the page: the x of the first occurrence of `needle` inside `selector`'s text. */
@@ -88,7 +95,7 @@ for (const lang of ['ar', 'fa']) {
             return shadow.querySelectorAll('td.formula details dl.facts dd').length;
           }, PANEL);
           if (['inference', 'full', 'lora', 'qlora', 'transformers'].includes(view)) assert.ok(inputs > 0, `${where}: no formula's inputs were opened`);
-          const { words, digits } = foreign(await page.evaluate(visibleText, CITATION), lang);
+          const { words, digits } = foreign(await page.evaluate(visibleText, CITATION), lang, NOTE_KEYS);
           assert.deepEqual(words, [], `${where}: Latin words outside the glossary`);
           assert.deepEqual(digits, [], `${where}: Latin digits on the Persian page`);
           const rows = page.locator(`${PANEL} table tbody tr`);
@@ -142,6 +149,34 @@ test('the engine picker offers transformers; its terms read in Arabic and Persia
   }
 });
 
+test('digits=latn on the Persian page and digits=native on the Arabic one: every number follows, the catalogs\' own included', async () => {
+  const browser = await launch({ offline: true, viewport: { width: 1366, height: 900 } });
+  try {
+    const { page } = browser;
+    for (const [lang, digits, wrong] of [['fa', 'latn', /[\u06F0-\u06F9\u0660-\u0669\u066B\u066C]/], ['ar', 'native', /[0-9]/]]) {
+      for (const [view, query] of Object.entries(VIEWS)) {
+        await page.goto(`${pageUrl}${query}&lang=${lang}&digits=${digits}`);
+        await page.locator(`${PANEL} table, ${PANEL} .error`).first().waitFor();
+        await page.evaluate(async (panel) => {
+          for (const d of document.querySelector('vram-calculator').shadowRoot.querySelectorAll(`${panel.replace('vram-calculator ', '')} details`)) d.open = true;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }, PANEL);
+        const texts = await page.evaluate(visibleText, CITATION);
+        if (digits === 'latn') {
+          assert.deepEqual(texts.filter((x) => wrong.test(x)), [], `${lang} ${view} digits=${digits}: a Persian digit`);
+        } else {
+          // Arabic-Indic digits everywhere but in names (H100, FP8, Llama 3.1 70B) and an engine's version (vLLM 0.10.1).
+          const { digits: latin } = foreign(texts.map((x) => x.replace(/[\u0660-\u0669]/g, '')), 'fa');
+          assert.deepEqual(latin.filter((x) => wrong.test(x) && !/^\d+\.\d+\.\d+$/.test(x)), [], `${lang} ${view} digits=${digits}: a Latin digit outside names`);
+        }
+      }
+    }
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('right to left, fragments keep their own order and the bar fills from the right', async () => {
   for (const lang of ['ar', 'fa']) {
     const browser = await openPage(`?model=guide-70b&weights=fp8&gpu=h100-pcie&lang=${lang}`);
@@ -161,6 +196,30 @@ test('right to left, fragments keep their own order and the bar fills from the r
       assert.ok(Math.abs(track.right - 1 - seg.right) < 2 && seg.left > track.left + 50, `${lang}: bar ${JSON.stringify([track, seg])}`);
       // The tabs are isolated: each tab's label reads as a whole.
       assert.equal(await page.locator('vram-calculator #tab-grid bdi').count(), 1);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});
+
+test('right to left, the newest blocks: "4× H200 SXM" in the serving plan and the models caption, the launch command left to right', async () => {
+  for (const lang of ['ar', 'fa']) {
+    const browser = await openPage(`${VIEWS.serving}&lang=${lang}`, { viewport: { width: 390, height: 900 } });
+    try {
+      const { page } = browser;
+      const x = (selector, needle) => page.evaluate(xOf, [selector, needle]);
+      await page.locator('vram-calculator section.serving').waitFor();
+      assert.ok((await x('section.serving h3', '×')) < (await x('section.serving h3', 'H200')), `${lang}: serving title`);
+      // The command is a left-to-right block that wraps on a phone: all of it on screen.
+      const pre = page.locator('vram-calculator section.launch pre');
+      assert.equal(await pre.evaluate((el) => getComputedStyle(el).direction), 'ltr');
+      assert.ok(await pre.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), `${lang}: the command overflows at 390 px`);
+      await page.goto(`${pageUrl}${VIEWS.models}&lang=${lang}`);
+      const caption = '[role=tabpanel]:not([hidden]) caption';
+      await page.locator(`vram-calculator ${caption}`).waitFor();
+      assert.ok((await x(caption, '×')) < (await x(caption, 'H100')), `${lang}: models caption card`);
+      assert.ok((await x(caption, 'H100')) < (await x(caption, '(')), `${lang}: models caption capacity`);
       assert.deepEqual(browser.errors, []);
     } finally {
       await browser.close();

@@ -9,12 +9,34 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fixtures } from './gguf-writer.mjs';
 import { foreign } from './latin.mjs';
 import { loadJson, root } from './module.mjs';
 
 const cli = join(root, 'build/native/vramcalc');
 const run = (...args) => spawnSync(cli, args, { encoding: 'utf8' });
+
+// The CLI for Node (the package's `vram-calculator`, vram_cli_node, built by
+// scripts/build.sh): its bin as shipped, beside the wasm build of the same
+// sources, as tools/release.mjs lays them out.
+const dir = mkdtempSync(join(tmpdir(), 'vramcalc-i18n-'));
+mkdirSync(join(dir, 'bin'));
+copyFileSync(join(root, 'pkg/bin/vram-calculator.js'), join(dir, 'bin/vram-calculator.js'));
+symlinkSync(join(root, 'build/wasm/cli'), join(dir, 'cli'));
+const runNode = (...args) => spawnSync(process.execPath, [join(dir, 'bin/vram-calculator.js'), ...args], { encoding: 'utf8' });
+
+// Files for the usage errors that read one.
+const brokenJson = join(dir, 'broken.json');
+writeFileSync(brokenJson, '{"hidden_size": ');
+const deepJson = join(dir, 'deep.json');
+writeFileSync(deepJson, `${'['.repeat(200)}${']'.repeat(200)}`);
+const missing = join(dir, 'missing.json');
+// A checkpoint for inspect: the type mix and the components, worded.
+const ggufFile = join(dir, 'model.gguf');
+writeFileSync(ggufFile, fixtures['deepseek2-mla']().build());
 
 const schema = JSON.parse(run('schema').stdout);
 // Values a reader types: every choice and default in the schema, the engine knobs.
@@ -75,6 +97,7 @@ const RUNS = [
   ['devices'],
   ['fleet'],
   ['fleet', '--model', 'guide-70b', '--weights', 'fp8'],
+  ['inspect', '--gguf', ggufFile],
   ['--help'],
   ['estimate', '--help'],
   ['grid', '--help'],
@@ -91,9 +114,12 @@ for (const lang of ['ar', 'fa']) {
       assert.equal(r.status, 0, `${where}: ${r.stderr}`);
       assert.ok(r.stdout.length > 40, where);
       // The launch command (a '  $ ' line) is a shell command, and a fenced
-      // block is Python: code, not prose.
-      const code = r.stdout.replace(/^  ```python\n[\s\S]*?^  ```$/gm, '').replace(/^  \$ .*$/gm, '');
-      const { words, digits } = foreign(readable(code), lang, ids);
+      // block is Python: code, not prose; a path the reader typed is shown as
+      // typed; a tensor type (Q4_K, F32) is GGUF's name.
+      let out = r.stdout.replace(/^  ```python\n[\s\S]*?^  ```$/gm, '').replace(/^  \$ .*$/gm, '');
+      for (const arg of args.filter((a) => a.includes('/'))) out = out.split(arg).join(' ');
+      if (args[0] === 'inspect') out = out.replace(/^ {2}[A-Z][A-Z0-9_]* /gm, '  ');
+      const { words, digits } = foreign(readable(out), lang, ids);
       if (words.length || digits.length) stray[where] = { words, digits };
     }
     assert.deepEqual(stray, {}, 'Latin words outside the glossary, or Latin digits in Persian');
@@ -108,6 +134,84 @@ for (const lang of ['ar', 'fa']) {
     assert.deepEqual(digits, [], r.stderr);
   });
 }
+
+// Every usage error the CLI reports itself (cli/args.cpp, checkpoint_files.cpp,
+// main.cpp), each with --lang last: the language is read before the error.
+// (usage.header_too_large needs a header past the string's max_size, out of
+// reach; its words are checked with the catalogs.)
+const USAGE = {
+  'usage.unknown_flag': ['estimate', '--contxt', '5'],
+  'usage.unexpected': ['estimate', 'stray'],
+  'usage.whole_number': ['estimate', '--context', 'lots'],
+  'usage.number': ['estimate', '--budget-gb', 'lots'],
+  'usage.no_value': ['estimate', '--flash-attention=yes'],
+  'usage.needs_value': ['estimate', '--weights'],
+  'usage.list': ['estimate', '--lora-targets', ','],
+  'usage.cannot_read': ['estimate', '--config', missing],
+  'usage.not_json': ['estimate', '--config', brokenJson],
+  'usage.bad_file': ['estimate', '--config', deepJson],
+  'usage.key_value': ['estimate', '--engine-opt', 'max_num_seqs'],
+  'usage.needs_path': ['estimate', '--gguf'],
+  'usage.index_twice': ['estimate', '--index', brokenJson, '--index', brokenJson],
+  'usage.safetensors_paths': ['estimate', '--safetensors', '--model', 'guide-7b'],
+  'usage.gguf_and_safetensors': ['estimate', '--gguf', missing, '--safetensors', missing],
+  'usage.index_and_safetensors': ['estimate', '--index', brokenJson, '--safetensors', missing],
+  'usage.index_not_json': ['estimate', '--index', brokenJson],
+  'usage.inspect_files': ['inspect'],
+  'usage.unknown_command': ['teleport'],
+  'usage.no_catalog': ['estimate', '--lang', 'xx'],
+};
+
+test('every usage error: English by default, each a catalog entry, exit status 2', () => {
+  for (const [id, args] of Object.entries(USAGE)) {
+    const r = run(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    // The English template's fixed words, in the first line.
+    const fixed = en[id].split(/\{[^}]*\}/).map((part) => part.trim()).filter((part) => part.length > 3);
+    const line = r.stderr.split('\n')[0];
+    for (const part of fixed) assert.ok(line.includes(part), `${id}: '${line}' lacks '${part}'`);
+  }
+});
+
+for (const lang of ['ar', 'fa']) {
+  test(`vramcalc --lang ${lang}: every usage error in ${lang}, though --lang comes after the bad flag`, () => {
+    const ar = loadJson(`data/messages/${lang}.json`);
+    const stray = {};
+    for (const [id, args] of Object.entries(USAGE)) {
+      if (id === 'usage.no_catalog') continue;  // no catalog, no language: English
+      // A flag that needs a value takes whatever follows: there, --lang goes first.
+      const all = id === 'usage.needs_value' ? [args[0], '--lang', lang, ...args.slice(1)] : [...args, '--lang', lang];
+      const r = run(...all);
+      const where = `vramcalc ${all.join(' ')}`;
+      assert.equal(r.status, 2, `${where}: ${r.stderr}`);
+      const line = r.stderr.split('\n')[0];
+      // The template's own words, not the English ones.
+      const fixed = ar[id].split(/\{[^}]*\}/).map((part) => part.replace(/[\u200e\u200f]/g, '').trim()).filter((part) => part.length > 3);
+      for (const part of fixed) assert.ok(line.replace(/[\u200e\u200f]/g, '').includes(part), `${where}: '${line}' lacks '${part}'`);
+      // What the reader typed is quoted as typed: take it out, then no stray English, Persian digits.
+      let rest = r.stderr;
+      for (const arg of args) rest = rest.split(arg).join(' ');
+      const { words, digits } = foreign(readable(rest), lang, ids);
+      if (words.length || digits.length) stray[where] = { words, digits };
+    }
+    assert.deepEqual(stray, {}, 'Latin words outside the glossary, or Latin digits in Persian');
+  });
+}
+
+test('the CLI for Node speaks the same catalogs: the same output, errors and status as the native one', () => {
+  const cases = [...RUNS.slice(0, 3), ['grid'], ['inspect', '--gguf', ggufFile], ['fleet', '--model', 'guide-70b', '--weights', 'fp8'], ['estimate', '--help'], ...Object.values(USAGE)];
+  for (const lang of ['en', 'ar', 'fa']) {
+    for (const args of cases) {
+      const all = [...args, ...(args.includes('--lang') ? [] : ['--lang', lang])];
+      const native = run(...all);
+      const wasm = runNode(...all);
+      const where = `${all.join(' ')}`;
+      assert.equal(wasm.status, native.status, `${where}: ${wasm.stderr}`);
+      assert.equal(wasm.stdout, native.stdout, where);
+      assert.equal(wasm.stderr, native.stderr, where);
+    }
+  }
+});
 
 test('English stays the default: the same command without --lang prints English', () => {
   const r = run('estimate', '--model', 'llama-3.1-8b');

@@ -4,7 +4,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRenderer } from '../../web/src/messages.js';
 import { core, failure, loadJson, rawCall, root } from './module.mjs';
+
+// The wasm module carries only its errors' English (error.*, list.*: see
+// CMakeLists.txt); the English of each error must still be whole: what the
+// full catalog renders from its message id and params.
+const english = createRenderer({ catalogs: { en: loadJson('data/messages/en.json') } });
+function checkEnglish(error, name) {
+  assert.ok(!/\b(error|list|word|kind)\.[a-z_]+\b/.test(error.message), `${name}: '${error.message}' shows a message id`);
+  // An error built from a catalog template (no free-text detail) says its
+  // template, after any context ("GPU 'a': ...").
+  if (error.messageId && !('detail' in error.messageId.params)) {
+    const said = english.render(error.messageId);
+    assert.ok(error.message.endsWith(said), `${name}: '${error.message}' does not say '${said}'`);
+  }
+}
 
 // messages.json holds rendering cases, not requests: web-messages.test.mjs runs it.
 const files = readdirSync(join(root, 'tests/vectors')).filter((name) => name.endsWith('.json') && name !== 'messages.json');
@@ -26,6 +41,7 @@ for (const file of files) {
         assert.throws(() => call(c.method, c.request), (error) => {
           assert.equal(error.code, c.error.code, c.name);
           assert.equal(error.field, c.error.field, c.name);
+          checkEnglish(error, c.name);
           return true;
         }, c.name);
         continue;

@@ -24,9 +24,11 @@ test('a tag resolves to a catalog language, English for any other', () => {
 test('right to left, every placeholder is isolated; English is left as written', () => {
   const ar = translator('ar');
   assert.equal(ar('devices.kvRoom', { room: 38.6e9 }), `يتبقى ${FSI}38.6 GB${PDI} لذاكرة KV`);
-  // A nested message is isolated whole, and its own placeholders inside it.
+  // A nested message is isolated whole, and its own placeholders inside it;
+  // a count and its card ("{count}× {name}") are one isolate: "1× H100 PCIe".
   assert.equal(ar('fit.fits', { where: { id: 'fit.on', params: { count: 1, name: 'H100 PCIe', capacity: 80e9 } }, spare: 5.3e9 }),
-    `تتسع على ${FSI}${FSI}1${PDI}× ${FSI}H100 PCIe${PDI} (${FSI}80 GB${PDI})${PDI}، مع ${FSI}5.3 GB${PDI} فائض.`);
+    `تتسع على ${FSI}${FSI}1× H100 PCIe${PDI} (${FSI}80 GB${PDI})${PDI}، مع ${FSI}5.3 GB${PDI} فائض.`);
+  assert.equal(translator('fa')('serving.title', { count: 4, name: 'H200 SXM' }), `طرح سرویس‌دهی روی ${FSI}۴× H200 SXM${PDI}`);
   // The separators a list joins with are not placeholders.
   assert.equal(ar('fleet.describe', { items: ['HBM3', 'Hopper'] }), `${FSI}HBM3، Hopper${PDI}`);
   const en = translator('en');
@@ -44,6 +46,23 @@ test('digits: Arabic Latin by default, Persian its own; both overridable; Englis
   assert.equal(translator('ar').digits, 'latn');
   // The display unit is the translator's: GiB converts.
   assert.equal(translator('fa', { unit: 'GiB' })('size.gb', { bytes: 80e9 }), `${FSI}۷۴٫۵ GiB${PDI}`);
+});
+
+test('figures as a person writes them: no padded zeros, six significant digits past the point, the page digits', () => {
+  const en = translator('en');
+  assert.equal(en.figure(0.9), '0.9');
+  assert.equal(en.figure(0.05), '0.05');
+  assert.equal(en.figure(1490), '1,490');
+  assert.equal(en.figure(7e10), '70,000,000,000');
+  assert.equal(en.figure(1234.5678), '1,234.57');
+  assert.equal(en.figure(0.1 + 0.2), '0.3');
+  assert.equal(en.figure(1e-7), '0.0000001');
+  assert.equal(en.figure(-2.5), '-2.5');
+  assert.equal(en.figure(-1e-20), '0');
+  assert.equal(en.figure(Number.NaN), '\u2013');
+  assert.equal(translator('fa').figure(0.9), '۰٫۹');
+  assert.equal(translator('fa', { digits: 'latn' }).figure(2048.5), '2,048.5');
+  assert.equal(translator('ar', { digits: 'native' }).figure(0.25), '٠٫٢٥');
 });
 
 test('inputs show the language digits, ungrouped, and read any of the three back', () => {

@@ -4,6 +4,7 @@
 import ar from '../../data/messages/ar.json' with { type: 'json' };
 import en from '../../data/messages/en.json' with { type: 'json' };
 import fa from '../../data/messages/fa.json' with { type: 'json' };
+import { numberFormat } from './format.js';
 import { createRenderer } from './messages.js';
 import { DIGITS, LANGUAGES } from './state.js';
 
@@ -32,7 +33,9 @@ export function resolveLanguage(tag) {
 // with it ("GB left for KV 38.6"). A number with no letters isolates left to
 // right, which is how both languages write digits. English templates are not
 // touched: there the surrounding direction is already the fragments'.
-const PLACEHOLDER = /\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\}/g;
+// A count and what it counts ("{count}× {name}": "4× H200 SXM") is one
+// isolate, so it reads "۴× H200 SXM", not "H200 SXM ×۴".
+const PLACEHOLDER = /\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\}(?:× \{[A-Za-z0-9_]+(?::[a-z0-9]+)?\})?/g;
 const isolate = (template) => template.replace(PLACEHOLDER, '\u2068$&\u2069');
 function isolated(catalog) {
   const out = {};
@@ -73,6 +76,19 @@ function makeTranslator(base, digits, unit) {
   const plain = new Intl.NumberFormat(renderer.locale, { useGrouping: false, maximumFractionDigits: 6 });
   /** A number as an input shows it: the language's digits, no grouping. */
   t.number = (value) => (typeof value === 'number' && Number.isFinite(value) ? plain.format(value) : String(value ?? ''));
+  /**
+   * A number as a person writes it, not padded with zeros: 0.9, 1,490,
+   * 0.0001; six significant digits at most past the point (1,234.57), no
+   * more than 12 decimals; grouped, in the language's digits.
+   */
+  t.figure = (value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return '\u2013';
+    const magnitude = value === 0 ? 0 : Math.floor(Math.log10(Math.abs(value)));
+    const decimals = Math.max(0, Math.min(12, 5 - magnitude));
+    const text = numberFormat(renderer.locale, 0, decimals).format(Math.abs(value));
+    // What rounds to zero is zero, without a sign; the sign is an ASCII hyphen-minus, as in t.format.
+    return value < 0 && /[1-9\u0661-\u0669\u06f1-\u06f9]/.test(text) ? `-${text}` : text;
+  };
   t.parseNumber = parseDigits;
   return t;
 }

@@ -26,11 +26,17 @@ const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::(int|d[0-6]|gb[02]?|gib|pct|usd|msg|pl
 
 // Digits and separators (docs/i18n.md): the Intl locale that writes them,
 // and the percent sign. Any other language writes Latin digits.
-const LATIN = { locale: 'en-u-nu-latn', percent: '%' };
+// `digits`, `group` and `decimal` write a template's own literal numbers.
+const LATIN = { locale: 'en-u-nu-latn', percent: '%', digits: '0123456789', group: ',', decimal: '.' };
+const ARABIC = { group: '\u066C', decimal: '\u066B' };
 const SYSTEMS = {
-  ar: { latn: LATIN, native: { locale: 'ar-u-nu-arab', percent: '%' } },
-  fa: { latn: LATIN, native: { locale: 'fa-u-nu-arabext', percent: '\u066A' } },
+  ar: { latn: LATIN, native: { locale: 'ar-u-nu-arab', percent: '%', digits: '\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669', ...ARABIC } },
+  fa: { latn: LATIN, native: { locale: 'fa-u-nu-arabext', percent: '\u066A', digits: '\u06F0\u06F1\u06F2\u06F3\u06F4\u06F5\u06F6\u06F7\u06F8\u06F9', ...ARABIC } },
 };
+// A placeholder, or one character of a literal number written in the
+// template: a Persian or Arabic-Indic digit, the Arabic percent sign, decimal
+// point or group separator. Latin digits are part of names (H100, FP8) and stay.
+const TEMPLATE = new RegExp(`${PLACEHOLDER.source}|([\u0660-\u066C\u06F0-\u06F9])`, 'g');
 const DEFAULT_DIGITS = { ar: 'latn', fa: 'native' };
 
 // One PluralRules per language, like numberFormat's cache.
@@ -66,9 +72,20 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
   // ASCII hyphen-minus, as in the CLI) goes before the prefix: "-$5".
   function number(value, min, max, prefix = '', suffix = '') {
     if (!Number.isFinite(value)) return NO_VALUE;
-    const rounded = roundDisplay(value, max);
+    // Near the double's limit the scaled rounding overflows; such a value has
+    // no fraction to round anyway (as the CLI's renderer).
+    let rounded = roundDisplay(value, max);
+    if (!Number.isFinite(rounded)) rounded = value;
     const sign = rounded < 0 ? '-' : '';
     return `${sign}${prefix}${numberFormat(system.locale, min, max).format(Math.abs(rounded))}${suffix}`;
+  }
+
+  // A template's literal number character (see TEMPLATE) in this renderer's digits.
+  function literal(char) {
+    const code = char.charCodeAt(0);
+    if (code >= 0x06f0) return system.digits[code - 0x06f0];
+    if (code <= 0x0669) return system.digits[code - 0x0660];
+    return code === 0x066a ? system.percent : code === 0x066b ? system.decimal : system.group;
   }
 
   function styled(value, style, depth) {
@@ -124,9 +141,10 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
       template = typeof entry[category] === 'string' ? entry[category] : entry.other;
     }
     if (typeof template !== 'string') return String(id);
-    return template.replace(PLACEHOLDER, (written, name, style) =>
-      Object.hasOwn(values, name) && values[name] !== undefined ? styled(values[name], style, depth) : written,
-    );
+    return template.replace(TEMPLATE, (written, name, style, char) => {
+      if (char) return literal(char);
+      return Object.hasOwn(values, name) && values[name] !== undefined ? styled(values[name], style, depth) : written;
+    });
   }
 
   return {

@@ -33,7 +33,7 @@ function inputFacts(t, catalog, inputs) {
 }
 
 function inputValue(t, catalog, key, value) {
-  if (typeof value === 'number') return t.format(value, Number.isInteger(value) ? 0 : 4);
+  if (typeof value === 'number') return t.figure(value);
   if (typeof value === 'boolean') return t(value ? 'word.on' : 'word.off');
   if (Array.isArray(value)) {
     if (value.every((v) => v === null || typeof v !== 'object')) return value.map((v) => inputValue(t, catalog, key, v)).join(t('list.sep'));
