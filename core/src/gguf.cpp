@@ -1,6 +1,7 @@
 #include "vram/gguf.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <unordered_set>
@@ -207,6 +208,15 @@ class Reader {
   std::uint64_t pos_ = 0;
 };
 
+// A metadata float that is NaN or infinite: no real file holds one, and a
+// JSON answer cannot carry it (it would become null).
+double finite(double value, const std::string& field) {
+  if (!std::isfinite(value)) {
+    throw Error("invalid_gguf", field, field + " is a float that is not a finite number");
+  }
+  return value;
+}
+
 json read_scalar(Reader& r, std::uint32_t type, const std::string& field) {
   switch (type) {
     case kUint8:
@@ -222,13 +232,13 @@ json read_scalar(Reader& r, std::uint32_t type, const std::string& field) {
     case kInt32:
       return r.scalar<std::int32_t>(field);
     case kFloat32:
-      return static_cast<double>(r.scalar<float>(field));
+      return finite(static_cast<double>(r.scalar<float>(field)), field);
     case kUint64:
       return r.scalar<std::uint64_t>(field);
     case kInt64:
       return r.scalar<std::int64_t>(field);
     case kFloat64:
-      return r.scalar<double>(field);
+      return finite(r.scalar<double>(field), field);
     case kBool: {
       const auto b = r.scalar<std::uint8_t>(field);
       if (b > 1) throw Error("invalid_gguf", field, field + " is a bool that is neither 0 nor 1");

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <limits>
 #include <random>
 
 #include "gguf_writer.hpp"
@@ -267,6 +268,16 @@ TEST_CASE("malformed GGUF headers get named errors") {
     const std::string header_only = testing::llama_fixture().build(false);
     CHECK(error_of(header_only, static_cast<double>(header_only.size()))["field"] ==
           "gguf.tensor_infos");
+  }
+  SUBCASE("a float that is NaN or infinite is refused, never written as null") {
+    for (const float bad :
+         {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+      testing::GgufWriter w = testing::llama_fixture();
+      w.f32("deepseek2.rope.freq_base", bad);
+      const json e = error_of(w.build());
+      CHECK(e["code"] == "invalid_gguf");
+      CHECK(e["field"] == "gguf.metadata.deepseek2.rope.freq_base");
+    }
   }
   SUBCASE("a huge count is refused before any allocation") {
     std::string bad = good;
