@@ -126,6 +126,33 @@ export interface Layout {
 }
 
 /** The result of `estimate` (docs/cli.md, "JSON output of estimate"). */
+/** One program's command for a plan. */
+export interface Launch {
+  engine: 'vllm' | 'sglang' | 'llamacpp' | 'ollama' | 'trl';
+  /** The engine version the flags were read from, and where (data/engines.json). */
+  version: string;
+  source: string;
+  /** The model as the command names it: the preset's hub repository, or a placeholder; absent when the server names none (Ollama). */
+  model?: string;
+  /** Only the flags the plan needs; each listed for the engine in data/engines.json (env: a variable set before the program; call: the Python call it belongs to). */
+  args: { flag: string; value: unknown; env?: boolean; call?: string }[];
+  command: string;
+}
+
+/** A card, or a set of one card, that holds the answer: its price and room. */
+export interface CardOption {
+  gpu: string;
+  name: string;
+  count: number;
+  monthly_usd: number | null;
+  list_monthly_usd: number | null;
+  discount_percent: number;
+  capacity_gb: number;
+  spare_gb: number;
+  tight: boolean;
+  layout: Layout;
+}
+
 export interface EstimateResult {
   params_total: number;
   params_active: number;
@@ -200,17 +227,19 @@ export interface EstimateResult {
     cards_needed: number | null;
     cards_searched: number;
   };
-  /** Inference under vLLM, SGLang or llama.cpp (not the conventions): the command that runs the plan (docs/cli.md). */
-  launch?: {
-    engine: 'vllm' | 'sglang' | 'llamacpp';
-    /** The engine version the flags were read from, and where (data/engines.json). */
-    version: string;
-    source: string;
-    /** The model as the command names it (a placeholder to replace with the checkpoint). */
-    model: string;
-    /** Only the flags the plan needs; each listed for the engine in data/engines.json. */
-    args: { flag: string; value: number | string }[];
-    command: string;
+  /**
+   * The command that runs the plan (docs/cli.md): under vLLM, SGLang or
+   * llama.cpp (not the conventions), or, for fine-tuning, the transformers,
+   * PEFT and TRL calls as Python lines.
+   */
+  launch?: Launch & {
+    /** Other programs that run the same plan (Ollama under llama.cpp). */
+    also?: Array<Launch & { name: string }>;
+    /** Fine-tuning: the library stack's name, the launcher on several GPUs, and what the calls cannot say. */
+    name?: string;
+    launcher?: string;
+    launcher_gpus?: number;
+    notes?: Message[];
   };
   /** Only when the setup fits. */
   decode?: {
@@ -258,34 +287,14 @@ export interface EstimateResult {
     max_micro_batch?: number;
     [key: string]: unknown;
   };
-  fits?: Array<{
-    gpu: string;
-    name: string;
-    count: number;
-    monthly_usd: number | null;
-    list_monthly_usd: number | null;
-    discount_percent: number;
-    capacity_gb: number;
-    spare_gb: number;
-    tight: boolean;
-    layout: Layout;
+  fits?: Array<CardOption & {
     /** The bandwidth ceiling per user. */
     decode_tokens_per_s?: number;
     decode_expected_tokens_per_s?: number;
     ttft_s?: number | null;
   }>;
   /** Options that hold the answer but miss min_tokens_per_s, with the reason (floor.below). */
-  below_floor?: Array<{
-    gpu: string;
-    name: string;
-    count: number;
-    monthly_usd: number | null;
-    list_monthly_usd: number | null;
-    discount_percent: number;
-    capacity_gb: number;
-    spare_gb: number;
-    tight: boolean;
-    layout: Layout;
+  below_floor?: Array<CardOption & {
     decode_tokens_per_s: number;
     decode_expected_tokens_per_s: number;
     ttft_s: number | null;

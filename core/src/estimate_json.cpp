@@ -323,24 +323,7 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
   }
   out["fits"] = std::move(options);
   // The calls that set this plan up under transformers, PEFT and TRL.
-  TrainingLaunchPlan tl;
-  tl.mode = to_string(s.method);
-  tl.precision = to_string(s.precision);
-  tl.optimizer = to_string(s.optimizer);
-  tl.loss = to_string(s.loss);
-  tl.momentum = s.momentum;
-  tl.flash_attention = s.flash_attention;
-  tl.checkpointing = s.checkpointing;
-  tl.upcast_unquantized = s.upcast_unquantized;
-  tl.lora_rank = s.lora_rank;
-  tl.lora_targets = s.lora_targets;
-  tl.micro_batch = s.micro_batch;
-  tl.seq = s.seq;
-  tl.zero = s.zero;
-  tl.offload_optimizer = s.offload_optimizer;
-  tl.gpus = s.gpus;
-  tl.model = model.repo;
-  out["launch"] = training_launch_json(catalog.training_launch, tl);
+  out["launch"] = training_launch_json(catalog.training_launch, s);
   // The total is what the device holds during the step: the fine-tuning
   // runs measured on the device are its kind.
   out["measured_error"] =

@@ -114,43 +114,45 @@ std::string python(const json& v) {
   return v.dump();
 }
 
-json training_value(const json& f, const TrainingLaunchPlan& p) {
+json training_value(const json& f, const FinetuneSetup& s) {
   const std::string what = f.at("carries").get<std::string>();
   if (what == "constant") return f.at("value");
   if (what == "model_dtype") {
     // FP32 weights for a full fine-tune in mixed precision; a frozen base is BF16.
-    return p.mode == "full" && p.precision == "mixed" ? "float32" : "bfloat16";
+    return s.method == FinetuneMethod::kFull && s.precision == Precision::kMixed ? "float32"
+                                                                                 : "bfloat16";
   }
-  if (what == "flash_attention") return p.flash_attention;
-  if (what == "mode") return p.mode;
-  if (what == "checkpointing") return p.checkpointing;
-  if (what == "lora_rank") return p.lora_rank;
-  if (what == "lora_targets") return p.lora_targets;
-  if (what == "micro_batch") return p.micro_batch;
-  if (what == "seq") return p.seq;
-  if (what == "optimizer") return p.optimizer;
-  if (what == "loss") return p.loss;
+  if (what == "flash_attention") return s.flash_attention;
+  if (what == "mode") return to_string(s.method);
+  if (what == "checkpointing") return s.checkpointing;
+  if (what == "lora_rank") return s.lora_rank;
+  if (what == "lora_targets") return s.lora_targets;
+  if (what == "micro_batch") return s.micro_batch;
+  if (what == "seq") return s.seq;
+  if (what == "optimizer") return to_string(s.optimizer);
+  if (what == "loss") return to_string(s.loss);
   if (what == "zero") {
-    if (p.zero == 0 && !p.offload_optimizer) return nullptr;
-    json zero = {{"stage", p.zero}};
-    if (p.offload_optimizer) zero["offload_optimizer"] = {{"device", "cpu"}};
+    if (s.zero == 0 && !s.offload_optimizer) return nullptr;
+    json zero = {{"stage", s.zero}};
+    if (s.offload_optimizer) zero["offload_optimizer"] = {{"device", "cpu"}};
     return json{{"zero_optimization", zero}};
   }
   throw Error("internal", "engines.training_launch", "unknown training value '" + what + "'");
 }
 
-bool applies(const json& call, const TrainingLaunchPlan& p) {
+bool applies(const json& call, const FinetuneSetup& s) {
   if (!call.contains("when")) return true;
   const std::string when = call.at("when").get<std::string>();
-  if (when == "adapter") return p.mode == "lora" || p.mode == "qlora";
-  if (when == "upcast") return p.mode == "qlora" && p.upcast_unquantized;
-  if (when == "adapter_bf16") return p.mode != "full" && p.precision == "bf16";
+  const bool adapter = s.method != FinetuneMethod::kFull;
+  if (when == "adapter") return adapter;
+  if (when == "upcast") return s.method == FinetuneMethod::kQlora && s.upcast_unquantized;
+  if (when == "adapter_bf16") return adapter && s.precision == Precision::kBf16;
   throw Error("internal", "engines.training_launch", "unknown condition '" + when + "'");
 }
 
 }  // namespace
 
-json training_launch_json(const json& section, const TrainingLaunchPlan& plan) {
+json training_launch_json(const json& section, const FinetuneSetup& plan) {
   json args = json::array();
   std::string command;
   std::string model;
@@ -158,7 +160,8 @@ json training_launch_json(const json& section, const TrainingLaunchPlan& plan) {
     if (!applies(call, plan)) continue;
     std::vector<std::string> parts;
     if (call.value("model_arg", false)) {
-      model = plan.model.empty() ? call.at("model_placeholder").get<std::string>() : plan.model;
+      model = plan.model->repo.empty() ? call.at("model_placeholder").get<std::string>()
+                                       : plan.model->repo;
       parts.push_back(json(model).dump());
     }
     if (call.contains("positional")) parts.push_back(call.at("positional").get<std::string>());
@@ -189,7 +192,7 @@ json training_launch_json(const json& section, const TrainingLaunchPlan& plan) {
   // What the calls cannot say: the Trainer's "sgd" has no momentum, and
   // TRL has no chunked loss (torchtune's CEWithChunkedOutputLoss has).
   json notes = json::array();
-  if (plan.optimizer == "sgd" && plan.momentum > 0) {
+  if (plan.optimizer == Optimizer::kSgd && plan.momentum > 0) {
     const std::string sgd = "optimizers=(torch.optim.SGD(model.parameters(), lr=..., momentum=" +
                             json(plan.momentum).dump() + "), None)";
     notes.push_back(Message{"launch.note_sgd_momentum",
@@ -197,7 +200,7 @@ json training_launch_json(const json& section, const TrainingLaunchPlan& plan) {
                              {"option", Message{"quote.text", {{"text", "optim=\"sgd\""}}}},
                              {"code", Message{"quote.text", {{"text", sgd}}}}}});
   }
-  if (plan.loss == "chunked") {
+  if (plan.loss == Loss::kChunked) {
     notes.push_back(
         Message{"launch.note_chunked_loss",
                 {{"name", Message{"quote.text", {{"text", "CEWithChunkedOutputLoss"}}}}}});

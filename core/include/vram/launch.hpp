@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vram/engine.hpp"
+#include "vram/finetune.hpp"
 
 namespace vram {
 
@@ -36,34 +37,15 @@ struct LaunchPlan {
  */
 nlohmann::json launch_json(const EngineProfile& engine, const LaunchPlan& plan);
 
-/** The fine-tuning plan's values a training argument may carry. */
-struct TrainingLaunchPlan {
-  std::string mode;       ///< "full", "lora", "qlora"
-  std::string precision;  ///< "mixed", "bf16"
-  std::string optimizer;  ///< an optimizer id (kOptimizerNames)
-  std::string loss;       ///< a loss id (kLossNames)
-  double momentum = 0;    ///< SGD's momentum
-  bool flash_attention = true;
-  bool checkpointing = true;
-  bool upcast_unquantized = true;
-  std::int64_t lora_rank = 0;
-  std::vector<std::string> lora_targets;
-  std::int64_t micro_batch = 1;
-  std::int64_t seq = 0;
-  int zero = 0;
-  bool offload_optimizer = false;
-  int gpus = 1;
-  std::string model;  ///< the preset's hub repository; "" for the placeholder
-};
-
 /**
  * {engine, version, source, model, args: [{call, flag, value}], command,
  * launcher?} from data/engines.json "training_launch": the Python calls
  * (transformers, PEFT, TRL) that set up the plan, one per line, with only
  * the arguments the plan sets; `launcher` is the shell command that starts
- * it on several GPUs; `notes` ({id, params}) say what the calls cannot
+ * it on several GPUs; the model is the preset's hub repository, else a
+ * placeholder; `notes` ({id, params}) say what the calls cannot
  * express (SGD's momentum, a chunked loss).
  */
-nlohmann::json training_launch_json(const nlohmann::json& section, const TrainingLaunchPlan& plan);
+nlohmann::json training_launch_json(const nlohmann::json& section, const FinetuneSetup& setup);
 
 }  // namespace vram
