@@ -6,9 +6,37 @@ namespace vramcli {
 
 using nlohmann::json;
 
-std::string pad(const std::string& text, std::size_t width, bool right) {
+namespace {
+
+// Code points a terminal draws with no width of their own: Arabic's
+// diacritics (U+064B-065F, U+0670), the joiners and direction marks
+// (U+200B-200F: Persian writes ZWNJ inside words), the Arabic letter mark
+// (U+061C) and the isolates the catalogs put around names (U+2066-2069).
+bool zero_width(char32_t cp) {
+  return (cp >= 0x064B && cp <= 0x065F) || cp == 0x0670 || cp == 0x061C ||
+         (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+// The columns a UTF-8 string takes in a terminal: one per code point, none
+// for the zero-width ones above.
+std::size_t columns(const std::string& text) {
   std::size_t shown = 0;
-  for (unsigned char c : text) shown += (c & 0xC0) != 0x80;  // count UTF-8 code points
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    char32_t cp = length == 1 ? lead : lead & (0x7F >> length);
+    for (std::size_t k = 1; k < length && i + k < text.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    shown += zero_width(cp) ? 0 : 1;
+    i += length;
+  }
+  return shown;
+}
+
+}  // namespace
+
+std::string pad(const std::string& text, std::size_t width, bool right) {
+  const std::size_t shown = columns(text);
   if (shown >= width) return text;
   const std::string fill(width - shown, ' ');
   return right ? fill + text : text + fill;

@@ -14,15 +14,6 @@
 #include "vram/api.hpp"
 #include "vram/checkpoint.hpp"
 
-namespace {
-
-const vram::Calculator& calculator() {
-  static const vram::Calculator instance;
-  return instance;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const char* kind = (data[0] & 1) != 0 ? "safetensors" : "gguf";
@@ -39,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     request["config"] = file.at("config");
   else
     request["model"] = "llama-3.1-8b";
-  vram::fuzz::check_answer(vram::call(calculator(), "checkpoint", checkpoint.dump()));
-  vram::fuzz::check_answer(vram::call(calculator(), "estimate", request.dump()));
+  vram::fuzz::check_answer(vram::call(vram::fuzz::calculator(), "checkpoint", checkpoint.dump()));
+  vram::fuzz::check_answer(vram::call(vram::fuzz::calculator(), "estimate", request.dump()));
   return 0;
 }

@@ -10,20 +10,12 @@
 #include "result_check.hpp"
 #include "vram/api.hpp"
 
-namespace {
-
-const vram::Calculator& calculator() {
-  static const vram::Calculator instance;
-  return instance;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string config(reinterpret_cast<const char*>(data), size);
-  vram::fuzz::check_answer(vram::call(calculator(), "estimate", "{\"config\": " + config + "}"));
+  vram::fuzz::check_answer(
+      vram::call(vram::fuzz::calculator(), "estimate", "{\"config\": " + config + "}"));
   vram::fuzz::check_answer(vram::call(
-      calculator(), "estimate",
+      vram::fuzz::calculator(), "estimate",
       "{\"gpu\": \"h100-sxm\", \"engine\": \"vllm\", \"context\": 32768, \"config\": " + config +
           "}"));
   return 0;

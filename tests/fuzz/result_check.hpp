@@ -15,7 +15,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vram/api.hpp"
+
 namespace vram::fuzz {
+
+/** The one calculator every input of a fuzz target is asked (built once). */
+inline const Calculator& calculator() {
+  static const Calculator instance;
+  return instance;
+}
 
 /**
  * The fields a successful answer may hold as a negative number or as null,

@@ -220,3 +220,33 @@ test('English stays the default: the same command without --lang prints English'
   // The check itself: English output is full of stray English.
   assert.notDeepEqual(foreign(readable(r.stdout), 'fa', ids).words, []);
 });
+
+// A terminal draws Arabic's diacritics, the joiners and direction marks
+// (Persian's ZWNJ inside words) and the isolates with no width: the term
+// table's number column must end at the same column on every row, in every
+// language, counted as a terminal counts it.
+const zeroWidth = (cp) =>
+  (cp >= 0x064b && cp <= 0x065f) || cp === 0x0670 || cp === 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2066 && cp <= 0x2069);
+const cells = (line) => [...line].filter((ch) => !zeroWidth(ch.codePointAt(0)));
+
+for (const lang of ['en', 'ar', 'fa']) {
+  test(`vramcalc --lang ${lang}: the term table's columns line up as a terminal draws them`, () => {
+    const lines = run('estimate', '--model', 'llama-3.1-8b', '--lang', lang).stdout.split('\n');
+    const start = lines.findIndex((l) => cells(l).slice(34, 44).join('').trim() === 'GB');
+    assert.ok(start >= 0, 'the header row');
+    // The terms, then the total: the rows with three spaces after the number column.
+    const rows = [];
+    for (const l of lines.slice(start + 1)) {
+      if (cells(l).slice(44, 47).join('') !== '   ') break;
+      rows.push(l);
+    }
+    assert.ok(rows.length >= 4, `the terms and the total: ${rows.length}`);
+    // Persian's labels hold a ZWNJ; the test would not test it otherwise.
+    if (lang === 'fa') assert.ok(rows.some((r) => r.includes('\u200c')));
+    for (const row of rows) {
+      const c = cells(row);
+      assert.match(c.slice(34, 44).join(''), /^ *[0-9٠-٩۰-۹][0-9٠-٩۰-۹.,٫٬]*$/u, row);
+      assert.equal(c.slice(44, 47).join(''), '   ', row);
+    }
+  });
+}
