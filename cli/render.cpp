@@ -17,8 +17,8 @@ bool zero_width(char32_t cp) {
          (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
-// The columns a UTF-8 string takes in a terminal: one per code point, none
-// for the zero-width ones above.
+}  // namespace
+
 std::size_t columns(const std::string& text) {
   std::size_t shown = 0;
   for (std::size_t i = 0; i < text.size();) {
@@ -32,8 +32,6 @@ std::size_t columns(const std::string& text) {
   }
   return shown;
 }
-
-}  // namespace
 
 std::string pad(const std::string& text, std::size_t width, bool right) {
   const std::size_t shown = columns(text);
@@ -366,36 +364,56 @@ std::string render_devices(const json& d, const Words& say) {
 }
 
 std::string render_fleet(const json& f, const Words& say) {
-  std::ostringstream out;
-  out << pad(say("cli.col.gpu"), 16) << pad(say("cli.col.vram_short"), 8, true)
-      << pad(say("cli.col.bandwidth"), 8, true) << pad(say("cli.col.monthly"), 10, true)
-      << pad(say("cli.col.per_gb"), 9, true) << pad(say("cli.col.per_bandwidth"), 8, true)
-      << pad(say("cli.col.per_hour"), 8, true);
+  // Columns as wide as their widest cell (Persian's and Arabic's headers
+  // are longer than the numbers under them); a card that cannot hold the
+  // model says why in one sentence over the model's columns.
   const bool with_model = !f.empty() && f.at(0).contains("vram_needed_gb");
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head = {say("cli.col.gpu"),       say("cli.col.vram_short"),
+                                   say("cli.col.bandwidth"), say("cli.col.monthly"),
+                                   say("cli.col.per_gb"),    say("cli.col.per_bandwidth"),
+                                   say("cli.col.per_hour")};
   if (with_model) {
-    out << pad(say("cli.col.cards"), 7, true) << pad(say("cli.col.tps"), 8, true)
-        << pad(say("cli.col.per_million"), 9, true);
+    for (const char* id :
+         {"cli.col.cards", "cli.col.tps_expected", "cli.col.tps", "cli.col.per_million"})
+      head.push_back(say(id));
   }
-  out << "\n";
+  rows.push_back(head);
+  const auto number_or_dash = [&](const json& value, int decimals) {
+    return value.is_null() ? std::string("-") : say.number(value.get<double>(), decimals);
+  };
   for (const json& row : f) {
-    out << pad(row.at("name").get<std::string>(), 16)
-        << pad(say.number(row.at("vram_gb").get<double>(), 0), 8, true)
-        << pad(say.number(row.at("bandwidth_gbps").get<double>(), 0), 8, true)
-        << pad(money(row.at("monthly_usd"), say), 10, true)
-        << pad(say.number(row.at("usd_per_gb_month").get<double>(), 2), 9, true)
-        << pad(row.at("gbps_per_usd_month").is_null()
-                   ? "-"
-                   : say.number(row.at("gbps_per_usd_month").get<double>(), 2),
-               8, true)
-        << pad(say.number(row.at("usd_per_hour").get<double>(), 2), 8, true);
-    if (with_model) {
-      if (row.at("fit").is_null()) {
-        out << "   " << say.msg(row.at("unfit_reason"));
-      } else {
-        out << pad(say.number(row.at("fit").at("count").get<double>(), 0), 7, true)
-            << pad(say.number(row.at("decode_tokens_per_s").get<double>(), 0), 8, true)
-            << pad(say.number(row.at("usd_per_million_tokens").get<double>(), 2), 9, true);
-      }
+    std::vector<std::string> cells = {row.at("name").get<std::string>(),
+                                      say.number(row.at("vram_gb").get<double>(), 0),
+                                      say.number(row.at("bandwidth_gbps").get<double>(), 0),
+                                      money(row.at("monthly_usd"), say),
+                                      number_or_dash(row.at("usd_per_gb_month"), 2),
+                                      number_or_dash(row.at("gbps_per_usd_month"), 2),
+                                      number_or_dash(row.at("usd_per_hour"), 2)};
+    if (with_model && row.at("fit").is_null()) {
+      cells.push_back(say.msg(row.at("unfit_reason")));
+    } else if (with_model) {
+      cells.push_back(say.number(row.at("fit").at("count").get<double>(), 0));
+      cells.push_back(number_or_dash(row.at("decode_expected_tokens_per_s"), 0));
+      cells.push_back(number_or_dash(row.at("decode_tokens_per_s"), 0));
+      cells.push_back(number_or_dash(row.at("usd_per_million_tokens"), 2));
+    }
+    rows.push_back(std::move(cells));
+  }
+  // A row shorter than the head ends in a sentence that takes no column's width.
+  std::vector<std::size_t> width(head.size(), 0);
+  for (const auto& cells : rows) {
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (cells.size() < head.size() && c + 1 == cells.size()) break;
+      width[c] = std::max(width[c], columns(cells[c]));
+    }
+  }
+  std::ostringstream out;
+  for (const auto& cells : rows) {
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const bool sentence = cells.size() < head.size() && c + 1 == cells.size();
+      if (c > 0) out << "  ";
+      out << (sentence ? cells[c] : pad(cells[c], width[c], c > 0));
     }
     out << "\n";
   }

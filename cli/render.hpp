@@ -35,6 +35,8 @@ std::string render_presets(const nlohmann::json& presets, const std::string& wha
                            const Words& say);
 
 /** Left- or right-aligned cell of `width` characters (UTF-8 aware). */
+/** The columns a UTF-8 string takes in a terminal: one per code point, none for zero-width ones. */
+std::size_t columns(const std::string& text);
 std::string pad(const std::string& text, std::size_t width, bool right = false);
 
 }  // namespace vramcli

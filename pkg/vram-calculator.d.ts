@@ -412,8 +412,12 @@ export type FleetResult = Array<{
   usd_per_hour: number;
   vram_needed_gb?: number;
   fit?: Record<string, unknown>;
+  /** Bandwidth ceiling over the resident weights, per stream. */
   decode_tokens_per_s?: number;
-  usd_per_million_tokens?: number;
+  /** Expected decode per user at the request's batch, as estimate gives it for this card and count. */
+  decode_expected_tokens_per_s?: number;
+  /** At the expected speed of all the batch's streams; null when it is zero. */
+  usd_per_million_tokens?: number | null;
   [key: string]: unknown;
 }>;
 

@@ -9,6 +9,7 @@
 #include "vram/finetune.hpp"
 #include "vram/fit.hpp"
 #include "vram/requests.hpp"
+#include "vram/speed.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -242,11 +243,26 @@ json fleet_json(const Catalog& catalog, const json& request) {
         // dense model's, the chosen experts' of an MoE: SPEC section 5);
         // with the KV cache read at the given context, per stream.
         const double ceiling_tps = ceiling.bandwidth_bytes_per_s / ceiling.active_weight_bytes;
-        const double tokens_per_month = ceiling_tps * 3600.0 * gpus.hours_per_month;
+        // What the set is expected to decode, as the calculator's cheapest
+        // list says it under the guide convention (no engine named: a
+        // CUDA-graph server, data/speed.json "default"): the tensor group
+        // reads at once, the rest of the set in stages; FP8 runs as FP8
+        // where the card has it. The price per token follows it, for all
+        // the streams of the batch together.
+        const SpeedLayout layout{parallel, std::max(1, o.count / parallel)};
+        const std::string format_id =
+            format != nullptr ? format->id : imported->model.native_format;
+        const DecodeSpeed expected =
+            expected_decode(imported->model, plan, gpu, layout, batch, format_id,
+                            format_id == "fp8" && gpu.supports("fp8"),
+                            catalog.speed.profile(guide.id), catalog.speed);
+        const double tokens_per_month =
+            expected.expected_batch_tokens_per_s * 3600.0 * gpus.hours_per_month;
         row["fit"] = option_json(o);
         row["decode_tokens_per_s"] = ceiling_tps;
         row["decode_guide_tokens_per_s"] = ceiling.guide_tokens_per_s;
         row["decode_stream_tokens_per_s"] = ceiling.stream_tokens_per_s;
+        row["decode_expected_tokens_per_s"] = expected.expected_tokens_per_s;
         row["usd_per_million_tokens"] =
             tokens_per_month > 0 ? json(o.monthly / tokens_per_month * 1e6) : json(nullptr);
       } else {

@@ -49,6 +49,35 @@ TEST_CASE("FP8 weights only on FP8 hardware") {
   CHECK(vram::fit(10e9, c, rules).pick.gpu->id == "old");
 }
 
+TEST_CASE("the fleet's expected decode is the calculator's, and its price per token follows it") {
+  // Every figure on the page agrees: the fleet's row for a card and the
+  // calculator's cheapest list under the same convention, card and count.
+  for (const int batch : {1, 8}) {
+    const json fleet = testing::calculator().fleet(
+        {{"model", "llama-3.1-70b"}, {"weights", "fp8"}, {"batch", batch}});
+    int compared = 0;
+    for (const json& row : fleet) {
+      if (row.at("fit").is_null()) continue;
+      const json answer = testing::calculator().estimate({{"model", "llama-3.1-70b"},
+                                                          {"weights", "fp8"},
+                                                          {"batch", batch},
+                                                          {"gpu", row.at("id")},
+                                                          {"gpu_count", row.at("fit").at("count")},
+                                                          {"min_tokens_per_s", 0.1}});
+      const double expected = row.at("decode_expected_tokens_per_s").get<double>();
+      CHECK(expected ==
+            doctest::Approx(answer.at("decode").at("expected_tokens_per_s").get<double>()));
+      CHECK(expected < row.at("decode_tokens_per_s").get<double>());
+      // All the streams' tokens over a month of the set's price.
+      const double per_month = expected * batch * 3600 * 720;
+      CHECK(row.at("usd_per_million_tokens").get<double>() ==
+            doctest::Approx(row.at("fit").at("monthly_usd").get<double>() / per_month * 1e6));
+      ++compared;
+    }
+    CHECK(compared >= 8);
+  }
+}
+
 TEST_CASE("tight: under 5 GB spare on one card, under 2 GB per card on a set") {
   const auto c = catalog({card("a", 24, 100)});
   vram::FitRules rules;

@@ -1,5 +1,7 @@
 // The fleet (SPEC section 4): every rentable card with its price ratios,
-// and for the chosen model the decode ceiling and cost per million tokens.
+// and for the chosen model the cards it needs, the decode each user can
+// expect beside the bandwidth ceiling, and the cost per million tokens at the
+// expected speed.
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { fleetRequest, isPreset } from '../state.js';
@@ -48,11 +50,11 @@ export class FleetView extends TableView {
         // Why a card cannot hold the model is a sentence: it wraps, so the
         // decode and price columns after it stay on screen.
         withModel ? h('td', { class: row.fit ? 'num' : 'reason' }, bdi(this.cards(row))) : null,
-        withModel ? [n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)].map((text) => h('td', { class: 'num' }, bdi(text))) : null,
+        withModel ? [n(row.decode_expected_tokens_per_s, 0), n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)].map((text) => h('td', { class: 'num' }, bdi(text))) : null,
       ),
     );
     const head = ['fleet.gpu', 'fleet.memory', 'fleet.vram', 'fleet.bandwidth', 'fleet.monthly', 'fleet.perGb', 'fleet.perBandwidth', 'fleet.perHour',
-      ...(withModel ? ['fleet.cards', 'fleet.decode', 'fleet.perMillion'] : [])].map((id) => t(id));
+      ...(withModel ? ['fleet.cards', 'fleet.expected', 'fleet.decode', 'fleet.perMillion'] : [])].map((id) => t(id));
     const name = (list, id) => (list.find((x) => x.id === id) || { name: id }).name;
     const caption = withModel
       ? t('fleet.captionModel', { model: name(catalog.models, state.model), weights: state.weights === 'native' ? t('fleet.nativeWeights') : name(catalog.weight_formats, state.weights) })
