@@ -142,6 +142,7 @@ export function defineVramCalculator(factory) {
         });
         window.addEventListener('popstate', () => {
           clearTimeout(this.urlTimer);
+          this.pendingPush = undefined;
           this.problems = [];
           this.readUrl();
           this.render();
@@ -342,20 +343,38 @@ export function defineVramCalculator(factory) {
     /**
      * Typing rewrites the current history entry; a committed change puts
      * that entry back and pushes a new one, so Back returns to the last
-     * committed state, not a half-typed one. While typing the address is
-     * written at most every 150 ms: replaceState costs milliseconds, more
-     * than a whole recompute, and browsers throttle frequent calls.
+     * committed state, not a half-typed one. The address is written after
+     * the answer is drawn, in a task of its own: replaceState and pushState
+     * cost milliseconds each, more than a whole recompute, and browsers
+     * throttle frequent calls. While typing it is written at most every
+     * 150 ms; commits made in one task (a script setting several inputs)
+     * make one history entry.
      */
     writeUrl(query, push) {
-      const url = (search) => `${window.location.pathname}${search}${window.location.hash}`;
       clearTimeout(this.urlTimer);
       if (!push) {
-        this.urlTimer = setTimeout(() => window.history.replaceState(null, '', url(query)), 150);
+        this.pendingPush = undefined;
+        this.urlTimer = setTimeout(() => window.history.replaceState(null, '', this.urlOf(query)), 150);
         return;
       }
+      this.pendingPush = query;
+      this.urlTimer = setTimeout(() => this.flushUrl(), 0);
+    }
+
+    /** The address with this query, keeping the path and the fragment. */
+    urlOf(search) {
+      return `${window.location.pathname}${search}${window.location.hash}`;
+    }
+
+    /** Writes a committed change not yet in the address (at once: "Copy link" reads it). */
+    flushUrl() {
+      const query = this.pendingPush;
+      if (query === undefined) return;
+      clearTimeout(this.urlTimer);
+      this.pendingPush = undefined;
       if (this.committed !== query) {
-        if (window.location.search !== this.committed) window.history.replaceState(null, '', url(this.committed));
-        window.history.pushState(null, '', url(query));
+        if (window.location.search !== this.committed) window.history.replaceState(null, '', this.urlOf(this.committed));
+        window.history.pushState(null, '', this.urlOf(query));
       }
       this.committed = query;
     }
@@ -456,6 +475,7 @@ export function defineVramCalculator(factory) {
 
     async copyLink() {
       const { t } = this;
+      this.flushUrl();
       const href = window.location.href;
       try {
         await navigator.clipboard.writeText(href);
