@@ -23,7 +23,7 @@ import { loadCore } from './core.js';
 import { h, replace } from './dom.js';
 import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
 import { DIGITS, LANGUAGES, problemMessage, resolveLanguage, translator } from './i18n.js';
-import { DEFAULT_STATE, VIEWS, UNITS, parseQuery, toQuery } from './state.js';
+import { PAGE_DEFAULTS, VIEWS, UNITS, defaultState, parseQuery, toQuery } from './state.js';
 import { readRentTemplate } from './rent.js';
 import { VERSION } from './version.js';
 import { AnswerBar, pickOf } from './views/answer-bar.js';
@@ -55,7 +55,8 @@ export function defineVramCalculator(factory) {
     constructor() {
       super();
       this.attachShadow({ mode: 'open' });
-      this.state = { ...DEFAULT_STATE };
+      // The page's own defaults until the core's schema gives the rest (start).
+      this.state = { ...PAGE_DEFAULTS };
       this.problems = [];
       this.started = false;
       // Which <details> are open, by key: survives every rebuild, a change of
@@ -122,6 +123,7 @@ export function defineVramCalculator(factory) {
         this.presets = { ...this.core.presets(), schema: this.core.schema() };
         mark('vram:presets');
         this.catalog = this.presets;
+        this.state = { ...defaultState(this.catalog) };
       } catch (error) {
         replace(this.frame, h('p', { class: 'error', role: 'alert' }, h('bdi', {}, this.t('app.loadFailed', { message: error.message }))));
         return;
@@ -334,7 +336,7 @@ export function defineVramCalculator(factory) {
 
     change(patch, { push }) {
       this.state = { ...this.state, ...patch };
-      const query = toQuery(this.state);
+      const query = toQuery(this.state, this.catalog);
       if (this.urlBound) this.writeUrl(query, push);
       this.render();
       this.dispatchEvent(new CustomEvent('vram-change', { detail: { state: this.state, query } }));
