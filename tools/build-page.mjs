@@ -8,7 +8,7 @@
 //                              from file:// (which blocks ES modules)
 //   dist/index.html            the same page, for the preview server
 // plus the examples. package.json's version is written into both scripts.
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { mkdir, readFile, writeFile, copyFile, readdir } from 'node:fs/promises';
@@ -69,6 +69,17 @@ const pageCatalogs = {
   },
 };
 
+// The element's stylesheet (a string for its shadow root), minified as CSS.
+const minifiedCss = {
+  name: 'minified-css',
+  setup(b) {
+    b.onLoad({ filter: /\.css$/ }, async (args) => {
+      const { code } = await transform(await readFile(args.path, 'utf8'), { loader: 'css', minify: true });
+      return { contents: code, loader: 'text' };
+    });
+  },
+};
+
 async function bundle(entry, format, version) {
   const result = await build({
     entryPoints: [join(root, entry)],
@@ -77,10 +88,9 @@ async function bundle(entry, format, version) {
     target: ['es2020'],
     minify: true,
     legalComments: 'none',
-    loader: { '.css': 'text' },
     define: { __VRAM_VERSION__: JSON.stringify(version) },
     write: false,
-    plugins: [pageCatalogs],
+    plugins: [pageCatalogs, minifiedCss],
   });
   return result.outputFiles[0].text;
 }
