@@ -8,7 +8,7 @@
 //                              from file:// (which blocks ES modules)
 //   dist/index.html            the same page, for the preview server
 // plus the examples. package.json's version is written into both scripts.
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { mkdir, readFile, writeFile, copyFile, readdir } from 'node:fs/promises';
@@ -55,13 +55,27 @@ export async function packageVersion() {
 // The page's catalogs without the CLI's own words (cli.*: its help, table
 // heads and unit names; usage.*: its usage errors): the core never answers
 // with them, and the page never shows them (issue 12, the page's weight).
+// Each is bundled as its JSON text, not as an object literal: the browser
+// scans a string far faster than it parses 1,000 properties, and
+// web/src/i18n.js parses a language only when it is first shown.
 const pageCatalogs = {
   name: 'page-catalogs',
   setup(b) {
     b.onLoad({ filter: /[\\/]data[\\/]messages[\\/][a-z]+\.json$/ }, async (args) => {
       const messages = JSON.parse(await readFile(args.path, 'utf8'));
       const kept = Object.fromEntries(Object.entries(messages).filter(([key]) => !key.startsWith('cli.') && !key.startsWith('usage.')));
-      return { contents: JSON.stringify(kept), loader: 'json' };
+      return { contents: `export default ${JSON.stringify(JSON.stringify(kept))};`, loader: 'js' };
+    });
+  },
+};
+
+// The element's stylesheet (a string for its shadow root), minified as CSS.
+const minifiedCss = {
+  name: 'minified-css',
+  setup(b) {
+    b.onLoad({ filter: /\.css$/ }, async (args) => {
+      const { code } = await transform(await readFile(args.path, 'utf8'), { loader: 'css', minify: true });
+      return { contents: code, loader: 'text' };
     });
   },
 };
@@ -74,10 +88,9 @@ async function bundle(entry, format, version) {
     target: ['es2020'],
     minify: true,
     legalComments: 'none',
-    loader: { '.css': 'text' },
     define: { __VRAM_VERSION__: JSON.stringify(version) },
     write: false,
-    plugins: [pageCatalogs],
+    plugins: [pageCatalogs, minifiedCss],
   });
   return result.outputFiles[0].text;
 }

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_STATE, estimateRequest } from '../../web/src/state.js';
-import { estimateFlags } from '../js/module.mjs';
+import { defaultState, estimateRequest } from '../../web/src/state.js';
+import { core, estimateFlags } from '../js/module.mjs';
 import { installRelease } from '../js/release.mjs';
 import { launch, root } from './harness.mjs';
 
@@ -19,7 +19,7 @@ const nativeJson = (...args) => JSON.parse(execFileSync(nativeCli, [...args, '--
 const HOST = 'https://host.example';
 const MODEL = 'guide-34b';
 // What the element asks the core for this model, by the page's own rule.
-const REQUEST = estimateRequest({ ...DEFAULT_STATE, model: MODEL }, undefined);
+const REQUEST = estimateRequest({ ...defaultState({ schema: (await core()).schema() }), model: MODEL }, undefined);
 const expectedAnswer = () => nativeJson('estimate', ...estimateFlags(REQUEST));
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.json': 'application/json' };
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { layout, readCatalogs } from '../../tools/messages.mjs';
-import { DEFAULT_STATE, DIGITS, LANGUAGES, MODES, OPTIMIZERS, PROFILES, UNITS, VIEWS } from '../../web/src/state.js';
+import { DIGITS, INPUTS, LANGUAGES, MODES, OPTIMIZERS, PROFILES, UNITS, VIEWS } from '../../web/src/state.js';
 import { core, loadJson, root } from './module.mjs';
 
 const catalogs = await readCatalogs();
@@ -110,7 +110,7 @@ async function familyMembers() {
     group: [...new Set(models.map((m) => m.group))],
     engine: engines.map((e) => e.id),
     option: [...new Set(engines.flatMap((e) => Object.keys(e.defaults)))],
-    input: Object.keys(DEFAULT_STATE),
+    input: [...INPUTS],
     term: [...terms],
     termInput: [...inputs.termInput], part: [...inputs.part], overheadKind: [...inputs.overheadKind],
     method: grid.rows[0].cells.map((c) => c.method),

@@ -7,7 +7,7 @@
 // "70B"; Persian shows no Latin digit outside those names.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_STATE, LORA_TARGETS } from '../../web/src/state.js';
+import { INPUTS, LORA_TARGETS } from '../../web/src/state.js';
 import { loadJson, root } from './module.mjs';
 
 const glossary = JSON.parse(readFileSync(join(root, 'tests/latin-glossary.json'), 'utf8'));
@@ -22,7 +22,7 @@ const data = {
 // Whole names first (longest first): "RTX 4090", "Llama 3.1 8B" carry digits that are part of a name.
 const NAMES = [...new Set([...data.models, ...data.gpus, ...data.formats, ...data.engines, ...GLOSSARY].filter(Boolean))]
   .sort((a, b) => b.length - a.length);
-const IDS = new Set([...Object.keys(DEFAULT_STATE), ...LORA_TARGETS, ...GLOSSARY, ...glossary.words]);
+const IDS = new Set([...INPUTS, ...LORA_TARGETS, ...GLOSSARY, ...glossary.words]);
 
 /**
  * Latin words outside the glossary, the data's names and `ids` (more

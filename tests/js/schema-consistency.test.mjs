@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CORE_PARAMS_FOR_TESTS, DEFAULT_STATE, readOption, readParam } from '../../web/src/state.js';
+import { CORE_PARAMS_FOR_TESTS, PAGE_DEFAULTS, defaultState, readOption, readParam } from '../../web/src/state.js';
 import { core, root } from './module.mjs';
 
 const calculator = await core();
@@ -90,19 +90,32 @@ test('the page and the core accept the same values for every engine knob', () =>
 });
 
 // The page opens on its own example where it differs on purpose (state.js
-// DEFAULT_STATE: the guide's 70B in FP8 on a card); every other default is the core's.
+// PAGE_DEFAULTS: the guide's 70B in FP8 on a card); every other default is
+// the core's, read from its schema (defaultState).
 const PAGE_OWN_DEFAULTS = ['weights'];
 
-test("the page's defaults are the core's", () => {
+test("the page's defaults are the core's, read from its schema", () => {
+  const defaults = defaultState(catalog);
   const differ = [];
   for (const [name, [method, key]] of Object.entries(CORE_PARAMS_FOR_TESTS)) {
     const field = catalog.schema.requests[method].find((f) => f.name === key);
     if (field.default === undefined) continue;
-    if (PAGE_OWN_DEFAULTS.includes(name)) differ.push(name);
-    else assert.deepEqual(DEFAULT_STATE[name], field.default, name);
+    if (Object.hasOwn(PAGE_DEFAULTS, name)) differ.push(name);
+    if (PAGE_OWN_DEFAULTS.includes(name)) assert.notDeepEqual(defaults[name], field.default, name);
+    else assert.deepEqual(defaults[name], field.default, name);
   }
+  // Only the page's worked example overrides a core default, and it says so.
   assert.deepEqual(differ, PAGE_OWN_DEFAULTS);
+  // A schema the page reads its defaults from: a changed default reaches the page.
+  const changed = structuredClone(catalog.schema);
+  changed.requests.estimate.find((f) => f.name === 'context').default = 4096;
+  assert.equal(defaultState({ ...catalog, schema: changed }).context, 4096);
+  // And a core field the page must read but whose default is gone is an error, not a silent undefined.
+  const missing = structuredClone(catalog.schema);
+  delete missing.requests.estimate.find((f) => f.name === 'seq').default;
+  assert.throws(() => defaultState({ ...catalog, schema: missing }), /no default for seq/);
 });
+
 test('the CLI and the core accept the same values, a few fields of each type', () => {
   const cli = join(root, 'build/native/vramcalc');
   const fields = [

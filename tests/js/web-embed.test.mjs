@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import {
   INPUT_NAMES, VIEW_INPUTS, fragmentCatalogText, messageCatalogText, readCatalogText, readHide, readInputs, visibleInputs,
 } from '../../web/src/embed.js';
-import { VIEWS, devicesRequest, fleetRequest, gridRequest, DEFAULT_STATE } from '../../web/src/state.js';
+import { VIEWS, defaultState, devicesRequest, fleetRequest, gridRequest } from '../../web/src/state.js';
+import { core } from './module.mjs';
 
 test('inputs: absent is every input, "none" is none, unknown words are named', () => {
   assert.deepEqual(readInputs(null), { inputs: null, unknown: [] });
@@ -22,12 +23,12 @@ test('hide takes header and tabs', () => {
   assert.deepEqual(readHide('tabs footer'), { hide: ['tabs'], unknown: ['footer'] });
 });
 
-test('each view shows only the inputs its request reads', () => {
+test('each view shows only the inputs its request reads', async () => {
   assert.deepEqual(Object.keys(VIEW_INPUTS).sort(), [...VIEWS].sort());
   for (const list of Object.values(VIEW_INPUTS)) for (const name of list) assert.ok(INPUT_NAMES.includes(name), name);
   // The requests' own keys: a key a view reads is an input it shows.
   const reads = (request) => Object.keys(request).filter((k) => k !== 'models' && k !== 'catalog');
-  const state = { ...DEFAULT_STATE, model: 'llama-3.1-8b' };
+  const state = { ...defaultState({ schema: (await core()).schema() }), model: 'llama-3.1-8b' };
   assert.deepEqual(reads(gridRequest(state)).sort(), ['batch', 'context']);
   assert.ok(gridRequest(state).models.includes('llama-3.1-8b'), 'the grid adds the chosen model: model shows');
   assert.deepEqual(reads(devicesRequest(state)).sort(), ['context', 'model', 'usable_fraction']);

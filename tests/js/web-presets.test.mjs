@@ -4,12 +4,12 @@
 // and request code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_STATE, estimateRequest, parseQuery } from '../../web/src/state.js';
+import { defaultState, estimateRequest, parseQuery } from '../../web/src/state.js';
 import { core, loadJson } from './module.mjs';
 
 test('the default state is the guide\'s worked example: 75 GB, fits an H100 PCIe', async () => {
   const calc = await core();
-  const result = calc.estimate(estimateRequest(DEFAULT_STATE));
+  const result = calc.estimate(estimateRequest(defaultState({ schema: calc.schema() })));
   assert.equal(Math.round(result.total_gb), 75); // SPEC section 1: 70 + 2.7 + 2
   assert.equal(result.gpu.id, 'h100-pcie');
   assert.equal(result.fit.fits, true);

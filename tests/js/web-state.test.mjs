@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DEFAULT_STATE, MAX_QUERY_LENGTH, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
+  MAX_QUERY_LENGTH, defaultState, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
 } from '../../web/src/state.js';
 import { core } from './module.mjs';
 
@@ -26,6 +26,9 @@ const catalog = {
     { id: 'broken', state: { context: 'lots', view: 'grid' } },
   ],
 };
+
+// What the page opens on: its own defaults and the schema's.
+const DEFAULT_STATE = defaultState(catalog);
 
 const codes = (problems) => problems.map((p) => `${p.param}${p.preset === undefined ? '' : ` (preset ${p.preset})`}:${p.error.code}`);
 
@@ -48,7 +51,7 @@ test('every input round-trips through the URL', () => {
     { ...DEFAULT_STATE, lang: 'ar' },
   ];
   for (const state of states) {
-    const query = toQuery(state);
+    const query = toQuery(state, catalog);
     const { state: back, problems } = parseQuery(query, catalog);
     assert.deepEqual(problems, [], query);
     assert.deepEqual(back, state, query);
@@ -56,11 +59,11 @@ test('every input round-trips through the URL', () => {
 });
 
 test('links carry only what matters for the state', () => {
-  const query = toQuery(DEFAULT_STATE);
+  const query = toQuery(DEFAULT_STATE, catalog);
   assert.equal(query, '?view=calculator&model=guide-70b&weights=fp8&kv=fp16&context=8192&batch=1&unit=GB&mode=inference&engine=guide&gpu=h100-pcie&gpu_count=1');
-  assert.match(toQuery({ ...DEFAULT_STATE, mode: 'lora' }), /lora_targets=q_proj%2Ck_proj%2Cv_proj%2Co_proj/);
-  assert.doesNotMatch(toQuery(DEFAULT_STATE), /hidden|config=|opt\.|lang|digits/);
-  assert.match(toQuery({ ...DEFAULT_STATE, lang: 'fa' }), /&lang=fa$/);
+  assert.match(toQuery({ ...DEFAULT_STATE, mode: 'lora' }, catalog), /lora_targets=q_proj%2Ck_proj%2Cv_proj%2Co_proj/);
+  assert.doesNotMatch(toQuery(DEFAULT_STATE, catalog), /hidden|config=|opt\.|lang|digits/);
+  assert.match(toQuery({ ...DEFAULT_STATE, lang: 'fa' }, catalog), /&lang=fa$/);
 });
 
 test('lang and digits take only the page\'s languages and digit systems', () => {
@@ -136,7 +139,7 @@ test('an inference request carries inference keys only', () => {
   const request = estimateRequest({ ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95 } });
   assert.deepEqual(request, {
     model: 'guide-70b', gpu: 'h100-pcie', gpu_count: 1, weights: 'fp8', kv: 'fp16', context: 8192, batch: 1,
-    engine: 'vllm', engine_options: { gpu_memory_utilization: 0.95 },
+    engine: 'vllm', min_tokens_per_s: 10, engine_options: { gpu_memory_utilization: 0.95 },
   });
   assert.equal('catalog' in request, false);
   assert.deepEqual(estimateRequest({ ...DEFAULT_STATE, gpu: '' }, { gpus: [] }).catalog, { gpus: [] });

@@ -92,8 +92,48 @@ export function decodeBase64(text) {
  * since 2023, Node 18). A promise of the bytes.
  */
 export async function inflateBase64(text) {
-  const stream = new Blob([decodeBase64(text)]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return new Uint8Array(await new Response(inflating(text)).arrayBuffer());
+}
+
+const inflating = (text) => new Blob([decodeBase64(text)]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+
+/**
+ * The module compiled from base64 of its raw deflate: compiled as the
+ * inflated bytes arrive (WebAssembly.compileStreaming), so compiling
+ * overlaps inflating; where streaming is missing or refuses the stream,
+ * compiled once inflated. A promise of a WebAssembly.Module.
+ */
+export function compileBase64(text) {
+  const whole = () => inflateBase64(text).then((bytes) => WebAssembly.compile(bytes));
+  if (typeof WebAssembly.compileStreaming !== 'function') return whole();
+  let streaming;
+  try {
+    streaming = WebAssembly.compileStreaming(new Response(inflating(text), { headers: { 'content-type': 'application/wasm' } }));
+  } catch {
+    return whole();
+  }
+  return streaming.catch(whole);
+}
+
+/**
+ * An Emscripten module factory over a compiled module (a promise of it):
+ * each call instantiates the same compiled code with the glue's imports
+ * (Emscripten's instantiateWasm hook), so a restart after a crash compiles
+ * nothing.
+ */
+export function instantiating(createModule, compiled) {
+  return () =>
+    compiled.then(
+      (wasm) =>
+        new Promise((resolve, reject) => {
+          createModule({
+            instantiateWasm(imports, receive) {
+              WebAssembly.instantiate(wasm, imports).then((instance) => receive(instance, wasm), reject);
+              return {};
+            },
+          }).then(resolve, reject);
+        }),
+    );
 }
 
 let pending = null;

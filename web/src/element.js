@@ -23,7 +23,7 @@ import { loadCore } from './core.js';
 import { h, replace } from './dom.js';
 import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
 import { DIGITS, LANGUAGES, problemMessage, resolveLanguage, translator } from './i18n.js';
-import { DEFAULT_STATE, VIEWS, UNITS, parseQuery, toQuery } from './state.js';
+import { PAGE_DEFAULTS, VIEWS, UNITS, defaultState, parseQuery, toQuery } from './state.js';
 import { readRentTemplate } from './rent.js';
 import { VERSION } from './version.js';
 import { AnswerBar, pickOf } from './views/answer-bar.js';
@@ -55,7 +55,8 @@ export function defineVramCalculator(factory) {
     constructor() {
       super();
       this.attachShadow({ mode: 'open' });
-      this.state = { ...DEFAULT_STATE };
+      // The page's own defaults until the core's schema gives the rest (start).
+      this.state = { ...PAGE_DEFAULTS };
       this.problems = [];
       this.started = false;
       // Which <details> are open, by key: survives every rebuild, a change of
@@ -122,6 +123,7 @@ export function defineVramCalculator(factory) {
         this.presets = { ...this.core.presets(), schema: this.core.schema() };
         mark('vram:presets');
         this.catalog = this.presets;
+        this.state = { ...defaultState(this.catalog) };
       } catch (error) {
         replace(this.frame, h('p', { class: 'error', role: 'alert' }, h('bdi', {}, this.t('app.loadFailed', { message: error.message }))));
         return;
@@ -142,6 +144,7 @@ export function defineVramCalculator(factory) {
         });
         window.addEventListener('popstate', () => {
           clearTimeout(this.urlTimer);
+          this.pendingPush = undefined;
           this.problems = [];
           this.readUrl();
           this.render();
@@ -333,7 +336,7 @@ export function defineVramCalculator(factory) {
 
     change(patch, { push }) {
       this.state = { ...this.state, ...patch };
-      const query = toQuery(this.state);
+      const query = toQuery(this.state, this.catalog);
       if (this.urlBound) this.writeUrl(query, push);
       this.render();
       this.dispatchEvent(new CustomEvent('vram-change', { detail: { state: this.state, query } }));
@@ -342,20 +345,38 @@ export function defineVramCalculator(factory) {
     /**
      * Typing rewrites the current history entry; a committed change puts
      * that entry back and pushes a new one, so Back returns to the last
-     * committed state, not a half-typed one. While typing the address is
-     * written at most every 150 ms: replaceState costs milliseconds, more
-     * than a whole recompute, and browsers throttle frequent calls.
+     * committed state, not a half-typed one. The address is written after
+     * the answer is drawn, in a task of its own: replaceState and pushState
+     * cost milliseconds each, more than a whole recompute, and browsers
+     * throttle frequent calls. While typing it is written at most every
+     * 150 ms; commits made in one task (a script setting several inputs)
+     * make one history entry.
      */
     writeUrl(query, push) {
-      const url = (search) => `${window.location.pathname}${search}${window.location.hash}`;
       clearTimeout(this.urlTimer);
       if (!push) {
-        this.urlTimer = setTimeout(() => window.history.replaceState(null, '', url(query)), 150);
+        this.pendingPush = undefined;
+        this.urlTimer = setTimeout(() => window.history.replaceState(null, '', this.urlOf(query)), 150);
         return;
       }
+      this.pendingPush = query;
+      this.urlTimer = setTimeout(() => this.flushUrl(), 0);
+    }
+
+    /** The address with this query, keeping the path and the fragment. */
+    urlOf(search) {
+      return `${window.location.pathname}${search}${window.location.hash}`;
+    }
+
+    /** Writes a committed change not yet in the address (at once: "Copy link" reads it). */
+    flushUrl() {
+      const query = this.pendingPush;
+      if (query === undefined) return;
+      clearTimeout(this.urlTimer);
+      this.pendingPush = undefined;
       if (this.committed !== query) {
-        if (window.location.search !== this.committed) window.history.replaceState(null, '', url(this.committed));
-        window.history.pushState(null, '', url(query));
+        if (window.location.search !== this.committed) window.history.replaceState(null, '', this.urlOf(this.committed));
+        window.history.pushState(null, '', this.urlOf(query));
       }
       this.committed = query;
     }
@@ -456,6 +477,7 @@ export function defineVramCalculator(factory) {
 
     async copyLink() {
       const { t } = this;
+      this.flushUrl();
       const href = window.location.href;
       try {
         await navigator.clipboard.writeText(href);

@@ -10,7 +10,11 @@ import { DIGITS, LANGUAGES } from './state.js';
 
 export { DIGITS, LANGUAGES };
 
-const CATALOGS = { en, ar, fa };
+// Each catalog as bundled: an object under Node, and in the page's build
+// its JSON text (tools/build-page.mjs), which the browser scans far faster
+// than an object literal and which is parsed only when a translator first
+// needs the language (issue 12: the page's start-up).
+const SOURCES = { en, ar, fa };
 
 /** Languages written right to left. */
 const RTL = new Set(['ar', 'fa', 'he', 'ur']);
@@ -45,7 +49,18 @@ function isolated(catalog) {
   }
   return out;
 }
-const RTL_CATALOGS = Object.fromEntries(Object.entries(CATALOGS).map(([lang, catalog]) => [lang, isolated(catalog)]));
+
+/** One language's catalog, isolated for right-to-left text when `rtl`; read once, on first use. */
+const catalogs = new Map();
+function catalogOf(lang, rtl) {
+  const key = `${lang}|${rtl}`;
+  if (!catalogs.has(key)) {
+    const source = SOURCES[lang];
+    const plain = typeof source === 'string' ? JSON.parse(source) : source;
+    catalogs.set(key, rtl ? isolated(catalogOf(lang, false)) : plain);
+  }
+  return catalogs.get(key);
+}
 
 /**
  * A translator for one language, digit choice and display unit:
@@ -65,7 +80,9 @@ export function translator(lang, { digits = '', unit = 'GB' } = {}) {
 
 function makeTranslator(base, digits, unit) {
   const dir = direction(base);
-  const renderer = createRenderer({ catalogs: dir === 'rtl' ? RTL_CATALOGS : CATALOGS, lang: base, digits, unit });
+  const rtl = dir === 'rtl';
+  // English is every language's fallback, key by key.
+  const renderer = createRenderer({ catalogs: { en: catalogOf('en', rtl), [base]: catalogOf(base, rtl) }, lang: base, digits, unit });
   const t = (id, params) => renderer.t(id, params);
   t.render = renderer.render;
   t.lang = base;

@@ -5,13 +5,13 @@
 // tools/build-page.mjs puts `createVramModule` (the Emscripten factory) and
 // `VRAM_WASM_DEFLATED` (the module's bytes, deflated, base64) in scope.
 /* global createVramModule, VRAM_WASM_DEFLATED */
-import { CoreError, inflateBase64, loadCore } from './core.js';
+import { CoreError, compileBase64, instantiating, loadCore } from './core.js';
 import { defineVramCalculator as define } from './element.js';
 import { VERSION } from './version.js';
 
-// Inflated on first use (importing does nothing), once.
-let bytes = null;
-const factory = () => (bytes ||= inflateBase64(VRAM_WASM_DEFLATED)).then((wasmBinary) => createVramModule({ wasmBinary }));
+// Inflated and compiled on first use (importing does nothing), once.
+let compiled = null;
+const factory = () => instantiating(createVramModule, (compiled ||= compileBase64(VRAM_WASM_DEFLATED)))();
 
 export { CoreError };
 

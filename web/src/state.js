@@ -31,39 +31,21 @@ export const GUIDE_MODELS = ['guide-7b', 'guide-13b', 'guide-34b', 'guide-70b', 
 export const CUSTOM = 'custom';
 export const IMPORTED = 'config';
 
-export const DEFAULT_STATE = Object.freeze({
+/**
+ * The page's own defaults: its view, unit and languages; the guide's
+ * worked example (SPEC section 1: 70B in FP8 at 8,192 tokens on an H100
+ * PCIe needs 75 GB of its 80, so the page opens on a fit; FP8 where the
+ * core's default is the checkpoint's own format); no budget of one's own;
+ * the custom shape. Every other input's default is the core's, read from
+ * its schema by defaultState: one source for every rule.
+ */
+export const PAGE_DEFAULTS = Object.freeze({
   view: 'calculator',
-  // The guide's worked example (SPEC section 1): 70B in FP8 at 8,192 tokens
-  // on an H100 PCIe needs 75 GB of its 80, so the page opens on a fit.
   model: 'guide-70b',
   weights: 'fp8',
-  kv: 'fp16',
-  context: 8192,
-  batch: 1,
-  // The service floor: each user's expected decode speed, tokens/s.
-  min_tokens_per_s: 10,
   unit: 'GB',
-  mode: 'inference',
-  seq: 2048,
-  micro_batch: 1,
-  optimizer: 'adamw',
-  // torch.optim.SGD's momentum (sent only with SGD): 0 keeps no state.
-  momentum: 0,
-  precision: 'mixed',
-  loss: 'standard',
-  upcast_unquantized: true,
-  lora_rank: 16,
-  lora_targets: Object.freeze(['q_proj', 'k_proj', 'v_proj', 'o_proj']),
-  checkpointing: true,
-  // PyTorch's SDPA, transformers' default: no attention score matrix kept.
-  flash_attention: true,
-  zero: 0,
-  offload_optimizer: false,
-  finetune_profile: 'physical',
-  engine: 'guide',
   opts: Object.freeze({}),
   gpu: 'h100-pcie',
-  gpu_count: 1,
   // A memory budget of the reader's own ("my card has 20 GB"): the core
   // fits against it instead of the card's capacity. null: the card's.
   budget_gb: null,
@@ -77,7 +59,6 @@ export const DEFAULT_STATE = Object.freeze({
   vocab: 128256,
   params: null,
   config: '',
-  usable_fraction: 0.92,
   // '': the element's attribute or host decides (element.js).
   lang: '',
   digits: '',
@@ -143,6 +124,31 @@ const CORE_PARAMS = {
 
 /** For tests that hold the page to the core: which parameters are the core's fields. */
 export const CORE_PARAMS_FOR_TESTS = CORE_PARAMS;
+
+/** Every input of the page's state: its own and the core's parameters. */
+export const INPUTS = Object.freeze([...new Set([...Object.keys(PAGE_DEFAULTS), ...Object.keys(CORE_PARAMS)])]);
+
+const defaultsCache = new WeakMap();
+/**
+ * The state the page opens on, for a catalog (catalog.schema: the core's
+ * schema): the page's own defaults, and for each of the core's parameters
+ * its default in the schema. Frozen, and read once per schema.
+ */
+export function defaultState(catalog) {
+  let state = defaultsCache.get(catalog.schema);
+  if (!state) {
+    const core = {};
+    for (const [name, [request, key]] of Object.entries(CORE_PARAMS)) {
+      if (Object.hasOwn(PAGE_DEFAULTS, name)) continue;
+      const value = coreField(catalog, request, key).default;
+      if (value === undefined) throw new Error(`the core's ${request} request has no default for ${key}`);
+      core[name] = Array.isArray(value) ? Object.freeze([...value]) : value;
+    }
+    state = Object.freeze({ ...core, ...PAGE_DEFAULTS });
+    defaultsCache.set(catalog.schema, state);
+  }
+  return state;
+}
 
 /** A field of the core's schema by request and key. */
 export function coreField(catalog, request, key) {
@@ -301,7 +307,7 @@ export function readOption(engine, key, raw, catalog) {
  * applies a named preset (catalog.links) first; the other parameters then
  * override it.
  */
-export function parseQuery(search, catalog, base = DEFAULT_STATE) {
+export function parseQuery(search, catalog, base = defaultState(catalog)) {
   let state = { ...base };
   const problems = [];
   if (typeof search === 'string' && search.length > MAX_QUERY_LENGTH) {
@@ -353,19 +359,19 @@ export function parseQuery(search, catalog, base = DEFAULT_STATE) {
   }
   if (state.model === IMPORTED && !state.config) {
     problems.push({ param: 'model', error: { code: 'configNeeded' } });
-    state.model = base.model === IMPORTED ? DEFAULT_STATE.model : base.model;
+    state.model = base.model === IMPORTED ? PAGE_DEFAULTS.model : base.model;
   }
   return { state, problems };
 }
 
 /** Which parameters a state's link carries, in a stable order. */
-function linkParams(state) {
+function linkParams(state, defaults) {
   const names = [...ALWAYS];
   if (state.mode !== 'inference') names.push(...FINETUNE);
   if (state.model === CUSTOM) names.push(...Object.keys(SHAPE), 'params');
   if (state.model === IMPORTED) names.push('config');
-  if (state.usable_fraction !== DEFAULT_STATE.usable_fraction) names.push('usable_fraction');
-  if (state.min_tokens_per_s !== DEFAULT_STATE.min_tokens_per_s) names.push('min_tokens_per_s');
+  if (state.usable_fraction !== defaults.usable_fraction) names.push('usable_fraction');
+  if (state.min_tokens_per_s !== defaults.min_tokens_per_s) names.push('min_tokens_per_s');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
   // A link made in Persian opens in Persian: the language goes with it once chosen.
   if (state.lang) names.push('lang');
@@ -373,10 +379,14 @@ function linkParams(state) {
   return names;
 }
 
-/** The query string for a state: every input that matters, in a stable order. */
-export function toQuery(state) {
+/**
+ * The query string for a state: every input that matters, in a stable
+ * order; the service floor and the usable fraction only when they differ
+ * from the catalog's schema defaults.
+ */
+export function toQuery(state, catalog) {
   const params = new URLSearchParams();
-  for (const name of linkParams(state)) {
+  for (const name of linkParams(state, defaultState(catalog))) {
     const value = state[name];
     if (value === undefined || value === null) continue;
     params.set(name, Array.isArray(value) ? value.join(',') : String(value));
@@ -418,7 +428,7 @@ export function estimateRequest(state, catalog) {
   if (state.budget_gb) request.budget_gb = state.budget_gb;
   if (state.mode === 'inference') {
     Object.assign(request, { weights: state.weights, kv: state.kv, context: state.context, batch: state.batch, engine: state.engine });
-    if (state.min_tokens_per_s !== DEFAULT_STATE.min_tokens_per_s) request.min_tokens_per_s = state.min_tokens_per_s;
+    request.min_tokens_per_s = state.min_tokens_per_s;
     if (Object.keys(state.opts).length) request.engine_options = { ...state.opts };
   } else {
     request.mode = state.mode;
