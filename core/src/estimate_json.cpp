@@ -607,7 +607,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
                      {"tp", sl.tensor_parallel},
                      {"link", Message{"link." + gpu->interconnect.kind}},
                      {"gbps", gpu->interconnect.gbps},
-                     {"latency_us", catalog.speed.latency(gpu->interconnect.topology) * 1e6}}});
+                     {"latency_us", catalog.speed.latency(gpu->interconnect.topology) * 1e6},
+                     {"sync_us", speed.allreduce_sync_s * 1e6}}});
       }
       if (sl.stages > 1) {
         notes.push_back(Message{"assumption.speed_stages", {{"stages", sl.stages}}});

@@ -68,6 +68,7 @@ SpeedData speed_data_from_json(const json& j) {
     }
     p.per_layer_s = micros(e, "per_layer_us", at);
     p.per_step_s = micros(e, "per_step_us", at);
+    p.allreduce_sync_s = micros(e, "allreduce_sync_us", at);
     p.compute_utilisation = share(e, "compute_utilisation", at, 0.6);
     p.prefill_utilisation = share(e, "prefill_utilisation", at, 0.6);
     p.source = jr::get_string(e, "source", at);
@@ -108,11 +109,13 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
   s.fixed_s = layers * profile.per_layer_s + profile.per_step_s;
   const double latency = data.latency(gpu.interconnect.topology);
   if (tp > 1) {
-    // Two all-reduces per layer of hidden x batch activations, ring cost.
+    // Two all-reduces per layer of hidden x batch activations, ring cost,
+    // plus what the engine's step pays per call beyond the link's latency.
     const double bytes = static_cast<double>(model.hidden_size) * b * data.activation_bytes;
     const double link = gpu.interconnect.gbps * 1e9;
     const double ring = link > 0 ? 2.0 * (tp - 1) / tp * bytes / link : 0.0;
-    s.allreduce_s = layers * data.allreduces_per_layer * (ring + latency);
+    s.allreduce_s =
+        layers * data.allreduces_per_layer * (ring + latency + profile.allreduce_sync_s);
   }
   // One hand-over of the activations per stage boundary per step.
   s.hops_s = (stages - 1) * latency;

@@ -96,6 +96,23 @@ TEST_CASE("the all-reduce costs more over PCIe than over NVLink") {
         nvlink.at("decode").at("step_ms").at("allreduce").get<double>());
 }
 
+TEST_CASE("each all-reduce pays the link's latency and the engine's synchronisation") {
+  const vram::SpeedData& data = testing::calculator().catalog().speed;
+  for (const char* engine : {"vllm", "sglang"}) {
+    INFO(engine);
+    const vram::SpeedProfile& sp = data.profile(engine);
+    REQUIRE(sp.allreduce_sync_s > 0);
+    const json one = testing::estimate(request("llama-3.1-8b", engine, "h100-sxm", 1, 1));
+    CHECK(one.at("decode").at("step_ms").at("allreduce").get<double>() == 0);
+    // Llama-3.1-8B: 32 layers, hidden 4,096; one user's BF16 activations in a ring of 4.
+    const json four = testing::estimate(request("llama-3.1-8b", engine, "h100-sxm", 4, 1));
+    const double ring = 2.0 * 3 / 4 * 4096 * data.activation_bytes / (900 * 1e9);
+    const double calls = 32.0 * data.allreduces_per_layer;
+    CHECK(four.at("decode").at("step_ms").at("allreduce").get<double>() ==
+          doctest::Approx(calls * (ring + data.latency("switched") + sp.allreduce_sync_s) * 1e3));
+  }
+}
+
 TEST_CASE("llama.cpp's layer split is never faster than one card reading the whole model") {
   for (const char* gpu : {"h200-sxm", "rtx-4090", "l40s"}) {
     const json one = testing::estimate(request("llama-3.1-8b", "llamacpp", gpu, 1, 1));
@@ -247,6 +264,8 @@ TEST_CASE("speed data: every engine profile cites its source; shares are in (0, 
     CHECK(p.source.size() > 40);
     CHECK(p.bandwidth_efficiency > 0);
     CHECK(p.bandwidth_efficiency <= 1);
+    CHECK(p.allreduce_sync_s >= 0);
+    CHECK(p.allreduce_sync_s < 1e-3);
     for (const auto& [id, share] : p.format_efficiency) {
       CHECK(testing::calculator().catalog().formats.find_weight(id) != nullptr);
       CHECK(share > 0);

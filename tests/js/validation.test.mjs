@@ -37,10 +37,16 @@ test('the validation set covers what the issue asks for', () => {
   for (const needed of ['decode.expected_tokens_per_s', 'prefill.ttft_s', 'prefill.tokens_per_s']) {
     assert.ok(predicts.has(needed), `no speed case predicting ${needed}`);
   }
-  for (const engine of ['llamacpp', 'vllm']) {
+  for (const engine of ['llamacpp', 'vllm', 'sglang']) {
     assert.ok(speed.some((c) => c.request.engine === engine && c.source.kind === 'published'), `no published ${engine} speed run`);
   }
   assert.ok(speed.some((c) => c.request.gpu_count > 1), 'no multi-card speed case');
+  // Tensor parallelism under both serving engines, at more than one split.
+  for (const engine of ['vllm', 'sglang']) {
+    assert.ok(speed.some((c) => c.request.engine === engine && c.request.gpu_count > 1), `no tensor-parallel ${engine} speed run`);
+  }
+  const splits = new Set(speed.filter((c) => ['vllm', 'sglang'].includes(c.request.engine)).map((c) => c.request.gpu_count ?? 1));
+  assert.ok(splits.size >= 3, `tensor-parallel speed runs at ${[...splits].join(', ')} cards only`);
   // One name, one reason: docs/accuracy.md lists each gap once.
   const reasons = new Map();
   for (const m of cases.flatMap((c) => c.measurements).filter((x) => x.known_gap)) {

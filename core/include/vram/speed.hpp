@@ -20,8 +20,9 @@ struct SpeedProfile {
   std::map<std::string, double> format_efficiency;  ///< weight format id -> its kernels' share
   double per_layer_s = 0;                           ///< fixed cost per layer per step
   double per_step_s = 0;                            ///< fixed cost per step
-  double compute_utilisation = 0.6;                 ///< of dense TFLOP/s, decode at large batch
-  double prefill_utilisation = 0.6;                 ///< of dense TFLOP/s, prefill
+  double allreduce_sync_s = 0;       ///< per tensor-parallel all-reduce, beyond the link's latency
+  double compute_utilisation = 0.6;  ///< of dense TFLOP/s, decode at large batch
+  double prefill_utilisation = 0.6;  ///< of dense TFLOP/s, prefill
   std::string source;
 };
 
