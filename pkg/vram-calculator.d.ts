@@ -300,7 +300,15 @@ export interface EstimateResult {
     ttft_s: number | null;
     reason: Message;
   }>;
-  /** Fine-tuning (mode full, lora, qlora). */
+  /** Fine-tuning (mode full, lora, qlora). `total_gb` is what the device
+   * holds ("device") or the guide's sum ("guide"). */
+  total_basis?: 'device' | 'guide';
+  /** torch.cuda.max_memory_allocated: no CUDA context, no cached blocks. */
+  allocator_peak_gb?: number;
+  /** The caching allocator's blocks beyond its peak. */
+  allocator_reserve_gb?: number;
+  /** The two together: torch.cuda.max_memory_reserved. */
+  allocator_reserved_gb?: number;
   gradients_gb?: number;
   optimizer_gb?: number;
   activations_gb?: number;

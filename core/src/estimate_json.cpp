@@ -265,6 +265,10 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
   s.gpus = static_cast<int>(req.gpu_count);
   s.zero = static_cast<int>(req.zero);
   s.offload_optimizer = req.offload_optimizer;
+  // The CUDA context with cuBLAS, as the transformers profile measured it.
+  s.context_bytes = kBytesPerGiB * find_engine(catalog.engines, "transformers", "engine")
+                                       .defaults.at("non_torch_gib")
+                                       .get<double>();
   if (req.overhead_gb) {
     // The flat convention's knob, with its range.
     const EngineProfile& guide = find_engine(catalog.engines, "guide", "engine");
@@ -287,31 +291,36 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
     warnings.push_back(Message{"warning.seq_over", {{"max", model.max_context}}});
   }
 
-  json out = {{"mode", to_string(s.method)},
-              {"finetune_profile", to_string(s.profile)},
-              {"model", model_summary(model, plan.params)},
-              {"params_total", plan.params.total},
-              {"params_active", plan.params.active},
-              {"trainable_params", plan.trainable_params},
-              {"adapter_params", plan.adapter_params},
-              {"seq", s.seq},
-              {"micro_batch", s.micro_batch},
-              {"optimizer", to_string(s.optimizer)},
-              {"precision", to_string(s.precision)},
-              {"loss", to_string(s.loss)},
-              {"zero", s.zero},
-              {"gpu_count", s.gpus},
-              {"weights_gb", bytes_to_gb(plan.weights_bytes + plan.adapter_bytes)},
-              {"gradients_gb", bytes_to_gb(plan.gradients_bytes)},
-              {"optimizer_gb", bytes_to_gb(plan.optimizer_bytes)},
-              {"activations_gb", bytes_to_gb(plan.activations.total_bytes)},
-              {"kv_cache_gb", 0.0},
-              {"overhead_gb", bytes_to_gb(plan.overhead_bytes)},
-              {"host_ram_gb", bytes_to_gb(plan.host_bytes)},
-              {"total_gb", bytes_to_gb(plan.total_bytes)},
-              {"terms", terms_json(plan.terms)},
-              {"assumptions", assumptions},
-              {"warnings", warnings}};
+  json out = {
+      {"mode", to_string(s.method)},
+      {"finetune_profile", to_string(s.profile)},
+      {"model", model_summary(model, plan.params)},
+      {"params_total", plan.params.total},
+      {"params_active", plan.params.active},
+      {"trainable_params", plan.trainable_params},
+      {"adapter_params", plan.adapter_params},
+      {"seq", s.seq},
+      {"micro_batch", s.micro_batch},
+      {"optimizer", to_string(s.optimizer)},
+      {"precision", to_string(s.precision)},
+      {"loss", to_string(s.loss)},
+      {"zero", s.zero},
+      {"gpu_count", s.gpus},
+      {"weights_gb", bytes_to_gb(plan.weights_bytes + plan.adapter_bytes)},
+      {"gradients_gb", bytes_to_gb(plan.gradients_bytes)},
+      {"optimizer_gb", bytes_to_gb(plan.optimizer_bytes)},
+      {"activations_gb", bytes_to_gb(plan.activations.total_bytes)},
+      {"kv_cache_gb", 0.0},
+      {"overhead_gb", bytes_to_gb(plan.overhead_bytes)},
+      {"allocator_peak_gb", bytes_to_gb(plan.allocator_peak_bytes)},
+      {"allocator_reserve_gb", bytes_to_gb(plan.reserve_bytes)},
+      {"allocator_reserved_gb", bytes_to_gb(plan.allocator_peak_bytes + plan.reserve_bytes)},
+      {"total_basis", s.profile == FinetuneProfile::kGuide ? "guide" : "device"},
+      {"host_ram_gb", bytes_to_gb(plan.host_bytes)},
+      {"total_gb", bytes_to_gb(plan.total_bytes)},
+      {"terms", terms_json(plan.terms)},
+      {"assumptions", assumptions},
+      {"warnings", warnings}};
 
   const GpuCatalog gpus = request_catalog(catalog, req.catalog);
   FitRules rules;

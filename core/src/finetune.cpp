@@ -1,6 +1,7 @@
 #include "vram/finetune.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "vram/error.hpp"
 #include "vram/inference.hpp"
@@ -90,8 +91,28 @@ LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer,
   const ModelSpec& m = *s.model;
   const double h = d(m.hidden_size);
   const auto& t = s.lora_targets;
-  double saved = d(m.norms_per_layer) * h * 2.0;  // norm inputs, bf16
-  double transient = 2.0 * h * 2.0;               // gradient of the hidden state in and out
+  // PEFT runs its adapters in fp32 by default (LoraModel's
+  // autocast_adapter_dtype=True casts bf16/fp16 adapter weights to fp32) and
+  // casts each adapted module's input to the adapter's dtype
+  // (peft/tuners/lora/layer.py, Linear.forward: x = self._cast_input_dtype(x,
+  // lora_A.weight.dtype)): lora_A then saves its own fp32 copy of the input,
+  // one per adapted module, while the frozen base layer saves none (autograd
+  // saves a matmul's input only for its weight's gradient). A bf16 adapter
+  // saves the bf16 input itself, shared by the modules that read it.
+  const bool fp32_adapters = frozen && s.precision == Precision::kMixed;
+  // Bytes saved for the input of `modules` reading one tensor `width` wide.
+  auto inputs = [&](double width, std::initializer_list<const char*> modules) {
+    if (!frozen) return 2.0 * width;
+    double adapted = 0;
+    for (const char* module : modules) adapted += targets(t, module) ? 1.0 : 0.0;
+    if (adapted == 0) return 0.0;
+    return fp32_adapters ? 4.0 * width * adapted : 2.0 * width;
+  };
+  // transformers' RMSNorm (LlamaRMSNorm and its copies) upcasts its input
+  // to fp32, and pow(2) saves that copy (4 bytes); with a trained weight,
+  // weight * normed also saves the bf16 normalised tensor (2 more).
+  double saved = d(m.norms_per_layer) * h * (frozen ? 4.0 : 6.0);
+  double transient = 2.0 * h * 2.0;  // gradient of the hidden state in and out
   if (layer.attention == LayerAttention::kState) {
     // Mamba: in_proj output (x and gate), conv output, dt/B/C, scan output.
     const double inner = d(m.ssm.d_inner);
@@ -99,31 +120,35 @@ LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer,
     transient += 2.0 * 2.0 * inner;
   } else {
     const AttentionWidths w = attention_widths(m, layer.attention);
-    const bool qkv_adapted = targets(t, "q_proj") || targets(t, "k_proj") || targets(t, "v_proj");
-    double elements = 0;
-    if (!frozen || qkv_adapted) elements += h;  // input of q/k/v
-    elements +=
-        w.q_out + d(m.num_kv_heads * m.head_dim) + d(m.num_kv_heads * m.v_head_dim);  // Q, K, V
-    if (!frozen || targets(t, "o_proj")) elements += w.o_in;  // context, input of o_proj
-    saved += 2.0 * elements;
+    saved += inputs(h, {"q_proj", "k_proj", "v_proj"});
+    // Q, K and V, saved by the attention kernel.
+    saved += 2.0 * (w.q_out + d(m.num_kv_heads * m.head_dim) + d(m.num_kv_heads * m.v_head_dim));
+    // The flash and efficient SDPA kernels save their output for backward
+    // (with the logsumexp), whatever o_proj does; o_proj's input is the
+    // contiguous copy transpose(1, 2).reshape makes of it.
+    if (s.flash_attention) saved += 2.0 * w.o_in;
+    saved += inputs(w.o_in, {"o_proj"});
     if (!s.flash_attention) {
       // Eager attention: softmax in fp32 (kept for its backward) and its bf16
-      // copy (kept for the product with V), 6 bytes per score; the backward
-      // adds fp32 gradients of the probabilities and of the scores, 8 more.
+      // copy (kept for the product with V), 6 bytes per score; Gemma 2's
+      // soft-capping keeps tanh's bf16 output too, 2 more
+      // (Gemma2Attention's eager_attention_forward); the backward adds fp32
+      // gradients of the probabilities and of the scores, 8 more.
       const double attended = layer.attention == LayerAttention::kSliding
                                   ? d(std::min(s.seq, m.sliding_window))
                                   : d(s.seq);
-      saved += 6.0 * d(m.num_heads) * attended;
+      saved += (m.attn_softcapping ? 8.0 : 6.0) * d(m.num_heads) * attended;
       transient += 8.0 * d(m.num_heads) * attended;
     }
   }
   auto mlp = [&](double width, double copies) {
-    const bool in_adapted = targets(t, "gate_proj") || targets(t, "up_proj");
-    double e = (!frozen || in_adapted) ? h : 0.0;
-    // Gate and up outputs (kept for the activation's backward), and their product.
-    e += m.gated_mlp ? 2.0 * width : width;
-    if (!frozen || targets(t, "down_proj")) e += width;
-    saved += copies * 2.0 * e;
+    double bytes = inputs(h, {"gate_proj", "up_proj"});
+    // Gated (SwiGLU, GeGLU): the activation saves the gate's output, the
+    // product saves the activation's output and up's, 3 x width; else the
+    // activation saves fc1's output.
+    bytes += 2.0 * (m.gated_mlp ? 3.0 : 1.0) * width;
+    bytes += inputs(width, {"down_proj"});
+    saved += copies * bytes;
     transient = std::max(transient, 2.0 * h * 2.0 + copies * 2.0 * 2.0 * width);
   };
   if (layer.mlp == LayerMlp::kDense) {
@@ -198,6 +223,7 @@ double optimizer_bytes_per_param(const FinetuneSetup& s, double trainable) {
   constexpr double kBnbBlock = 256;
   switch (s.optimizer) {
     case Optimizer::kAdamW:
+    case Optimizer::kAdamWFused:
       return 8.0;  // two fp32 moments
     case Optimizer::kAdamW8bit:
       return 2.0 * (1.0 + 4.0 / kBnbBlock);  // two uint8 states and their absmax
@@ -217,10 +243,23 @@ double optimizer_bytes_per_param(const FinetuneSetup& s, double trainable) {
   return 8.0;
 }
 
+double optimizer_step_bytes_per_param(const FinetuneSetup& s, double trainable) {
+  if (s.optimizer != Optimizer::kAdamW) return 0.0;
+  return optimizer_bytes_per_param(s, trainable) / 2.0;  // one moment
+}
+
+double loss_bytes_per_logit(const FinetuneSetup& s) {
+  // Gemma 2 caps its logits with tanh before the loss (Gemma2ForCausalLM:
+  // logits / cap, tanh, * cap), and tanh keeps its bf16 output until its
+  // backward, after the loss's: 2 more bytes per logit at the loss's peak.
+  const bool capped = s.model->final_softcapping && s.loss == Loss::kStandard;
+  return logit_bytes(s.loss) + (capped ? 2.0 : 0.0);
+}
+
 double logit_bytes(Loss loss) {
   switch (loss) {
     case Loss::kChunked:
-      return 2.0 + (kLogitBytes - 2.0) / 8.0;  // bf16 logits kept, fp32 per chunk
+      return 2.0 + kLogitBytes / 8.0;  // bf16 logits kept, fp32 per chunk
     case Loss::kFused:
       return 0.0;
     case Loss::kStandard:
@@ -242,19 +281,73 @@ ActivationSize activation_size(const FinetuneSetup& s) {
     all_saved += bytes.saved * tokens;
     widest_transient = std::max(widest_transient, bytes.transient * tokens);
   }
-  // Each checkpointed layer keeps its input: the residual stream, 2 bytes wide.
-  a.checkpoint_bytes = s.checkpointing ? d(m.num_layers()) * tokens * d(m.hidden_size) * 2.0 : 0.0;
-  // bf16 logits, their fp32 upcast, fp32 log-probabilities and fp32 gradient.
-  a.logits_bytes = tokens * d(m.vocab_size) * logit_bytes(s.loss);
+  // Each checkpointed layer keeps its input: the residual stream, 2 bytes
+  // wide; 4 under QLoRA when PEFT's prepare_model_for_kbit_training has cast
+  // the embeddings and norms to fp32 (the embedding's output is fp32, and
+  // fp32 + bf16 keeps the residual stream fp32 through every layer).
+  a.residual_bytes = s.method == FinetuneMethod::kQlora && s.upcast_unquantized ? 4.0 : 2.0;
+  a.checkpoint_bytes =
+      s.checkpointing ? d(m.num_layers()) * tokens * d(m.hidden_size) * a.residual_bytes : 0.0;
+  a.logits_bytes = tokens * d(m.vocab_size) * loss_bytes_per_logit(s);
   a.saved_bytes = all_saved;
   a.transient_bytes = widest_transient;
-  a.total_bytes =
-      (s.checkpointing ? a.checkpoint_bytes + a.per_layer_bytes : all_saved + widest_transient) +
-      a.logits_bytes;
+  a.stored_bytes = s.checkpointing ? a.checkpoint_bytes : all_saved;
+  a.backward_layer_bytes = s.checkpointing ? a.per_layer_bytes : widest_transient;
+  // The loss runs its backward before any layer's (and frees its buffers
+  // first), so the two never coexist: the larger of them sits on top of what
+  // the forward pass stored.
+  a.total_bytes = a.stored_bytes + std::max(a.logits_bytes, a.backward_layer_bytes);
   return a;
 }
 
 namespace {
+
+/**
+ * The caching allocator's reserve: what the device holds beyond the
+ * allocator's peak, in blocks it cached and could not reuse (PyTorch's
+ * CUDACachingAllocator keeps freed blocks in their segments and splits them
+ * for later requests; a request no free block fits gets a new segment). Two
+ * sources, each a share of the tensors behind it:
+ * - with checkpointing, the blocks freed before the layers are recomputed
+ *   (one fp32 copy of the logits, from the loss) and the recomputed
+ *   layer's, which the next requests, sized differently, only partly
+ *   refill: kReserveFreedShare of both;
+ * - a full fine-tune's gradients, one per weight matrix, created during
+ *   backward among the fragments the freed activations leave:
+ *   kReserveGradientShare of them (a LoRA's adapter gradients are small and
+ *   fit the free blocks).
+ * Fitted on the 18 H200 device runs (tests/validation/cases/h200-*-device,
+ * beside their -allocated pairs), checked on the 11 public device cases
+ * (the gpt-oss-20b cookbook, LLaMA-Factory): docs/accuracy.md.
+ */
+constexpr double kReserveFreedShare = 0.6;
+constexpr double kReserveGradientShare = 0.9;
+
+double freed_bytes(const FinetuneSetup& s, const ActivationSize& a) {
+  if (!s.checkpointing) return 0.0;
+  const double fp32_logits =
+      a.logits_bytes > 0 ? a.logits_bytes / loss_bytes_per_logit(s) * 4.0 : 0.0;
+  return std::min(fp32_logits, a.logits_bytes) + a.per_layer_bytes;
+}
+
+double reserve_gradients(const FinetuneSetup& s, double grads) {
+  return s.method == FinetuneMethod::kFull ? grads : 0.0;
+}
+
+double allocator_reserve_bytes(const FinetuneSetup& s, const ActivationSize& a, double grads) {
+  return kReserveFreedShare * freed_bytes(s, a) +
+         kReserveGradientShare * reserve_gradients(s, grads);
+}
+
+Message reserve_formula(const FinetuneSetup& s, const ActivationSize& a, double grads,
+                        double bytes) {
+  return {"formula.ft_reserve",
+          {{"freed_share", kReserveFreedShare},
+           {"freed", freed_bytes(s, a)},
+           {"grads_share", kReserveGradientShare},
+           {"grads", reserve_gradients(s, grads)},
+           {"bytes", bytes}}};
+}
 
 void validate_setup(const FinetuneSetup& s) {
   if (s.seq < 1) throw Error("invalid_value", "seq", "seq must be at least 1");
@@ -396,10 +489,14 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
                   shards_3, s.zero,
                   {{"adapter_params", T}, {"rank", s.lora_rank}, {"targets", s.lora_targets}}));
   }
-  plan.terms.push_back(
-      make_term("gradients", {"term.gradients"}, grads, explain,
-                {"formula.ft_trainable", {{"params", T}, {"bytes_per_param", grad_bpp}}}, shards_2,
-                s.zero, {{"bytes_per_param", grad_bpp}}));
+  // The guide sums every term; the physical profile counts the gradients
+  // where they appear, in the backward pass (below).
+  if (guide) {
+    plan.terms.push_back(
+        make_term("gradients", {"term.gradients"}, grads, explain,
+                  {"formula.ft_trainable", {{"params", T}, {"bytes_per_param", grad_bpp}}},
+                  shards_2, s.zero, {{"bytes_per_param", grad_bpp}}));
+  }
   plan.terms.push_back(make_term(
       "optimizer", {"term.optimizer"}, optimizer, explain,
       s.offload_optimizer
@@ -425,42 +522,98 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
         make_term("activations", {"term.activations_guide"}, extra, explain,
                   {"formula.ft_guide_extra", {{"pct", kGuideExtraPercent}, {"states", states}}}));
     plan.overhead_bytes = 0;
+    plan.allocator_peak_bytes = states + extra;
   } else {
     plan.activations = activation_size(s);
     const ActivationSize& a = plan.activations;
-    plan.terms.push_back(make_term("activations", {"term.activations"},
-                                   a.total_bytes - a.logits_bytes, explain,
-                                   s.checkpointing ? Message{"formula.ft_checkpointed",
-                                                             {{"layers", m.num_layers()},
-                                                              {"inputs", a.checkpoint_bytes},
-                                                              {"layer", a.per_layer_bytes},
-                                                              {"seq", s.seq},
-                                                              {"batch", s.micro_batch}}}
-                                                   : Message{"formula.ft_saved",
-                                                             {{"saved", a.saved_bytes},
-                                                              {"transient", a.transient_bytes},
-                                                              {"seq", s.seq},
-                                                              {"batch", s.micro_batch}}},
-                                   1, 0,
-                                   {{"seq", s.seq},
+    const json activation_inputs = {{"seq", s.seq},
                                     {"micro_batch", s.micro_batch},
                                     {"checkpointing", s.checkpointing},
                                     {"flash_attention", s.flash_attention},
-                                    {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}}));
-    plan.terms.push_back(
-        make_term("logits", {"term.logits"}, a.logits_bytes, explain,
-                  {"formula.ft_logits",
-                   {{"seq", s.seq},
-                    {"batch", s.micro_batch},
-                    {"vocab", m.vocab_size},
-                    {"bytes_per_logit", logit_bytes(s.loss)},
-                    {"loss", Message{std::string("loss.") + to_string(s.loss)}}}}));
-    plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : (guide ? 2e9 : 1e9);
-    const char* why = s.overhead_set ? "formula.ft_overhead_set"
-                      : guide        ? "formula.ft_overhead_guide"
-                                     : "formula.ft_overhead";
-    plan.terms.push_back(make_term("overhead", {"term.overhead"}, plan.overhead_bytes, explain,
-                                   {why, {{"bytes", plan.overhead_bytes}}}));
+                                    {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}};
+    const Message logits_formula{"formula.ft_logits",
+                                 {{"seq", s.seq},
+                                  {"batch", s.micro_batch},
+                                  {"vocab", m.vocab_size},
+                                  {"bytes_per_logit", loss_bytes_per_logit(s)},
+                                  {"loss", Message{std::string("loss.") + to_string(s.loss)}}}};
+    if (guide) {
+      // The guide's LoRA and QLoRA rows: every term summed, 2 GB of runtime.
+      const double summed = a.stored_bytes + a.backward_layer_bytes;
+      plan.terms.push_back(make_term("activations", {"term.activations"}, summed, explain,
+                                     s.checkpointing ? Message{"formula.ft_checkpointed",
+                                                               {{"layers", m.num_layers()},
+                                                                {"inputs", a.checkpoint_bytes},
+                                                                {"layer", a.per_layer_bytes},
+                                                                {"seq", s.seq},
+                                                                {"batch", s.micro_batch}}}
+                                                     : Message{"formula.ft_saved",
+                                                               {{"saved", a.saved_bytes},
+                                                                {"transient", a.transient_bytes},
+                                                                {"seq", s.seq},
+                                                                {"batch", s.micro_batch}}},
+                                     1, 0, activation_inputs));
+      plan.terms.push_back(
+          make_term("logits", {"term.logits"}, a.logits_bytes, explain, logits_formula));
+      plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : 2e9;
+      plan.terms.push_back(
+          make_term("overhead", {"term.overhead"}, plan.overhead_bytes, explain,
+                    {s.overhead_set ? "formula.ft_overhead_set" : "formula.ft_overhead_guide",
+                     {{"bytes", plan.overhead_bytes}}}));
+      plan.allocator_peak_bytes =
+          weights_gpu + adapter_gpu + grads + optimizer + summed + a.logits_bytes;
+    } else {
+      // The allocator's peak (physical): what the forward pass stored, then
+      // the largest of the loss's buffers, the layer in backward, and the
+      // gradients as they appear. zero_grad() sets gradients to None
+      // (torch.optim.Optimizer.zero_grad, set_to_none=True since PyTorch
+      // 2.0), so each is created during backward as the activations it
+      // needs are freed; at the end of backward every gradient exists and
+      // only the last layer's activations remain.
+      // The optimizer's step runs once backward has freed every activation.
+      double step = s.offload_optimizer ? 0.0 : optimizer_step_bytes_per_param(s, T) * T / shards_1;
+      if (pure) step /= 2.0;
+      plan.step_bytes = step;
+      const double after_loss = std::max(
+          {a.stored_bytes + a.backward_layer_bytes, grads + a.backward_layer_bytes, grads + step});
+      const double backward = std::max(0.0, after_loss - a.stored_bytes - a.logits_bytes);
+      plan.backward_bytes = backward;
+      plan.terms.push_back(make_term(
+          "activations", {"term.activations"}, a.stored_bytes, explain,
+          s.checkpointing
+              ? Message{"formula.ft_stored_checkpointed",
+                        {{"layers", m.num_layers()},
+                         {"hidden", m.hidden_size},
+                         {"element_bytes", a.residual_bytes},
+                         {"seq", s.seq},
+                         {"batch", s.micro_batch}}}
+              : Message{"formula.ft_stored_saved",
+                        {{"saved", a.saved_bytes}, {"seq", s.seq}, {"batch", s.micro_batch}}},
+          1, 0, activation_inputs));
+      plan.terms.push_back(
+          make_term("logits", {"term.logits"}, a.logits_bytes, explain, logits_formula));
+      plan.terms.push_back(make_term("backward", {"term.backward"}, backward, explain,
+                                     {"formula.ft_backward",
+                                      {{"layer", a.backward_layer_bytes},
+                                       {"grads", grads},
+                                       {"step", step},
+                                       {"stored", a.stored_bytes},
+                                       {"loss", a.logits_bytes}}},
+                                     1, 0,
+                                     {{"gradients_gb", bytes_to_gb(grads)},
+                                      {"layer_gb", bytes_to_gb(a.backward_layer_bytes)},
+                                      {"step_gb", bytes_to_gb(step)}}));
+      plan.allocator_peak_bytes =
+          weights_gpu + adapter_gpu + optimizer + a.stored_bytes + a.logits_bytes + backward;
+      plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : s.context_bytes;
+      plan.terms.push_back(
+          make_term("overhead", {"term.overhead"}, plan.overhead_bytes, explain,
+                    {s.overhead_set ? "formula.ft_overhead_set" : "formula.ft_overhead",
+                     {{"bytes", plan.overhead_bytes}}}));
+      plan.reserve_bytes = allocator_reserve_bytes(s, a, grads);
+      plan.terms.push_back(make_term("reserve", {"term.reserve"}, plan.reserve_bytes, explain,
+                                     reserve_formula(s, a, grads, plan.reserve_bytes)));
+    }
   }
   for (const Term& term : plan.terms) plan.total_bytes += term.bytes;
 
@@ -488,7 +641,12 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
     if (s.gpus > 1 || s.zero > 0) {
       a.push_back({"assumption.zero", {{"zero", s.zero}, {"gpus", s.gpus}}});
     }
-    if (guide) a.push_back({"assumption.finetune_guide"});
+    if (guide) {
+      a.push_back({"assumption.finetune_guide"});
+    } else {
+      a.push_back({"assumption.finetune_total",
+                   {{"peak", plan.allocator_peak_bytes}, {"reserve", plan.reserve_bytes}}});
+    }
   }
   return plan;
 }

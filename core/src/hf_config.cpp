@@ -82,6 +82,14 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
                       .value_or(0);
   m.sliding_window = ctx.opt_int("sliding_window", 0, limits::kMaxContext).value_or(0);
   ctx.attention_bias = ctx.opt_bool("attention_bias").value_or(false);
+  // Soft-capping: any positive cap adds a tanh whose output autograd saves.
+  auto softcap = [&](const char* key) {
+    const auto cap = jr::opt_number(*cfg, key, prefix);
+    if (!cap) return false;
+    return jr::require_range(*cap, 0, 1e9, jr::field_path(prefix, key)) > 0;
+  };
+  m.attn_softcapping = softcap("attn_logit_softcapping");
+  m.final_softcapping = softcap("final_logit_softcapping");
 
   // --- the family's own reading ----------------------------------------------
   (family ? family->import : import::import_llama)(ctx);

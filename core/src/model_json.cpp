@@ -56,6 +56,8 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
       {"vocab_size", m.vocab_size},
       {"tied_embeddings", m.tied_embeddings},
       {"sliding_window", m.sliding_window},
+      {"attn_softcapping", m.attn_softcapping},
+      {"final_softcapping", m.final_softcapping},
       {"max_context", m.max_context},
       {"attention_layout", layout},
       {"native_format", m.native_format},

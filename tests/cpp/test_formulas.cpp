@@ -101,6 +101,22 @@ double evaluate(const json& m) {
        [](const json& q) { return num(q, "states") * num(q, "pct") / 100; }},
       {"formula.ft_checkpointed", [](const json& q) { return num(q, "inputs") + num(q, "layer"); }},
       {"formula.ft_saved", [](const json& q) { return num(q, "saved") + num(q, "transient"); }},
+      {"formula.ft_stored_checkpointed",
+       [](const json& q) {
+         return num(q, "layers") * num(q, "hidden") * num(q, "element_bytes") * num(q, "seq") *
+                num(q, "batch");
+       }},
+      {"formula.ft_stored_saved", [](const json& q) { return num(q, "saved"); }},
+      {"formula.ft_backward",
+       [](const json& q) {
+         const double stored = num(q, "stored"), layer = num(q, "layer"), grads = num(q, "grads");
+         const double peak = std::max({stored + layer, grads + layer, grads + num(q, "step")});
+         return std::max(0.0, peak - stored - num(q, "loss"));
+       }},
+      {"formula.ft_reserve",
+       [](const json& q) {
+         return num(q, "freed_share") * num(q, "freed") + num(q, "grads_share") * num(q, "grads");
+       }},
       {"formula.ft_logits",
        [](const json& q) {
          return num(q, "seq") * num(q, "batch") * num(q, "vocab") * num(q, "bytes_per_logit");

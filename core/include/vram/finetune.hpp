@@ -15,8 +15,11 @@ namespace vram {
 // the answers' words, from one list.
 enum class FinetuneMethod { kFull, kLora, kQlora };
 inline constexpr const char* kFinetuneMethodNames[] = {"full", "lora", "qlora"};
-enum class Optimizer { kAdamW, kAdamW8bit, kSgd, kAdafactor };
-inline constexpr const char* kOptimizerNames[] = {"adamw", "adamw-8bit", "sgd", "adafactor"};
+/** "adamw" is torch.optim.AdamW as constructed by default (the foreach
+ * implementation on CUDA), "adamw-fused" the same with fused=True. */
+enum class Optimizer { kAdamW, kAdamWFused, kAdamW8bit, kSgd, kAdafactor };
+inline constexpr const char* kOptimizerNames[] = {"adamw", "adamw-fused", "adamw-8bit", "sgd",
+                                                  "adafactor"};
 /** "physical" models every term from the architecture; "guide" applies the guide's conventions. */
 enum class FinetuneProfile { kPhysical, kGuide };
 inline constexpr const char* kFinetuneProfileNames[] = {"physical", "guide"};
@@ -69,16 +72,28 @@ struct FinetuneSetup {
    * 0.5-1 GB), 2 GB under the guide's convention. */
   double overhead_bytes = 0;
   bool overhead_set = false;
+  /** The physical profile's runtime when not set: the CUDA context with
+   * cuBLAS loaded (the transformers profile's non_torch_gib, measured). */
+  double context_bytes = 0;
   /** For LoRA: the frozen base's format (default bf16). QLoRA uses nf4. */
   const WeightFormat* base_format = nullptr;
 };
 
-/** Bytes per logit during the loss: bf16 output, fp32 upcast, fp32 log-probabilities, fp32
- * gradient. */
-inline constexpr double kLogitBytes = 2.0 + 4.0 + 4.0 + 4.0;
+/**
+ * Bytes per logit at the loss's backward, when the caller keeps only the
+ * loss (the Trainer's compute_loss, a plain training loop): transformers'
+ * ForCausalLMLoss upcasts the logits to fp32 and cross_entropy saves the
+ * fp32 log-softmax output (4); its backward adds the gradient of the
+ * log-probabilities (4) and of the logits (4), fp32. The bf16 logits are
+ * freed by then (the upcast saves nothing for backward).
+ */
+inline constexpr double kLogitBytes = 4.0 + 4.0 + 4.0;
 
-/** Bytes per logit for a loss kind: standard 14, chunked 2 + 12/8, fused 0. */
+/** Bytes per logit for a loss kind: standard 12, chunked 2 + 12/8, fused 0. */
 double logit_bytes(Loss loss);
+
+/** The same for a setup: the loss kind's, plus 2 for a model that soft-caps its logits. */
+double loss_bytes_per_logit(const FinetuneSetup& setup);
 
 /** The activation memory of one micro-batch, by part. */
 struct ActivationSize {
@@ -86,26 +101,34 @@ struct ActivationSize {
   double checkpoint_bytes = 0;  ///< layer inputs kept under checkpointing
   double saved_bytes = 0;       ///< every layer's saved tensors (without checkpointing)
   double transient_bytes = 0;   ///< the widest layer's backward buffers
-  double logits_bytes = 0;
+  double logits_bytes = 0;      ///< the loss's buffers at its backward
+  double residual_bytes = 2;    ///< bytes per element of the residual stream (4: QLoRA upcast)
+  double stored_bytes =
+      0;  ///< what the forward pass leaves: checkpoints or every layer's saved tensors
+  double backward_layer_bytes =
+      0;  ///< the layer in backward: recomputed (checkpointing) or its buffers
+  /** The activations' peak: stored + max(loss, layer in backward). */
   double total_bytes = 0;
 };
 
 /**
  * Activations saved for the backward pass, after Korthikanti et al. 2022
- * ("Reducing Activation Recomputation in Large Transformer Models", eq. 1:
- * sbh(34 + 5as/h) bytes per layer for GPT with 16-bit activations and
- * dropout), with each tensor counted at the model's own widths: norm
- * inputs, q/k/v and the attention context, the softmax probabilities, and
- * the MLP's input, gate, up and product (SwiGLU), or k routed experts' for
- * MoE; no dropout masks (modern LLMs train with dropout 0). Eager attention
- * as Hugging Face runs it keeps the softmax in fp32 and a bf16 copy (6
- * bytes per score, the paper's 5as^2b); flash attention keeps none. A
- * frozen linear layer saves no input unless a LoRA adapter sits on it.
- * The backward of a layer adds gradient buffers for its widest tensors (8
- * bytes per score in eager attention; the gate and up outputs). With
- * gradient checkpointing every layer keeps its input (2sbh) and one layer is
- * recomputed at a time. Logits: s x b x vocab x kLogitBytes (the
- * cross-entropy in transformers upcasts logits to fp32).
+ * ("Reducing Activation Recomputation in Large Transformer Models", eq. 1),
+ * with each tensor counted at the model's own widths and as transformers,
+ * PEFT and torch allocate it: RMSNorm's fp32 copy of its input (4 bytes,
+ * and the bf16 normalised tensor when the norm's weight trains), q/k/v and
+ * the flash/efficient SDPA output, o_proj's contiguous input, the MLP's
+ * gate, activation and up outputs (SwiGLU: 3 x width) and down's input, or
+ * k routed experts' for MoE; no dropout masks. Eager attention keeps the
+ * softmax in fp32 and a bf16 copy (6 bytes per score, 8 with Gemma 2's
+ * soft-capping); flash attention keeps none. A frozen linear layer saves no
+ * input; a LoRA adapter saves its own (an fp32 copy per adapted module
+ * when the adapters are fp32, PEFT's default; the shared bf16 input
+ * otherwise). With gradient checkpointing every layer keeps its input
+ * (2 bytes, 4 for QLoRA's fp32 residual stream) and one layer is recomputed
+ * at a time. The loss: s x b x vocab x loss_bytes_per_logit. The peak
+ * (total_bytes) is what the forward pass stored plus the larger of the
+ * loss and the layer in backward: the loss runs its backward first.
  */
 ActivationSize activation_size(const FinetuneSetup& setup);
 
@@ -116,7 +139,7 @@ double lora_params(const ModelSpec& model, std::int64_t rank,
 /**
  * Bytes of optimizer state per trainable parameter, with fp32 states, as
  * each library allocates it:
- * - AdamW (torch.optim.AdamW): exp_avg and exp_avg_sq, 8.
+ * - AdamW (torch.optim.AdamW, foreach or fused): exp_avg and exp_avg_sq, 8.
  * - 8-bit AdamW (bitsandbytes Optimizer2State, block_wise): two uint8 states
  *   and an fp32 absmax per block of 256 for each, 2 + 2 x 4/256.
  * - SGD (torch.optim.SGD): a momentum_buffer only when momentum > 0, 4; else 0.
@@ -127,6 +150,16 @@ double lora_params(const ModelSpec& model, std::int64_t rank,
  */
 double optimizer_bytes_per_param(const FinetuneSetup& setup, double trainable);
 
+/**
+ * Bytes per trainable parameter the optimizer's step allocates for its own
+ * time: torch.optim.AdamW's foreach implementation (its default on CUDA)
+ * computes sqrt(exp_avg_sq) for every parameter at once
+ * (torch/optim/adamw.py, _multi_tensor_adam: exp_avg_sq_sqrt =
+ * torch._foreach_sqrt(device_exp_avg_sqs)), one moment's size; the fused
+ * kernel and the others update in place or per parameter, 0.
+ */
+double optimizer_step_bytes_per_param(const FinetuneSetup& setup, double trainable);
+
 struct FinetunePlan {
   ParamTotals params;
   double trainable_params = 0;
@@ -136,9 +169,18 @@ struct FinetunePlan {
   double gradients_bytes = 0;
   double optimizer_bytes = 0;  ///< moments + master copy, on the GPU
   ActivationSize activations;
-  double overhead_bytes = 0;
-  double host_bytes = 0;   ///< optimizer state offloaded to host RAM
-  double total_bytes = 0;  ///< per GPU
+  double backward_bytes =
+      0;                  ///< what the backward pass and the step add beyond the loss (physical)
+  double step_bytes = 0;  ///< the optimizer step's own buffers
+  /** PyTorch's allocator peak (torch.cuda.max_memory_allocated): the total
+   * without the runtime and the allocator's reserve. */
+  double allocator_peak_bytes = 0;
+  double overhead_bytes = 0;  ///< CUDA context and cuBLAS workspace
+  double reserve_bytes = 0;   ///< the caching allocator's reserve beyond its peak (physical)
+  double host_bytes = 0;      ///< optimizer state offloaded to host RAM
+  /** Per GPU. Physical: what the device holds (allocator peak + runtime +
+   * reserve, nvidia-smi's figure); guide: the guide's sum. */
+  double total_bytes = 0;
   std::vector<Term> terms;
   std::vector<Message> assumptions;
 };

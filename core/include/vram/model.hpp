@@ -104,6 +104,10 @@ struct ModelSpec {
   bool gated_mlp = true;         ///< gate, up and down (SwiGLU/GeGLU); else up, down
   bool qk_norm = false;          ///< per-head-dim norm on q and k (Qwen3, Gemma 3)
   bool attention_sinks = false;  ///< one learned logit per head (gpt-oss)
+  /** Gemma 2: tanh soft-capping of the attention scores and of the final
+   * logits (config attn_logit_softcapping, final_logit_softcapping). */
+  bool attn_softcapping = false;
+  bool final_softcapping = false;
   int norms_per_layer = 2;
   bool norm_bias = false;  ///< LayerNorm with a bias vector (Falcon)
 

@@ -205,6 +205,11 @@ export class CalculatorView {
     if (result.kv_bytes_per_token) extra.push([t('result.kvPerTokenLabel'), t('result.bytes', { bytes: result.kv_bytes_per_token })]);
     if (result.host_gb) extra.push([t('result.host'), mem(result.host_gb)]);
     if (result.host_ram_gb) extra.push([t('result.hostRam'), mem(result.host_ram_gb)]);
+    // Fine-tuning: the total is what the device holds; the allocator's own peak beside it.
+    if (result.total_basis === 'device') {
+      extra.push([t('result.allocatorPeak'), mem(result.allocator_peak_gb)]);
+      extra.push([t('result.allocatorReserved'), mem(result.allocator_reserved_gb)]);
+    }
     if (extra.length) out.push(facts(extra));
 
     const b = result.budget;
