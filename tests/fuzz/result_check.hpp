@@ -33,6 +33,7 @@ inline const Calculator& calculator() {
 struct Rules {
   std::set<std::string, std::less<>> signed_fields;
   std::set<std::string, std::less<>> nullable_fields;
+  std::set<std::string, std::less<>> quoted_fields;
 };
 
 inline const Rules& rules() {
@@ -46,6 +47,7 @@ inline const Rules& rules() {
     Rules r;
     for (const auto& [key, why] : doc.at("signed").items()) r.signed_fields.insert(key);
     for (const auto& [key, why] : doc.at("nullable").items()) r.nullable_fields.insert(key);
+    for (const auto& [key, why] : doc.at("quoted").items()) r.quoted_fields.insert(key);
     return r;
   }();
   return loaded;
@@ -54,6 +56,8 @@ inline const Rules& rules() {
 inline bool signed_by_meaning(std::string_view key) { return rules().signed_fields.count(key) > 0; }
 
 inline bool null_by_meaning(std::string_view key) { return rules().nullable_fields.count(key) > 0; }
+
+inline bool quoted_from_file(std::string_view key) { return rules().quoted_fields.count(key) > 0; }
 
 [[noreturn]] inline void fail(const std::string& what, const std::string& answer) {
   std::fprintf(stderr, "fuzz check failed: %s\nanswer: %.2000s\n", what.c_str(), answer.c_str());
@@ -64,20 +68,23 @@ inline bool null_by_meaning(std::string_view key) { return rules().nullable_fiel
  * The first bad number or null under `node` (whose own key is `key`), as
  * "what at path" relative to `node`; empty when all is well. The path is
  * built only on the way back from a failure: most answers have none, and
- * building a string per node would cost more than the call itself.
+ * building a string per node would cost more than the call itself. Under a
+ * quoted key (a file's own metadata) any sign is the file's.
  */
-inline std::string find_problem(const nlohmann::json& node, std::string_view key) {
+inline std::string find_problem(const nlohmann::json& node, std::string_view key,
+                                bool quoted = false) {
   switch (node.type()) {
     case nlohmann::json::value_t::object:
       for (auto it = node.begin(); it != node.end(); ++it) {
-        std::string problem = find_problem(it.value(), it.key());
+        std::string problem =
+            find_problem(it.value(), it.key(), quoted || quoted_from_file(it.key()));
         if (!problem.empty()) return problem + "." + it.key();
       }
       return {};
     case nlohmann::json::value_t::array:
       for (std::size_t i = 0; i < node.size(); ++i) {
         // An array's items share its key's meaning.
-        std::string problem = find_problem(node[i], key);
+        std::string problem = find_problem(node[i], key, quoted);
         if (!problem.empty()) return problem + "[" + std::to_string(i) + "]";
       }
       return {};
@@ -86,11 +93,13 @@ inline std::string find_problem(const nlohmann::json& node, std::string_view key
     case nlohmann::json::value_t::number_float: {
       const double value = node.get<double>();
       if (!std::isfinite(value)) return "non-finite number at $";
-      return value < 0 && !signed_by_meaning(key) ? "negative number at $" : std::string();
+      return value < 0 && !quoted && !signed_by_meaning(key) ? "negative number at $"
+                                                             : std::string();
     }
     case nlohmann::json::value_t::number_integer:
-      return node.get<std::int64_t>() < 0 && !signed_by_meaning(key) ? "negative number at $"
-                                                                     : std::string();
+      return node.get<std::int64_t>() < 0 && !quoted && !signed_by_meaning(key)
+                 ? "negative number at $"
+                 : std::string();
     default:
       return {};
   }

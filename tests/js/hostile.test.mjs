@@ -42,15 +42,16 @@ export function answerProblem(text) {
     return null;
   }
   const bad = [];
-  const walk = (node, path, key) => {
-    if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${path}[${i}]`, key));
+  // Under a quoted key (a file's own metadata) any sign is the file's.
+  const walk = (node, path, key, quoted = false) => {
+    if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${path}[${i}]`, key, quoted));
     else if (node === null) {
       if (!Object.hasOwn(rules.nullable, key)) bad.push(`null at ${path}`);
     } else if (typeof node === 'object') {
-      for (const [k, v] of Object.entries(node)) walk(v, `${path}.${k}`, k);
+      for (const [k, v] of Object.entries(node)) walk(v, `${path}.${k}`, k, quoted || Object.hasOwn(rules.quoted, k));
     } else if (typeof node === 'number') {
       if (!Number.isFinite(node)) bad.push(`${node} at ${path}`);
-      else if (node < 0 && !Object.hasOwn(rules.signed, key)) bad.push(`${node} at ${path}`);
+      else if (node < 0 && !quoted && !Object.hasOwn(rules.signed, key)) bad.push(`${node} at ${path}`);
     }
   };
   walk(doc, '$', '');
