@@ -12,7 +12,7 @@ const FIT = 'vram-calculator .fit';
 const OFFLOAD = 'vram-calculator section.offload';
 const LAUNCH = 'vram-calculator section.launch';
 const DENSE = { model: 'llama-3.1-70b', weights: 'q4_k_m', context: 8192, engine: 'llamacpp', gpu: 'rtx-4090' };
-const MOE = { model: 'gpt-oss-120b', context: 16384, engine: 'llamacpp', gpu: 'rtx-4090' };
+const MOE = { model: 'gpt-oss-120b', weights: 'q4_k_m', context: 16384, engine: 'llamacpp', gpu: 'rtx-4090' };
 const query = (q) => `?${new URLSearchParams(q)}`;
 const SHOTS = '/tmp/offload';
 
