@@ -75,12 +75,12 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
   // A program with no server setting for a partial offload says how to get it.
   if (plan.gpu_layers >= 0 && l.contains("offload")) {
     const json& offload = l.at("offload");
-    const char* kind = plan.n_cpu_moe > 0 ? "experts" : "layers";
-    out["notes"] =
-        json::array({Message{offload.at("notes").at(kind).get<std::string>(),
-                             {{"option", Message{"quote.text", {{"text", offload.at("option")}}}},
-                              {"layers", plan.gpu_layers},
-                              {"n_cpu_moe", plan.n_cpu_moe}}}});
+    out["notes"] = json::array(
+        {Message{plan.n_cpu_moe > 0 ? "launch.note_offload_experts" : "launch.note_offload_layers",
+                 {{"name", l.at("name")},
+                  {"option", Message{"quote.text", {{"text", offload.at("option")}}}},
+                  {"layers", plan.gpu_layers},
+                  {"n_cpu_moe", plan.n_cpu_moe}}}});
   }
   return out;
 }

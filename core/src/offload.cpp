@@ -14,8 +14,10 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-/** Bytes per parameter of the first of `components` the weights have a part for, else the average. */
-double rate(const WeightsSize& weights, double average, std::initializer_list<const char*> components) {
+/** Bytes per parameter of the first of `components` the weights have a part for, else the average.
+ */
+double rate(const WeightsSize& weights, double average,
+            std::initializer_list<const char*> components) {
   for (const char* component : components) {
     for (const WeightPart& part : weights.parts) {
       if (part.component == component && part.params > 0) return part.bytes / part.params;
@@ -175,8 +177,8 @@ OffloadPlan plan_offload(const OffloadParts& p, double capacity_bytes, int cards
   none.layers = n;
   none.capacity_bytes = capacity_bytes;
   if (offload_card_bytes(p, n, 0, cards) <= capacity_bytes) return none;  // it all fits
-  const bool moe = std::any_of(p.experts_bytes.begin(), p.experts_bytes.end(),
-                               [](double b) { return b > 0; });
+  const bool moe =
+      std::any_of(p.experts_bytes.begin(), p.experts_bytes.end(), [](double b) { return b > 0; });
   if (moe) {
     // The fewest layers' experts on the host: every layer's attention stays on the GPU.
     // A dense layer among the first k has none to move (DeepSeek's first layers).

@@ -56,8 +56,8 @@ bool has_arg(const json& launch, const std::string& flag, const json& value) {
 }
 
 // Dense, grouped-query; sliding-window; tied; MoE with dense first layers; MXFP4-native MoE.
-const char* const kModels[] = {"llama-3.1-70b", "gemma-3-27b", "llama-3.2-1b", "qwen3-30b-a3b",
-                               "deepseek-v2-lite", "gpt-oss-120b"};
+const char* const kModels[] = {"llama-3.1-70b", "gemma-3-27b",      "llama-3.2-1b",
+                               "qwen3-30b-a3b", "deepseek-v2-lite", "gpt-oss-120b"};
 
 }  // namespace
 
@@ -101,8 +101,8 @@ TEST_CASE("property: a plan fits its budget, and host + GPU weights are the mode
         // A tied model's output layer is a second copy of token_embd, on the GPU.
         CHECK(o.host_weights_bytes + o.gpu_weights_bytes ==
               doctest::Approx(s.plan.weights.bytes + tied).epsilon(1e-9));
-        CHECK(o.host_bytes == doctest::Approx(o.host_weights_bytes + o.host_kv_bytes +
-                                              o.host_compute_bytes));
+        CHECK(o.host_bytes ==
+              doctest::Approx(o.host_weights_bytes + o.host_kv_bytes + o.host_compute_bytes));
         // Partial: something is always left on the host, and -ngl counts the output layer.
         CHECK(o.host_weights_bytes > s.parts.embedding_bytes);
         CHECK(o.ngl == o.gpu_layers + 1);
@@ -196,7 +196,7 @@ TEST_CASE("70B Q4_K_M on one RTX 4090: partial offload, its command, its host RA
   CHECK(launch.at("command").get<std::string>().find("--n-cpu-moe") == std::string::npos);
   const json& ollama = launch.at("also").at(0);
   REQUIRE(ollama.contains("notes"));
-  CHECK(ollama.at("notes").at(0).at("id") == "launch.note_ollama_layers");
+  CHECK(ollama.at("notes").at(0).at("id") == "launch.note_offload_layers");
   CHECK(ollama.at("notes").at(0).at("params").at("layers") == gpu_layers + 1);
   CHECK_FALSE(r.contains("decode"));  // the full-GPU figures are for setups that hold it
   bool assumed = false;
@@ -220,10 +220,8 @@ TEST_CASE("more VRAM, more layers: RTX 4090, RTX 5090, two RTX 4090") {
 }
 
 TEST_CASE("an MoE model keeps experts, not layers, on the host: --n-cpu-moe") {
-  const json r = testing::estimate({{"model", "gpt-oss-120b"},
-                                    {"context", 16384},
-                                    {"engine", "llamacpp"},
-                                    {"gpu", "rtx-4090"}});
+  const json r = testing::estimate(
+      {{"model", "gpt-oss-120b"}, {"context", 16384}, {"engine", "llamacpp"}, {"gpu", "rtx-4090"}});
   const json& o = r.at("serving").at("offload");
   CHECK(o.at("kind") == "experts");
   const int n = o.at("n_cpu_moe").get<int>();
@@ -235,7 +233,7 @@ TEST_CASE("an MoE model keeps experts, not layers, on the host: --n-cpu-moe") {
   const json& launch = r.at("launch");
   CHECK(has_arg(launch, "--n-cpu-moe", n));
   CHECK(has_arg(launch, "-ngl", o.at("layers").get<int>() + 1));
-  CHECK(launch.at("also").at(0).at("notes").at(0).at("id") == "launch.note_ollama_experts");
+  CHECK(launch.at("also").at(0).at("notes").at(0).at("id") == "launch.note_offload_experts");
   // Only the chosen experts are read: far faster than the same bytes read whole.
   CHECK(o.at("host_read_gb").get<double>() < o.at("host_weights_gb").get<double>() / 4);
 }

@@ -24,8 +24,8 @@ namespace vram {
 
 /** Where a model's bytes sit under llama.cpp, layer by layer. */
 struct OffloadParts {
-  double embedding_bytes = 0;  ///< token_embd: host memory, always
-  double head_bytes = 0;       ///< the output layer (a tied model's copy of token_embd)
+  double embedding_bytes = 0;         ///< token_embd: host memory, always
+  double head_bytes = 0;              ///< the output layer (a tied model's copy of token_embd)
   std::vector<double> layer_bytes;    ///< each repeating layer's weights
   std::vector<double> experts_bytes;  ///< its routed expert tensors (0 for dense layers)
   std::vector<double> kv_bytes;       ///< its KV cache, n_ctx cells
@@ -42,11 +42,11 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
 /** A partial-offload plan: which layers or experts stay in host memory. */
 struct OffloadPlan {
   enum class Kind { kNone, kLayers, kExperts };
-  Kind kind = Kind::kNone;  ///< kNone: nothing partial fits (or the whole model does)
-  int layers = 0;           ///< the model's repeating layers
-  int gpu_layers = 0;       ///< repeating layers on the GPUs
-  int ngl = 0;              ///< -ngl: gpu_layers + 1 (the output layer)
-  int n_cpu_moe = 0;        ///< --n-cpu-moe: layers whose routed experts stay on the host
+  Kind kind = Kind::kNone;        ///< kNone: nothing partial fits (or the whole model does)
+  int layers = 0;                 ///< the model's repeating layers
+  int gpu_layers = 0;             ///< repeating layers on the GPUs
+  int ngl = 0;                    ///< -ngl: gpu_layers + 1 (the output layer)
+  int n_cpu_moe = 0;              ///< --n-cpu-moe: layers whose routed experts stay on the host
   double per_gpu_bytes = 0;       ///< the fullest card's need
   double capacity_bytes = 0;      ///< per card
   double gpu_weights_bytes = 0;   ///< over every card
@@ -57,7 +57,8 @@ struct OffloadPlan {
   double host_read_bytes = 0;     ///< read from host memory per decoding step
 };
 
-/** The fullest card's need with `gpu_layers` layers on `cards` cards and `n_cpu_moe` layers' experts on the host. */
+/** The fullest card's need with `gpu_layers` layers on `cards` cards and `n_cpu_moe` layers'
+ * experts on the host. */
 double offload_card_bytes(const OffloadParts& parts, int gpu_layers, int n_cpu_moe, int cards);
 
 /**
