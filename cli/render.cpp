@@ -214,6 +214,17 @@ std::string render_estimate(const json& r, const Words& say) {
                       {{"gpu", r.at("gpu").at("name")}, {"max", sv.at("cards_searched")}})
                 : say("cli.serving_needed", {{"gpu", r.at("gpu").at("name")}, {"count", needed}}))
         << "\n";
+    if (sv.contains("offload")) {
+      const json& o = sv.at("offload");
+      out << say.msg(o.at("headline")) << "\n"
+          << say("cli.offload_parts", {{"per_gpu", o.at("per_gpu_gb")},
+                                       {"host", o.at("host_gb")},
+                                       {"weights", o.at("host_weights_gb")},
+                                       {"kv", o.at("host_kv_gb")},
+                                       {"compute", o.at("host_compute_gb")},
+                                       {"bandwidth", o.at("host_bandwidth_gbps")}})
+          << "\n";
+    }
   }
   if (r.contains("launch")) {
     const json& launch = r.at("launch");
@@ -221,6 +232,9 @@ std::string render_estimate(const json& r, const Words& say) {
     for (const json& other : launch.value("also", json::array())) {
       out << say("cli.launch_also", {{"name", other.at("name")}}) << "\n  $ "
           << other.at("command").get<std::string>() << "\n";
+      for (const json& note : other.value("notes", json::array())) {
+        out << "  " << say.msg(note) << "\n";
+      }
     }
   }
   if (r.contains("fit")) render_fit(out, r.at("fit"), say);

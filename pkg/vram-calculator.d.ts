@@ -226,6 +226,40 @@ export interface EstimateResult {
     /** The fewest cards of this type that hold the load; null when none up to cards_searched does. */
     cards_needed: number | null;
     cards_searched: number;
+    /**
+     * llama.cpp only, when the cards cannot hold the whole model: the most
+     * that fits on them and the rest in host RAM (docs/cli.md, "Partial offload").
+     */
+    offload?: {
+      kind: 'layers' | 'experts';
+      layers: number;
+      gpu_layers: number;
+      /** -ngl: gpu_layers + 1 (the output layer). */
+      ngl: number;
+      /** --n-cpu-moe: layers whose routed experts stay in host RAM (0 for kind "layers"). */
+      n_cpu_moe: number;
+      per_gpu_gb: number;
+      capacity_per_gpu_gb: number;
+      gpu_weights_gb: number;
+      host_weights_gb: number;
+      host_kv_gb: number;
+      host_compute_gb: number;
+      /** Host RAM needed: host weights + host KV cache + host compute buffer. */
+      host_gb: number;
+      host_read_gb: number;
+      host_bandwidth_gbps: number;
+      host_efficiency: number;
+      decode: {
+        ceiling_tokens_per_s: number;
+        expected_tokens_per_s: number;
+        expected_batch_tokens_per_s: number;
+        step_ms: { gpu: number; host: number; fixed: number; hops: number; total: number };
+        min_tokens_per_s: number;
+        meets_floor: boolean;
+      };
+      /** offload.layers or offload.experts: what the page's fit line says. */
+      headline: Message;
+    };
   };
   /**
    * The command that runs the plan (docs/cli.md): under vLLM, SGLang or
@@ -234,7 +268,7 @@ export interface EstimateResult {
    */
   launch?: Launch & {
     /** Other programs that run the same plan (Ollama under llama.cpp). */
-    also?: Array<Launch & { name: string }>;
+    also?: Array<Launch & { name: string; notes?: Message[] }>;
     /** Fine-tuning: the library stack's name, the launcher on several GPUs, and what the calls cannot say. */
     name?: string;
     launcher?: string;

@@ -455,6 +455,24 @@ void layer_share(Term& term, std::int64_t cards, std::int64_t here, std::int64_t
   term.inputs["layers_on_card"] = here;
 }
 
+}  // namespace
+
+ModelSpec llamacpp_cache_model(const ModelSpec& model, const json& options) {
+  // Sliding layers keep their window plus one ubatch, or everything with --swa-full.
+  ModelSpec local = model;
+  if (options.at("kv_full_swa").get<bool>()) {
+    for (LayerSpec& layer : local.layers) {
+      if (layer.attention == LayerAttention::kSliding) layer.attention = LayerAttention::kGlobal;
+    }
+  } else if (model.sliding_window > 0) {
+    local.sliding_window =
+        model.sliding_window + static_cast<std::int64_t>(options.at("n_ubatch").get<double>());
+  }
+  return local;
+}
+
+namespace {
+
 void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, InferencePlan& plan) {
   const ModelSpec& m = *setup.model;
   // llama.cpp keeps token_embd in host memory and runs only the lookup there;
@@ -491,15 +509,7 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
   // n_ctx cells are shared by all parallel sequences.
   const std::int64_t cells = setup.context * setup.batch;
   const double ubatch = o.at("n_ubatch").get<double>();
-  // Sliding layers keep their window plus one ubatch, or everything with --swa-full.
-  ModelSpec local = m;
-  if (o.at("kv_full_swa").get<bool>()) {
-    for (LayerSpec& layer : local.layers) {
-      if (layer.attention == LayerAttention::kSliding) layer.attention = LayerAttention::kGlobal;
-    }
-  } else if (m.sliding_window > 0) {
-    local.sliding_window = m.sliding_window + static_cast<std::int64_t>(ubatch);
-  }
+  const ModelSpec local = llamacpp_cache_model(m, o);
   const KvCacheSize cache = kv_cache(local, *setup.kv, cells, 1);
   Term kv = kv_term(local, *setup.kv, cache, 1, setup, explain);
   kv.label = {"term.kv_buffer"};

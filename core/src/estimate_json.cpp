@@ -15,6 +15,7 @@
 #include "vram/inverse.hpp"
 #include "vram/launch.hpp"
 #include "vram/message.hpp"
+#include "vram/offload.hpp"
 #include "vram/requests.hpp"
 #include "vram/serving.hpp"
 #include "vram/speed.hpp"
@@ -146,6 +147,46 @@ void add_expected(json& out, const DecodeSpeed& d, double floor) {
   out["compute_bound"] = d.compute_bound;
   out["min_tokens_per_s"] = floor;
   out["meets_floor"] = d.expected_tokens_per_s >= floor;
+}
+
+/** A partial offload (offload.hpp) with its speed: what sits where, and the headline. */
+json offload_json(const OffloadPlan& o, const DecodeSpeed& d, double host_bandwidth_gbps,
+                  double host_efficiency, double floor, int cards) {
+  const bool experts = o.kind == OffloadPlan::Kind::kExperts;
+  return {{"kind", experts ? "experts" : "layers"},
+          {"layers", o.layers},
+          {"gpu_layers", o.gpu_layers},
+          {"ngl", o.ngl},
+          {"n_cpu_moe", o.n_cpu_moe},
+          {"per_gpu_gb", bytes_to_gb(o.per_gpu_bytes)},
+          {"capacity_per_gpu_gb", bytes_to_gb(o.capacity_bytes)},
+          {"gpu_weights_gb", bytes_to_gb(o.gpu_weights_bytes)},
+          {"host_weights_gb", bytes_to_gb(o.host_weights_bytes)},
+          {"host_kv_gb", bytes_to_gb(o.host_kv_bytes)},
+          {"host_compute_gb", bytes_to_gb(o.host_compute_bytes)},
+          {"host_gb", bytes_to_gb(o.host_bytes)},
+          {"host_read_gb", bytes_to_gb(o.host_read_bytes)},
+          {"host_bandwidth_gbps", host_bandwidth_gbps},
+          {"host_efficiency", host_efficiency},
+          {"decode",
+           {{"ceiling_tokens_per_s", d.ceiling_tokens_per_s},
+            {"expected_tokens_per_s", d.expected_tokens_per_s},
+            {"expected_batch_tokens_per_s", d.expected_batch_tokens_per_s},
+            {"step_ms",
+             {{"gpu", d.memory_s * 1e3},
+              {"host", d.host_s * 1e3},
+              {"fixed", d.fixed_s * 1e3},
+              {"hops", d.hops_s * 1e3},
+              {"total", d.step_s * 1e3}}},
+            {"min_tokens_per_s", floor},
+            {"meets_floor", d.expected_tokens_per_s >= floor}}},
+          {"headline", Message{experts ? "offload.experts" : "offload.layers",
+                               {{"gpu_layers", o.gpu_layers},
+                                {"layers", o.layers},
+                                {"n_cpu_moe", o.n_cpu_moe},
+                                {"cards", cards},
+                                {"host", o.host_bytes},
+                                {"tokens", d.expected_tokens_per_s}}}}};
 }
 
 json prefill_json(const PrefillSpeed& p, std::int64_t prompt) {
@@ -496,6 +537,15 @@ json estimate_json(const Catalog& catalog, const json& request) {
   }
   out["overhead_gb"] = bytes_to_gb(overhead);
   out["measured_error"] = measured_error(catalog, "inference", "note.measured_error_inference");
+  // llama.cpp on cards that cannot hold it all: the most that fits on them,
+  // the rest in host memory (offload.hpp).
+  std::optional<OffloadPlan> offload;
+  if (gpu != nullptr && engine.profile->kind == EngineKind::kLlamacpp &&
+      !serving_fit(plan, *engine.profile, *gpu, gpus, setup.context, setup.batch).fits) {
+    const OffloadPlan o = plan_offload(offload_parts(setup, plan, plan.options),
+                                       gpus.usable_bytes(*gpu), static_cast<int>(gpu_count));
+    if (o.kind != OffloadPlan::Kind::kNone) offload = o;
+  }
   // The command that runs this plan under its engine (none for the conventions).
   if (!engine.profile->launch.is_null()) {
     LaunchPlan lp;
@@ -508,6 +558,10 @@ json estimate_json(const Catalog& catalog, const json& request) {
     lp.kv = setup.kv->id;
     lp.options = plan.options;
     lp.model = model.repo;
+    if (offload) {
+      lp.gpu_layers = offload->ngl;
+      lp.n_cpu_moe = offload->n_cpu_moe;
+    }
     out["launch"] = launch_json(*engine.profile, lp);
   }
   if (checkpoint) out["checkpoint"] = checkpoint_summary(*checkpoint);
@@ -572,6 +626,20 @@ json estimate_json(const Catalog& catalog, const json& request) {
                       {"fits", sf.fits},
                       {"cards_needed", needed > 0 ? json(needed) : json(nullptr)},
                       {"cards_searched", serving_counts(gpus.node_size).back()}};
+    if (offload) {
+      // Its speed: the cards' layers in turn, then what the host reads.
+      const double host_bw = plan.options.at("host_bandwidth_gbps").get<double>();
+      const DecodeSpeed ds = expected_offload_decode(
+          model, plan, *gpu, speed_layout(*engine.profile, 1, 1, static_cast<int>(gpu_count)),
+          setup.batch, format_id, speed, catalog.speed, offload->host_read_bytes, host_bw);
+      out["serving"]["offload"] = offload_json(*offload, ds, host_bw, speed.host_efficiency,
+                                               req.min_tokens_per_s, static_cast<int>(gpu_count));
+      out["assumptions"].push_back(Message{"assumption.offload",
+                                           {{"compute", offload->host_compute_bytes},
+                                            {"bandwidth", host_bw},
+                                            {"efficiency", speed.host_efficiency * 100},
+                                            {"source", quotation(speed.host_source)}}});
+    }
     if (!sf.fits) {
       warnings.push_back(
           needed > 0

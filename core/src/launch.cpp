@@ -16,7 +16,8 @@ json carried(const std::string& what, const LaunchPlan& p) {
   if (what == "context") return p.context;
   if (what == "batch") return p.batch;
   if (what == "total_context") return p.context * p.batch;
-  if (what == "gpu_layers") return p.layers + 1;
+  if (what == "gpu_layers") return p.gpu_layers >= 0 ? p.gpu_layers : p.layers + 1;
+  if (what == "n_cpu_moe") return p.n_cpu_moe;
   if (what == "kv") return p.kv;
   if (what == "weights") return p.weights;
   const std::string option = "option:";
@@ -71,6 +72,16 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
               {"args", args},
               {"command", command}};
   if (!model.is_null()) out["model"] = model;  // Ollama's server names none
+  // A program with no server setting for a partial offload says how to get it.
+  if (plan.gpu_layers >= 0 && l.contains("offload")) {
+    const json& offload = l.at("offload");
+    out["notes"] = json::array(
+        {Message{plan.n_cpu_moe > 0 ? "launch.note_offload_experts" : "launch.note_offload_layers",
+                 {{"name", l.at("name")},
+                  {"option", Message{"quote.text", {{"text", offload.at("option")}}}},
+                  {"layers", plan.gpu_layers},
+                  {"n_cpu_moe", plan.n_cpu_moe}}}});
+  }
   return out;
 }
 

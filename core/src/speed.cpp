@@ -71,6 +71,11 @@ SpeedData speed_data_from_json(const json& j) {
     p.allreduce_sync_s = micros(e, "allreduce_sync_us", at);
     p.compute_utilisation = share(e, "compute_utilisation", at, 0.6);
     p.prefill_utilisation = share(e, "prefill_utilisation", at, 0.6);
+    if (const auto host = jr::opt_number(e, "host_efficiency", at)) {
+      jr::require_positive(*host, at + ".host_efficiency");
+      p.host_efficiency = jr::require_range(*host, 0.0, 1.0, at + ".host_efficiency");
+      p.host_source = jr::get_string(e, "host_source", at);
+    }
     p.source = jr::get_string(e, "source", at);
     data.engines.push_back(std::move(p));
   }
@@ -123,6 +128,31 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
   s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.hops_s;
   s.expected_tokens_per_s = 1.0 / s.step_s;
   s.expected_batch_tokens_per_s = s.expected_tokens_per_s * b;
+  return s;
+}
+
+DecodeSpeed expected_offload_decode(const ModelSpec& model, const InferencePlan& plan,
+                                    const Gpu& gpu, const SpeedLayout& layout, std::int64_t batch,
+                                    const std::string& format_id, const SpeedProfile& profile,
+                                    const SpeedData& data, double host_read_bytes,
+                                    double host_bandwidth_gbps) {
+  DecodeSpeed s = expected_decode(model, plan, gpu, layout, batch, format_id, false, profile, data);
+  const int tp = std::max(1, layout.tensor_parallel);
+  const DecodeCeiling ceiling = decode_ceiling(model, plan, gpu.bandwidth_gbps * tp, batch);
+  const double host_bw = host_bandwidth_gbps * 1e9;
+  if (ceiling.step_bytes <= 0 || host_bw <= 0 || profile.host_efficiency <= 0) {
+    throw Error("internal", "speed",
+                "partial offload needs a step, a host bandwidth and its share");
+  }
+  const double host = std::clamp(host_read_bytes, 0.0, ceiling.step_bytes);
+  const double gpu_bytes = ceiling.step_bytes - host;
+  s.ceiling_tokens_per_s = 1.0 / (gpu_bytes / ceiling.bandwidth_bytes_per_s + host / host_bw);
+  s.memory_s *= gpu_bytes / ceiling.step_bytes;
+  s.host_s = host / (host_bw * profile.host_efficiency);
+  s.compute_bound = s.compute_s > s.memory_s;
+  s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.hops_s + s.host_s;
+  s.expected_tokens_per_s = 1.0 / s.step_s;
+  s.expected_batch_tokens_per_s = s.expected_tokens_per_s * static_cast<double>(batch);
   return s;
 }
 

@@ -216,7 +216,12 @@ TEST_CASE("property: emitted flags are listed for their engine, and carry the pl
           CHECK(args.at("-c") ==
                 r.at("context").get<std::int64_t>() * r.at("batch").get<std::int64_t>());
           CHECK(args.at("-np") == r.at("batch"));
-          CHECK(args.at("-ngl") == r.at("model").at("layers").get<std::int64_t>() + 1);
+          // Every layer and the output, or a partial offload's count (test_offload.cpp).
+          const bool partial = sv.contains("offload");
+          CHECK(args.at("-ngl") == (partial ? sv.at("offload").at("ngl").get<std::int64_t>()
+                                            : r.at("model").at("layers").get<std::int64_t>() + 1));
+          CHECK(value_or(args, "--n-cpu-moe", 0) ==
+                (partial ? sv.at("offload").at("n_cpu_moe").get<std::int64_t>() : 0));
           CHECK(args.at("-fa") == (opt.at("flash_attn").get<bool>() ? "on" : "off"));
           // Ollama runs the same plan: server settings as variables before the program.
           REQUIRE(l.at("also").size() == 1);

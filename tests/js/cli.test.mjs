@@ -207,3 +207,24 @@ test('speed: llama.cpp over two cards is no faster than over one, tensor paralle
   assert.ok(tp4.decode.expected_tokens_per_s < 4 * tp1.decode.expected_tokens_per_s);
   assert.ok(tp4.decode.expected_tokens_per_s > tp1.decode.expected_tokens_per_s);
 });
+
+test('llama.cpp partial offload: the headline, the host RAM and -ngl / --n-cpu-moe as the JSON has them', () => {
+  const args = ['estimate', '--model', 'llama-3.1-70b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4090', '--context', '8192'];
+  const o = JSON.parse(run(...args, '--json').stdout).serving.offload;
+  assert.equal(o.kind, 'layers');
+  const r = run(...args);
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, new RegExp(`Fits with partial offload: ${o.gpu_layers} of 80 layers on the GPU, ${Math.round(o.host_gb)} GB in host RAM, about ${o.decode.expected_tokens_per_s.toFixed(1)} tokens/s per user`));
+  assert.match(r.stdout, new RegExp(`host RAM ${o.host_gb.toFixed(2)} GB`));
+  assert.match(r.stdout, new RegExp(`llama-server -m MODEL.gguf -c 8192 -np 1 -ngl ${o.ngl} -fa off`));
+  assert.match(r.stdout, /num_gpu/);
+  // A slower host reads its share more slowly.
+  const slow = JSON.parse(run(...args, '--engine-opt', 'host_bandwidth_gbps=40', '--json').stdout).serving.offload;
+  assert.ok(slow.decode.expected_tokens_per_s < o.decode.expected_tokens_per_s);
+  const bad = run(...args, '--engine-opt', 'host_bandwidth_gbps=0');
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /host_bandwidth_gbps/);
+  const moe = run('estimate', '--model', 'gpt-oss-120b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4090', '--context', '16384');
+  assert.match(moe.stdout, /Fits with partial offload: the experts of \d+ of 36 layers in host RAM/);
+  assert.match(moe.stdout, /-ngl 37 --n-cpu-moe \d+ /);
+});

@@ -146,6 +146,13 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
                              const nlohmann::json& options, const Gpu* gpu, const GpuCatalog& gpus,
                              const FormatCatalog& formats, bool explain = true);
 
+/**
+ * The model as llama.cpp's KV cache sees it under `options` (the llamacpp
+ * knobs): sliding layers keep their window plus one ubatch (n_ubatch), or
+ * the whole context with kv_full_swa (--swa-full).
+ */
+ModelSpec llamacpp_cache_model(const ModelSpec& model, const nlohmann::json& options);
+
 /** How weights are stored, part by part: [{component, params, format, bits_per_weight, gb}]. */
 nlohmann::json storage_json(const WeightsSize& weights);
 

@@ -23,8 +23,11 @@ struct LaunchPlan {
   std::int64_t context = 0;
   std::int64_t batch = 1;
   std::int64_t layers = 0;  ///< the model's layers (llama.cpp -ngl is layers + 1: all on the GPU)
-  std::string weights;      ///< weight format id ("native" when the checkpoint's own)
-  std::string kv;           ///< KV format id
+  /** llama.cpp -ngl of a partial offload (vram/offload.hpp); -1: every layer and the output. */
+  std::int64_t gpu_layers = -1;
+  std::int64_t n_cpu_moe = 0;  ///< llama.cpp --n-cpu-moe: layers whose experts stay on the host
+  std::string weights;         ///< weight format id ("native" when the checkpoint's own)
+  std::string kv;              ///< KV format id
   nlohmann::json options = nlohmann::json::object();  ///< the engine's knobs as the plan used them
   std::string model;  ///< the preset's hub repository; used where the launch section has hub_repo
 };
@@ -34,6 +37,8 @@ struct LaunchPlan {
  * `engine`, or null when it has no launch section (the conventions). A
  * flag whose value equals its listed default, or whose plan value has no
  * entry in its "values" map (the engine's default format), is left out.
+ * Under a partial offload, an "also" program that cannot express it
+ * ("offload_note") carries that note, with its own option, in `notes`.
  */
 nlohmann::json launch_json(const EngineProfile& engine, const LaunchPlan& plan);
 

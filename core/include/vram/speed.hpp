@@ -23,7 +23,10 @@ struct SpeedProfile {
   double allreduce_sync_s = 0;       ///< per tensor-parallel all-reduce, beyond the link's latency
   double compute_utilisation = 0.6;  ///< of dense TFLOP/s, decode at large batch
   double prefill_utilisation = 0.6;  ///< of dense TFLOP/s, prefill
+  /** Of the host's memory bandwidth, for weights kept in host memory (0: not fitted). */
+  double host_efficiency = 0;
   std::string source;
+  std::string host_source;
 };
 
 /** data/speed.json. */
@@ -57,6 +60,7 @@ struct DecodeSpeed {
   double fixed_s = 0;     ///< per-layer and per-step costs
   double allreduce_s = 0;
   double hops_s = 0;
+  double host_s = 0;  ///< bytes read from host memory (partial offload)
   double step_s = 0;
   bool compute_bound = false;
   bool compute_known = false;  ///< the card states its TFLOP/s
@@ -83,6 +87,19 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
                             const SpeedLayout& layout, std::int64_t batch,
                             const std::string& format_id, bool fp8_compute,
                             const SpeedProfile& profile, const SpeedData& data);
+
+/**
+ * Expected decode when `host_read_bytes` of each step stay in host memory
+ * (llama.cpp's partial offload): the GPU reads the rest as expected_decode
+ * has it, and the host its share at `host_bandwidth_gbps` x the profile's
+ * host_efficiency, in turn (the layers run one after another). The
+ * ceiling is the same split at the full bandwidths.
+ */
+DecodeSpeed expected_offload_decode(const ModelSpec& model, const InferencePlan& plan,
+                                    const Gpu& gpu, const SpeedLayout& layout, std::int64_t batch,
+                                    const std::string& format_id, const SpeedProfile& profile,
+                                    const SpeedData& data, double host_read_bytes,
+                                    double host_bandwidth_gbps);
 
 /**
  * Prefill of `prompt` tokens for one sequence: 2 x active params x prompt +

@@ -24,6 +24,9 @@ export function fitSummary(t, result) {
   const where = result.gpu
     ? { id: 'fit.on', params: { count: cards, name: result.gpu.name, capacity: bytes(fit.capacity_gb) } }
     : { id: 'fit.budget', params: { capacity: bytes(fit.capacity_gb) } };
+  // llama.cpp keeps what does not fit in host RAM: it runs, slower (the core's headline).
+  const offload = !fit.fits && result.serving && result.serving.offload;
+  if (offload) return { text: t(offload.headline.id, offload.headline.params), fits: false, tight: false, offload: true, state: 'is-tight' };
   const text = fit.fits
     ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: bytes(fit.spare_gb) })
     : t('fit.short', { where, over: bytes(-fit.spare_gb) });

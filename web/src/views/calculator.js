@@ -173,7 +173,7 @@ export class CalculatorView {
 
     const fitText = summary ? summary.text : '';
     if (summary) {
-      out.push(h('p', { class: `fit ${summary.state}`, dataset: { fits: String(summary.fits), tight: String(Boolean(summary.tight)) } },
+      out.push(h('p', { class: `fit ${summary.state}`, dataset: { fits: String(summary.fits), tight: String(Boolean(summary.tight)), offload: String(Boolean(summary.offload)) } },
         h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: fit.basis }))));
     }
     this.live.textContent = fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText;
@@ -236,6 +236,7 @@ export class CalculatorView {
           [t('serving.users'), t('serving.usersValue', { max_users: serving.max_users, users: serving.users, verdict })],
           [t('serving.cardsNeeded'), serving.cards_needed ? t.format(serving.cards_needed) : t('serving.noCount', { max: serving.cards_searched })],
         ]), serving.kv_heads_replicated ? h('p', { class: 'muted small' }, t('serving.replicated')) : null));
+      if (serving.offload) out.push(offloadBlock(t, mem, serving.offload));
     }
 
     if (result.launch) out.push(launchBlock(t, say, result.launch, training));
@@ -289,6 +290,24 @@ export class CalculatorView {
   }
 }
 
+// llama.cpp's partial offload: what stays on the GPU, what the host holds
+// and reads, and the speed that follows (the core's serving.offload).
+function offloadBlock(t, mem, o) {
+  const d = o.decode;
+  const rows = [[t('offload.gpuLayers'), t('offload.layersValue', { gpu_layers: o.gpu_layers, layers: o.layers })]];
+  if (o.kind === 'experts') rows.push([t('offload.expertsLabel'), t('offload.expertsValue', { n_cpu_moe: o.n_cpu_moe, layers: o.layers })]);
+  rows.push(
+    [t('serving.perGpu'), mem(o.per_gpu_gb)],
+    [t('offload.hostRam'), t('offload.hostValue', { host: bytes(o.host_gb), weights: bytes(o.host_weights_gb), kv: bytes(o.host_kv_gb), compute: bytes(o.host_compute_gb) })],
+    [t('decode.expected'), t('decode.approx', { value: roundDisplay(d.expected_tokens_per_s, 1) })],
+    [t('decode.floor'), t('decode.floorValue', { floor: d.min_tokens_per_s, verdict: { id: d.meets_floor ? 'decode.floorMet' : 'decode.floorMissed' } })],
+  );
+  return h('section', { class: 'block offload', dataset: { kind: o.kind } },
+    h('h3', {}, t('offload.title')),
+    facts(rows),
+    h('p', { class: 'muted small' }, t('offload.step', d.step_ms)));
+}
+
 // The command that starts the plan under its engine, with a Copy button;
 // without a clipboard (file://, permissions) the command is selected for Ctrl+C.
 // Other programs that run the same plan (Ollama over llama.cpp) follow, each
@@ -298,7 +317,8 @@ function launchBlock(t, say, launch, training) {
   const also = (launch.also || []).map((other) =>
     h('div', { class: 'launch-also', dataset: { engine: other.engine } },
       h('h4', {}, t('launch.also', { name: other.name })),
-      ...commandParts(t, say, other)));
+      ...commandParts(t, say, other),
+      (other.notes || []).length ? h('ul', { class: 'small launch-notes' }, other.notes.map((note) => h('li', {}, sayQuoted(say, note)))) : null));
   const launcher = launch.launcher
     ? h('div', { class: 'launch-launcher' },
       h('h4', {}, t('launch.launcher', { count: launch.launcher_gpus })),

@@ -1,0 +1,201 @@
+#include "vram/offload.hpp"
+
+#include <algorithm>
+
+#include "vram/checkpoint.hpp"
+#include "vram/decode.hpp"
+#include "vram/kv_cache.hpp"
+
+namespace vram {
+
+using nlohmann::json;
+
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+/** Bytes per parameter of the first of `components` the weights have a part for, else the average.
+ */
+double rate(const WeightsSize& weights, double average,
+            std::initializer_list<const char*> components) {
+  for (const char* component : components) {
+    for (const WeightPart& part : weights.parts) {
+      if (part.component == component && part.params > 0) return part.bytes / part.params;
+    }
+  }
+  return average;
+}
+
+double term_bytes(const InferencePlan& plan, const char* id) {
+  for (const Term& term : plan.terms) {
+    if (term.id == id) return term.bytes;
+  }
+  return 0;
+}
+
+}  // namespace
+
+OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& plan,
+                           const json& options) {
+  const ModelSpec& m = *setup.model;
+  const ParamCount& c = plan.params.computed;
+  const std::size_t n = m.layers.size();
+  OffloadParts p;
+  const double total = plan.weights.bytes;
+  const double average = plan.params.total > 0 ? total / plan.params.total : 0;
+  p.embedding_bytes = plan.host_bytes;  // token_embd, as plan_llamacpp sized it
+
+  // The output layer and the routed experts, in their stored bytes.
+  const CheckpointWeights* checkpoint = setup.weights == nullptr ? setup.checkpoint : nullptr;
+  auto component = [&](const char* name) {
+    const auto it = checkpoint->by_component.find(name);
+    return it == checkpoint->by_component.end() ? 0.0 : it->second.bytes;
+  };
+  double head = 0;
+  double experts = 0;
+  if (checkpoint != nullptr) {
+    head = component("lm_head");
+    const double all = c.experts_routed + c.experts_shared;
+    experts = component("experts") * (all > 0 ? c.experts_routed / all : 1.0);
+  } else if (!plan.params.total_declared) {
+    head = c.lm_head * rate(plan.weights, average, {"rest", "non_expert"});
+    experts = c.experts_routed * rate(plan.weights, average, {"experts", "linear"});
+  }
+  p.head_bytes = m.tied_embeddings ? p.embedding_bytes : head;
+  const double repeating =
+      std::max(0.0, total - p.embedding_bytes - (m.tied_embeddings ? 0.0 : p.head_bytes));
+  experts = std::min(experts, repeating);
+
+  // Each layer's share: its routed experts, and the rest of the repeating
+  // weights in proportion to the layer's own parameters.
+  std::int64_t attention_layers = 0, state_layers = 0, dense_layers = 0, moe_layers = 0;
+  for (const LayerSpec& layer : m.layers) {
+    (layer.attention == LayerAttention::kState ? state_layers : attention_layers) += 1;
+    (layer.mlp == LayerMlp::kMoe ? moe_layers : dense_layers) += 1;
+  }
+  auto per = [](double params, std::int64_t count) { return count > 0 ? params / d(count) : 0.0; };
+  std::vector<double> own(n, 0.0);
+  double own_sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const LayerSpec& layer = m.layers[i];
+    own[i] = per(c.norms, static_cast<std::int64_t>(n)) +
+             (layer.attention == LayerAttention::kState ? per(c.ssm, state_layers)
+                                                        : per(c.attention, attention_layers)) +
+             (layer.mlp == LayerMlp::kMoe ? per(c.experts_shared + c.router, moe_layers)
+                                          : per(c.mlp_dense, dense_layers));
+    own_sum += own[i];
+  }
+  const double rest = repeating - experts;
+  p.layer_bytes.assign(n, 0.0);
+  p.experts_bytes.assign(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool moe = m.layers[i].mlp == LayerMlp::kMoe && moe_layers > 0;
+    p.experts_bytes[i] = moe ? experts / d(moe_layers) : 0.0;
+    const double share = own_sum > 0 ? own[i] / own_sum : 1.0 / d(static_cast<std::int64_t>(n));
+    p.layer_bytes[i] = rest * share + p.experts_bytes[i];
+  }
+
+  // Each layer's cache: n_ctx cells of what that layer keeps.
+  const ModelSpec local = llamacpp_cache_model(m, options);
+  const std::int64_t cells = setup.context * setup.batch;
+  p.kv_bytes.assign(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    ModelSpec one = local;
+    one.layers = {local.layers[i]};
+    p.kv_bytes[i] = kv_cache(one, *setup.kv, cells, 1).bytes;
+  }
+  p.compute_bytes = term_bytes(plan, "compute_buffer");
+  p.context_bytes = term_bytes(plan, "cuda_context");
+  if (m.moe.num_experts > 0) {
+    const DecodeCeiling ceiling = decode_ceiling(m, plan, 1.0, setup.batch);
+    p.experts_read_share = std::min(1.0, ceiling.experts_touched / d(m.moe.num_experts));
+  }
+  return p;
+}
+
+double offload_card_bytes(const OffloadParts& p, int gpu_layers, int n_cpu_moe, int cards) {
+  const int n = static_cast<int>(p.layer_bytes.size());
+  const int on_gpu = std::clamp(gpu_layers, 0, n);
+  const int per_card = (on_gpu + cards - 1) / std::max(1, cards);
+  const int first = n - on_gpu;
+  double fullest = 0;
+  // The layer split gives each card a run of the GPU layers; the last one also holds the output.
+  for (int card = 0; card < std::max(1, cards); ++card) {
+    double held = card == cards - 1 ? p.head_bytes : 0.0;
+    const int lo = first + card * per_card;
+    for (int i = lo; i < std::min(n, lo + per_card); ++i) {
+      const auto at = static_cast<std::size_t>(i);
+      held += p.layer_bytes[at] - (i < n_cpu_moe ? p.experts_bytes[at] : 0.0) + p.kv_bytes[at];
+    }
+    fullest = std::max(fullest, held);
+  }
+  return fullest + p.compute_bytes + p.context_bytes;
+}
+
+namespace {
+
+OffloadPlan describe(const OffloadParts& p, OffloadPlan::Kind kind, int gpu_layers, int n_cpu_moe,
+                     double capacity, int cards) {
+  OffloadPlan o;
+  o.kind = kind;
+  o.layers = static_cast<int>(p.layer_bytes.size());
+  o.gpu_layers = gpu_layers;
+  o.ngl = gpu_layers + 1;
+  o.n_cpu_moe = n_cpu_moe;
+  o.capacity_bytes = capacity;
+  o.per_gpu_bytes = offload_card_bytes(p, gpu_layers, n_cpu_moe, cards);
+  o.gpu_weights_bytes = p.head_bytes;
+  o.host_weights_bytes = p.embedding_bytes;
+  const int first = o.layers - gpu_layers;
+  for (int i = 0; i < o.layers; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    const double experts = i < n_cpu_moe ? p.experts_bytes[at] : 0.0;
+    if (i < first) {
+      // The whole layer and its cache in host memory; a step reads the
+      // experts it routes to, the rest of the layer and the whole cache.
+      o.host_weights_bytes += p.layer_bytes[at];
+      o.host_kv_bytes += p.kv_bytes[at];
+      o.host_read_bytes += p.layer_bytes[at] - p.experts_bytes[at] * (1 - p.experts_read_share);
+    } else {
+      o.gpu_weights_bytes += p.layer_bytes[at] - experts;
+      o.host_weights_bytes += experts;
+      o.host_read_bytes += experts * p.experts_read_share;
+    }
+  }
+  o.host_read_bytes += o.host_kv_bytes;
+  // The host computes its layers or experts in a buffer of its own, taken as large as the GPU's.
+  o.host_compute_bytes = first > 0 || n_cpu_moe > 0 ? p.compute_bytes : 0.0;
+  o.host_bytes = o.host_weights_bytes + o.host_kv_bytes + o.host_compute_bytes;
+  return o;
+}
+
+}  // namespace
+
+OffloadPlan plan_offload(const OffloadParts& p, double capacity_bytes, int cards) {
+  const int n = static_cast<int>(p.layer_bytes.size());
+  OffloadPlan none;
+  none.layers = n;
+  none.capacity_bytes = capacity_bytes;
+  if (offload_card_bytes(p, n, 0, cards) <= capacity_bytes) return none;  // it all fits
+  const bool moe =
+      std::any_of(p.experts_bytes.begin(), p.experts_bytes.end(), [](double b) { return b > 0; });
+  if (moe) {
+    // The fewest layers' experts on the host: every layer's attention stays on the GPU.
+    // A dense layer among the first k has none to move (DeepSeek's first layers).
+    for (int k = 1; k <= n; ++k) {
+      if (p.experts_bytes[static_cast<std::size_t>(k - 1)] <= 0) continue;
+      if (offload_card_bytes(p, n, k, cards) <= capacity_bytes) {
+        return describe(p, OffloadPlan::Kind::kExperts, n, k, capacity_bytes, cards);
+      }
+    }
+  }
+  // The most whole layers on the GPU, at least one on the host.
+  for (int l = n - 1; l >= 0; --l) {
+    if (offload_card_bytes(p, l, 0, cards) <= capacity_bytes) {
+      return describe(p, OffloadPlan::Kind::kLayers, l, 0, capacity_bytes, cards);
+    }
+  }
+  return none;
+}
+
+}  // namespace vram

@@ -1,0 +1,102 @@
+// llama.cpp's partial offload on the page (issue 11): a model that does not
+// fit its card under llama.cpp says honestly how it runs split between the
+// GPU and host RAM, with the numbers the core computed, in every language,
+// and the command carries -ngl or --n-cpu-moe.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { openPage, text } from './harness.mjs';
+import { core } from '../js/module.mjs';
+
+const FIT = 'vram-calculator .fit';
+const OFFLOAD = 'vram-calculator section.offload';
+const LAUNCH = 'vram-calculator section.launch';
+const DENSE = { model: 'llama-3.1-70b', weights: 'q4_k_m', context: 8192, engine: 'llamacpp', gpu: 'rtx-4090' };
+const MOE = { model: 'gpt-oss-120b', weights: 'q4_k_m', context: 16384, engine: 'llamacpp', gpu: 'rtx-4090' };
+const query = (q) => `?${new URLSearchParams(q)}`;
+const SHOTS = '/tmp/offload';
+
+test('70B Q4_K_M on one RTX 4090: the fit line is the offload headline, the block and command agree with the core', async () => {
+  const o = (await core()).estimate(DENSE).serving.offload;
+  assert.equal(o.kind, 'layers');
+  const browser = await openPage(query(DENSE));
+  try {
+    const { page } = browser;
+    await page.locator(OFFLOAD).waitFor();
+    const fit = await text(page, FIT);
+    assert.match(fit, new RegExp(`Fits with partial offload: ${o.gpu_layers} of 80 layers on the GPU, ${Math.round(o.host_gb)} GB in host RAM, about ${o.decode.expected_tokens_per_s.toFixed(1)} tokens/s per user`));
+    assert.equal(await page.locator(FIT).getAttribute('data-offload'), 'true');
+    assert.equal(await page.locator(FIT).getAttribute('data-fits'), 'false');
+    const block = await text(page, OFFLOAD);
+    assert.match(block, new RegExp(`Layers on the GPU \\(-ngl\\)\\s*${o.gpu_layers} of 80`));
+    assert.match(block, new RegExp(`Host RAM needed\\s*${o.host_gb.toFixed(1)} GB`));
+    assert.doesNotMatch(block, /--n-cpu-moe/);
+    const launch = await text(page, LAUNCH);
+    assert.match(launch, new RegExp(`-ngl ${o.ngl} `));
+    assert.match(launch, /num_gpu/);
+    // The full-GPU speed block stays away: the card does not hold the whole model.
+    assert.equal(await page.locator('vram-calculator section.decode').count(), 0);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('an MoE model keeps experts on the host: --n-cpu-moe on the page and in the command', async () => {
+  const o = (await core()).estimate(MOE).serving.offload;
+  assert.equal(o.kind, 'experts');
+  const browser = await openPage(query(MOE));
+  try {
+    const { page } = browser;
+    await page.locator(OFFLOAD).waitFor();
+    assert.equal(await page.locator(OFFLOAD).getAttribute('data-kind'), 'experts');
+    assert.match(await text(page, FIT), new RegExp(`the experts of ${o.n_cpu_moe} of ${o.layers} layers in host RAM`));
+    assert.match(await text(page, OFFLOAD), new RegExp(`--n-cpu-moe\\)\\s*${o.n_cpu_moe} of ${o.layers}`));
+    assert.match(await text(page, LAUNCH), new RegExp(`-ngl ${o.layers + 1} --n-cpu-moe ${o.n_cpu_moe} `));
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a model that fits its card shows no offload', async () => {
+  const browser = await openPage(query({ ...DENSE, model: 'llama-3.1-8b' }));
+  try {
+    const { page } = browser;
+    await page.locator(LAUNCH).waitFor();
+    assert.equal(await page.locator(OFFLOAD).count(), 0);
+    assert.equal(await page.locator(FIT).getAttribute('data-offload'), 'false');
+    assert.match(await text(page, LAUNCH), /-ngl 33 /);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the offload in Persian and Arabic: worded by the catalogs, numbers in the reader\'s digits; 390 px and 1366 px', async () => {
+  await mkdir(SHOTS, { recursive: true });
+  for (const [lang, width] of [['en', 390], ['en', 1366], ['fa', 390], ['fa', 1366], ['ar', 1366]]) {
+    const browser = await openPage(`${query(DENSE)}&lang=${lang}`, { viewport: { width, height: 900 } });
+    try {
+      const { page } = browser;
+      await page.locator(OFFLOAD).waitFor();
+      const fit = await text(page, FIT);
+      const block = await text(page, OFFLOAD);
+      if (lang === 'fa') {
+        assert.match(fit, /با تقسیم میان GPU و میزبان جا می‌شود/);
+        assert.match(fit, /۸۰/);
+        assert.doesNotMatch(fit, /\d/); // Persian digits only, outside names
+        assert.match(block, /RAM لازم روی میزبان/);
+      } else if (lang === 'ar') {
+        assert.match(fit, /تتسع بالتقسيم بين GPU والمضيف/);
+      }
+      // Nothing wider than the window.
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${lang} ${width}px overflows by ${overflow}px`);
+      await page.locator(OFFLOAD).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${SHOTS}/offload-${lang}-${width}.png` });
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});

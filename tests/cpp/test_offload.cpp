@@ -1,0 +1,284 @@
+// llama.cpp's partial offload (offload.hpp): when the model does not fit
+// its cards, the most that fits stays on the GPU and the rest in host RAM.
+// Properties over the presets: a plan fits its budget, more VRAM never puts
+// fewer layers on the GPU, host + GPU weights are the model's weights, and
+// a model that fits gets no offload; then the answer, its command and its speed.
+
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "helpers.hpp"
+#include "vram/catalog.hpp"
+#include "vram/error.hpp"
+#include "vram/offload.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+struct Sized {
+  vram::ModelSpec model;
+  vram::InferencePlan plan;
+  vram::OffloadParts parts;
+};
+
+Sized sized(const std::string& id, const std::string& weights, std::int64_t context) {
+  const auto& catalog = testing::calculator().catalog();
+  Sized s;
+  s.model = vram::resolve_preset(catalog.model(id, "model")).model;
+  const vram::EngineProfile& engine = vram::find_engine(catalog.engines, "llamacpp", "engine");
+  vram::InferenceSetup setup;
+  setup.model = &s.model;
+  setup.weights = &catalog.formats.weight(weights, "weights");
+  setup.kv = &catalog.formats.kv("fp16", "kv");
+  setup.context = context;
+  const json options = vram::engine_options(engine, json::object());
+  s.plan = vram::plan_inference(setup, engine, options, nullptr, catalog.gpus, catalog.formats);
+  s.parts = vram::offload_parts(setup, s.plan, options);
+  return s;
+}
+
+int layers_of(const vram::ModelSpec& model) { return static_cast<int>(model.layers.size()); }
+
+double sum(const std::vector<double>& v) {
+  double total = 0;
+  for (double x : v) total += x;
+  return total;
+}
+
+bool has_arg(const json& launch, const std::string& flag, const json& value) {
+  for (const json& a : launch.at("args")) {
+    if (a.at("flag") == flag) return a.at("value") == value;
+  }
+  return false;
+}
+
+// Dense, grouped-query; sliding-window; tied; MoE with dense first layers; MXFP4-native MoE.
+const char* const kModels[] = {"llama-3.1-70b", "gemma-3-27b",      "llama-3.2-1b",
+                               "qwen3-30b-a3b", "deepseek-v2-lite", "gpt-oss-120b"};
+
+}  // namespace
+
+TEST_CASE("offload parts add up to the full plan") {
+  for (const std::string id : kModels) {
+    CAPTURE(id);
+    const Sized s = sized(id, "q4_k_m", 8192);
+    const vram::OffloadParts& p = s.parts;
+    REQUIRE(p.layer_bytes.size() == s.model.layers.size());
+    // Every layer on the one card: the plan's own total.
+    CHECK(vram::offload_card_bytes(p, layers_of(s.model), 0, 1) ==
+          doctest::Approx(s.plan.total_bytes).epsilon(1e-9));
+    double kv_term = 0;  // llama.cpp's cache: sliding windows plus one ubatch
+    for (const vram::Term& t : s.plan.terms) kv_term += t.id == "kv_cache" ? t.bytes : 0.0;
+    CHECK(sum(p.kv_bytes) == doctest::Approx(kv_term).epsilon(1e-9));
+    for (std::size_t i = 0; i < p.layer_bytes.size(); ++i) {
+      CHECK(p.layer_bytes[i] > 0);
+      CHECK(p.experts_bytes[i] >= 0);
+      CHECK(p.experts_bytes[i] <= p.layer_bytes[i]);
+    }
+    CHECK((sum(p.experts_bytes) > 0) == (s.model.moe.num_experts > 0));
+  }
+}
+
+TEST_CASE("property: a plan fits its budget, and host + GPU weights are the model's weights") {
+  for (const std::string id : kModels) {
+    const Sized s = sized(id, "q4_k_m", 16384);
+    const double full = vram::offload_card_bytes(s.parts, layers_of(s.model), 0, 1);
+    const double tied = s.model.tied_embeddings ? s.parts.embedding_bytes : 0.0;
+    for (int cards : {1, 2, 3}) {
+      for (double share = 0.02; share < 1.0; share += 0.02) {
+        CAPTURE(id);
+        CAPTURE(cards);
+        CAPTURE(share);
+        const double capacity = full * share;
+        const vram::OffloadPlan o = vram::plan_offload(s.parts, capacity, cards);
+        if (o.kind == vram::OffloadPlan::Kind::kNone) continue;
+        CHECK(o.per_gpu_bytes <= capacity);
+        CHECK(o.per_gpu_bytes ==
+              doctest::Approx(vram::offload_card_bytes(s.parts, o.gpu_layers, o.n_cpu_moe, cards)));
+        // A tied model's output layer is a second copy of token_embd, on the GPU.
+        CHECK(o.host_weights_bytes + o.gpu_weights_bytes ==
+              doctest::Approx(s.plan.weights.bytes + tied).epsilon(1e-9));
+        CHECK(o.host_bytes ==
+              doctest::Approx(o.host_weights_bytes + o.host_kv_bytes + o.host_compute_bytes));
+        // Partial: something is always left on the host, and -ngl counts the output layer.
+        CHECK(o.host_weights_bytes > s.parts.embedding_bytes);
+        CHECK(o.ngl == o.gpu_layers + 1);
+        CHECK(o.host_read_bytes > 0);
+        CHECK(o.host_read_bytes <= o.host_weights_bytes + o.host_kv_bytes);
+        if (o.kind == vram::OffloadPlan::Kind::kExperts) {
+          CHECK(o.gpu_layers == o.layers);
+          CHECK(o.n_cpu_moe >= 1);
+          CHECK(o.host_kv_bytes == 0);
+        } else {
+          CHECK(o.n_cpu_moe == 0);
+          CHECK(o.gpu_layers < o.layers);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("property: more VRAM never puts fewer layers or more experts on the host") {
+  for (const std::string id : kModels) {
+    const Sized s = sized(id, "q4_k_m", 8192);
+    const double full = vram::offload_card_bytes(s.parts, layers_of(s.model), 0, 1);
+    int layers = -1;
+    int experts = layers_of(s.model) + 1;
+    bool found = false;
+    for (double share = 0.01; share < 1.0; share += 0.01) {
+      CAPTURE(id);
+      CAPTURE(share);
+      const vram::OffloadPlan o = vram::plan_offload(s.parts, full * share, 1);
+      if (o.kind == vram::OffloadPlan::Kind::kNone) {
+        CHECK_FALSE(found);  // once something fits, more memory keeps it fitting
+        continue;
+      }
+      found = true;
+      CHECK(o.gpu_layers >= layers);
+      if (o.kind == vram::OffloadPlan::Kind::kExperts) {
+        CHECK(o.n_cpu_moe <= experts);
+        experts = o.n_cpu_moe;
+      }
+      layers = o.gpu_layers;
+    }
+    CHECK(found);
+  }
+}
+
+TEST_CASE("70B Q4_K_M on one RTX 4090: partial offload, its command, its host RAM and speed") {
+  const json r = testing::estimate({{"model", "llama-3.1-70b"},
+                                    {"weights", "q4_k_m"},
+                                    {"context", 8192},
+                                    {"engine", "llamacpp"},
+                                    {"gpu", "rtx-4090"}});
+  const json& s = r.at("serving");
+  CHECK(s.at("fits") == false);
+  REQUIRE(s.contains("offload"));
+  const json& o = s.at("offload");
+  CHECK(o.at("kind") == "layers");
+  CHECK(o.at("layers") == 80);
+  const int gpu_layers = o.at("gpu_layers").get<int>();
+  CHECK(gpu_layers > 20);
+  CHECK(gpu_layers < 80);
+  CHECK(o.at("ngl") == gpu_layers + 1);
+  CHECK(o.at("n_cpu_moe") == 0);
+  CHECK(o.at("per_gpu_gb").get<double>() <= o.at("capacity_per_gpu_gb").get<double>());
+  CHECK(o.at("capacity_per_gpu_gb").get<double>() ==
+        doctest::Approx(s.at("capacity_per_gpu_gb").get<double>()));
+  CHECK(o.at("host_gb").get<double>() ==
+        doctest::Approx(o.at("host_weights_gb").get<double>() + o.at("host_kv_gb").get<double>() +
+                        o.at("host_compute_gb").get<double>()));
+  CHECK(o.at("host_weights_gb").get<double>() + o.at("gpu_weights_gb").get<double>() ==
+        doctest::Approx(r.at("weights_gb").get<double>()));
+  CHECK(o.at("host_bandwidth_gbps") == 89.6);
+  // The speed: the host's share dominates, far below the card's own.
+  const json& d = o.at("decode");
+  const double tps = d.at("expected_tokens_per_s").get<double>();
+  CHECK(tps > 0.5);
+  CHECK(tps < 10);
+  CHECK(d.at("ceiling_tokens_per_s").get<double>() > tps);
+  CHECK(d.at("step_ms").at("host").get<double>() > d.at("step_ms").at("gpu").get<double>());
+  CHECK(d.at("step_ms").at("total").get<double>() == doctest::Approx(1e3 / tps));
+  CHECK(d.at("meets_floor") == false);
+  // The headline says it in numbers the plan holds.
+  const json& h = o.at("headline");
+  CHECK(h.at("id") == "offload.layers");
+  CHECK(h.at("params").at("gpu_layers") == gpu_layers);
+  CHECK(h.at("params").at("tokens").get<double>() == doctest::Approx(tps));
+  CHECK(h.at("params").at("host").get<double>() ==
+        doctest::Approx(o.at("host_gb").get<double>() * 1e9));
+  // The command: -ngl as the plan has it, no --n-cpu-moe; Ollama says how.
+  const json& launch = r.at("launch");
+  CHECK(has_arg(launch, "-ngl", gpu_layers + 1));
+  CHECK(launch.at("command").get<std::string>().find("--n-cpu-moe") == std::string::npos);
+  const json& ollama = launch.at("also").at(0);
+  REQUIRE(ollama.contains("notes"));
+  CHECK(ollama.at("notes").at(0).at("id") == "launch.note_offload_layers");
+  CHECK(ollama.at("notes").at(0).at("params").at("layers") == gpu_layers + 1);
+  CHECK_FALSE(r.contains("decode"));  // the full-GPU figures are for setups that hold it
+  bool assumed = false;
+  for (const json& a : r.at("assumptions")) assumed = assumed || a.at("id") == "assumption.offload";
+  CHECK(assumed);
+}
+
+TEST_CASE("more VRAM, more layers: RTX 4090, RTX 5090, two RTX 4090") {
+  auto layers = [](const char* gpu, int count) {
+    const json r = testing::estimate({{"model", "llama-3.1-70b"},
+                                      {"weights", "q8_0"},
+                                      {"context", 8192},
+                                      {"engine", "llamacpp"},
+                                      {"gpu", gpu},
+                                      {"gpu_count", count}});
+    return r.at("serving").at("offload").at("gpu_layers").get<int>();
+  };
+  const int one = layers("rtx-4090", 1);
+  CHECK(layers("rtx-5090", 1) > one);
+  CHECK(layers("rtx-4090", 2) > one);
+}
+
+TEST_CASE("an MoE model keeps experts, not layers, on the host: --n-cpu-moe") {
+  const json r = testing::estimate(
+      {{"model", "gpt-oss-120b"}, {"context", 16384}, {"engine", "llamacpp"}, {"gpu", "rtx-4090"}});
+  const json& o = r.at("serving").at("offload");
+  CHECK(o.at("kind") == "experts");
+  const int n = o.at("n_cpu_moe").get<int>();
+  CHECK(n >= 1);
+  CHECK(n < o.at("layers").get<int>());
+  CHECK(o.at("gpu_layers") == o.at("layers"));
+  CHECK(o.at("host_kv_gb").get<double>() == 0);
+  CHECK(o.at("headline").at("id") == "offload.experts");
+  const json& launch = r.at("launch");
+  CHECK(has_arg(launch, "--n-cpu-moe", n));
+  CHECK(has_arg(launch, "-ngl", o.at("layers").get<int>() + 1));
+  CHECK(launch.at("also").at(0).at("notes").at(0).at("id") == "launch.note_offload_experts");
+  // Only the chosen experts are read: far faster than the same bytes read whole.
+  CHECK(o.at("host_read_gb").get<double>() < o.at("host_weights_gb").get<double>() / 4);
+}
+
+TEST_CASE("a model that fits gets no offload, and the command keeps every layer") {
+  for (const std::string engine : {"llamacpp", "vllm", "guide"}) {
+    CAPTURE(engine);
+    const json r = testing::estimate({{"model", "llama-3.1-8b"},
+                                      {"weights", "q4_k_m"},
+                                      {"context", 8192},
+                                      {"engine", engine},
+                                      {"gpu", "rtx-4090"}});
+    if (r.contains("serving")) CHECK_FALSE(r.at("serving").contains("offload"));
+    if (engine == "llamacpp") {
+      CHECK(has_arg(r.at("launch"), "-ngl", 33));
+      CHECK_FALSE(r.at("launch").at("also").at(0).contains("notes"));
+    }
+  }
+  // Without a card there is nothing to offload to.
+  const json none = testing::estimate({{"model", "llama-3.1-70b"}, {"engine", "llamacpp"}});
+  CHECK_FALSE(none.contains("serving"));
+}
+
+TEST_CASE("host_bandwidth_gbps is a knob with a range, and moves only the offloaded speed") {
+  json q = {{"model", "llama-3.1-70b"},
+            {"weights", "q4_k_m"},
+            {"context", 8192},
+            {"engine", "llamacpp"},
+            {"gpu", "rtx-4090"}};
+  auto tps = [](const json& r) {
+    return r.at("serving").at("offload").at("decode").at("expected_tokens_per_s").get<double>();
+  };
+  const double slow = tps(testing::estimate(q));
+  q["engine_options"] = {{"host_bandwidth_gbps", 460.8}};
+  const json fast = testing::estimate(q);
+  CHECK(tps(fast) > 2 * slow);
+  CHECK(fast.at("serving").at("offload").at("host_bandwidth_gbps") == 460.8);
+  for (const json& bad : {json(0), json(-5), json(1e9), json("fast"), json(nullptr)}) {
+    CAPTURE(bad.dump());
+    q["engine_options"] = {{"host_bandwidth_gbps", bad}};
+    try {
+      testing::estimate(q);
+      FAIL("accepted");
+    } catch (const vram::Error& e) {
+      CHECK(e.field() == "engine_options.host_bandwidth_gbps");
+    }
+  }
+}
