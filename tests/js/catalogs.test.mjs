@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { layout, readCatalogs } from '../../tools/messages.mjs';
-import { DIGITS, INPUTS, LANGUAGES, MODES, OPTIMIZERS, PROFILES, UNITS, VIEWS } from '../../web/src/state.js';
+import { DIGITS, INPUTS, LANGUAGES, UNITS, VIEWS } from '../../web/src/state.js';
 import { core, loadJson, root } from './module.mjs';
 
 const catalogs = await readCatalogs();
@@ -102,11 +102,14 @@ async function familyMembers() {
   ]);
   for (const request of everyRequest) for (const term of vram.estimate(request).terms) walk(term.inputs);
   const grid = vram.grid({});
+  const choices = (name) => vram.schema().requests.estimate.find((f) => f.name === name).choices;
   return {
-    view: VIEWS, mode: MODES, optimizer: OPTIMIZERS, profile: PROFILES, unit: UNITS, lang: LANGUAGES, digits: DIGITS,
+    view: VIEWS, unit: UNITS, lang: LANGUAGES, digits: DIGITS,
+    // The core's choices, from its schema (the one source of them).
+    mode: choices('mode'), optimizer: choices('optimizer'), profile: choices('finetune_profile'),
     zero: ['0', '1', '2', '3'],
-    precision: vram.schema().requests.estimate.find((f) => f.name === 'precision').choices,
-    loss: vram.schema().requests.estimate.find((f) => f.name === 'loss').choices,
+    precision: choices('precision'),
+    loss: choices('loss'),
     group: [...new Set(models.map((m) => m.group))],
     engine: engines.map((e) => e.id),
     option: [...new Set(engines.flatMap((e) => Object.keys(e.defaults)))],

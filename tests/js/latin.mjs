@@ -7,8 +7,8 @@
 // "70B"; Persian shows no Latin digit outside those names.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { INPUTS, LORA_TARGETS } from '../../web/src/state.js';
-import { loadJson, root } from './module.mjs';
+import { INPUTS } from '../../web/src/state.js';
+import { core, loadJson, root } from './module.mjs';
 
 const glossary = JSON.parse(readFileSync(join(root, 'tests/latin-glossary.json'), 'utf8'));
 export const GLOSSARY = glossary.names;
@@ -22,6 +22,8 @@ const data = {
 // Whole names first (longest first): "RTX 4090", "Llama 3.1 8B" carry digits that are part of a name.
 const NAMES = [...new Set([...data.models, ...data.gpus, ...data.formats, ...data.engines, ...GLOSSARY].filter(Boolean))]
   .sort((a, b) => b.length - a.length);
+// LoRA's module names, as the core's schema lists them.
+const LORA_TARGETS = (await core()).schema().requests.estimate.find((f) => f.name === 'lora_targets').choices;
 const IDS = new Set([...INPUTS, ...LORA_TARGETS, ...GLOSSARY, ...glossary.words]);
 
 /**

@@ -11,10 +11,6 @@ export const UNITS = ['GB', 'GiB'];
 export const LANGUAGES = ['en', 'ar', 'fa'];
 /** The `digits` choices (docs/i18n.md): Latin, or the language's own. */
 export const DIGITS = ['latn', 'native'];
-export const MODES = ['inference', 'full', 'lora', 'qlora'];
-export const OPTIMIZERS = ['adamw', 'adamw-fused', 'adamw-8bit', 'sgd', 'adafactor'];
-export const PROFILES = ['physical', 'guide'];
-export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj', 'experts'];
 /** The custom shape's fields and the config.json keys they become. */
 export const SHAPE = {
   hidden: 'hidden_size',
