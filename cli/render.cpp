@@ -119,8 +119,11 @@ std::string render_finetune(const json& r, const Words& say) {
   }
   if (r.contains("fit")) {
     render_fit(out, r.at("fit"), say);
-    out << say("cli.inverse_finetune", {{"seq", r.at("inverse").at("max_seq")},
-                                        {"micro_batch", r.at("inverse").at("max_micro_batch")}})
+    const json& inv = r.at("inverse");
+    out << (inv.at("max_seq").get<double>() > 0
+                ? say("cli.inverse_finetune",
+                      {{"seq", inv.at("max_seq")}, {"micro_batch", inv.at("max_micro_batch")}})
+                : say("cli.inverse_finetune_none"))
         << "\n";
   }
   if (r.contains("launch")) {
@@ -197,16 +200,19 @@ std::string render_estimate(const json& r, const Words& say) {
     if (sv.at("kv_heads_replicated").get<bool>()) {
       out << "  " << say("serving.replicated") << "\n";
     }
-    out << say("cli.serving_kv",
-               {{"kv", sv.at("kv_budget_gb")},
-                {"kv_total", sv.at("kv_budget_total_gb")},
-                {"tokens", sv.at("kv_tokens")},
-                {"max_users", sv.at("max_users")},
-                {"context", r.at("context")},
-                {"users", sv.at("users")},
-                {"verdict",
-                 json{{"id", sv.at("fits").get<bool>() ? "serving.fit" : "serving.short"},
-                      {"params", json::object()}}}})
+    const json verdict{{"id", sv.at("fits").get<bool>() ? "serving.fit" : "serving.short"},
+                       {"params", json::object()}};
+    const double room = sv.at("kv_budget_gb").get<double>();
+    // A shortfall is said as one, never as a negative room.
+    out << (room < 0 ? say("cli.serving_kv_none",
+                           {{"short", -room}, {"users", sv.at("users")}, {"verdict", verdict}})
+                     : say("cli.serving_kv", {{"kv", room},
+                                              {"kv_total", sv.at("kv_budget_total_gb")},
+                                              {"tokens", sv.at("kv_tokens")},
+                                              {"max_users", sv.at("max_users")},
+                                              {"context", r.at("context")},
+                                              {"users", sv.at("users")},
+                                              {"verdict", verdict}}))
         << "\n";
     const json& needed = sv.at("cards_needed");
     out << (needed.is_null()
@@ -283,12 +289,13 @@ std::string render_estimate(const json& r, const Words& say) {
   }
   if (r.contains("inverse")) {
     const json& inv = r.at("inverse");
-    out << say(inv.at("context_limited_by_model").get<bool>() ? "cli.inverse_model_limit"
-                                                              : "cli.inverse",
-               {{"context", inv.at("max_context")},
-                {"batch", inv.at("max_batch")},
-                {"format",
-                 inv.at("best_format").is_null() ? json(say("cli.none")) : inv.at("best_format")}})
+    const char* id = inv.at("max_context").get<double>() <= 0         ? "cli.inverse_none"
+                     : inv.at("context_limited_by_model").get<bool>() ? "cli.inverse_model_limit"
+                                                                      : "cli.inverse";
+    out << say(id, {{"context", inv.at("max_context")},
+                    {"batch", inv.at("max_batch")},
+                    {"format", inv.at("best_format").is_null() ? json(say("cli.none"))
+                                                               : inv.at("best_format")}})
         << "\n";
   }
   render_notes(out, r, say);

@@ -21,9 +21,9 @@ constexpr std::string_view kNoValue = "\u2013";
 // Nested messages come from results, but a result is input too: bound it.
 constexpr int kMaxDepth = 16;
 
-constexpr std::string_view kStyles[] = {"",    "int", "d0",  "d1",  "d2",   "d3",
-                                        "d4",  "d5",  "d6",  "gb",  "gb0",  "gb2",
-                                        "gib", "pct", "usd", "msg", "plus", "list"};
+constexpr std::string_view kStyles[] = {"",    "int", "d0",   "d1",   "d2",  "d3",  "d4",
+                                        "d5",  "d6",  "gb",   "gb0",  "gb2", "gib", "pct",
+                                        "usd", "msg", "plus", "list", "rate"};
 constexpr std::string_view kCategories[] = {"zero", "one", "two", "few", "many", "other"};
 
 bool name_char(char c) {
@@ -225,6 +225,8 @@ class Renderer {
     if (style == "gb2") return number(x / bytes_per_unit_, 2, 2, "", unit_);
     if (style == "gib") return number(x, 2, 2, "", " GiB");
     if (style == "pct") return number(x, 0, 2, "", system_.percent);
+    // A speed: whole units from 10 up, one decimal below (2.3 tokens/s, not 2).
+    if (style == "rate") return std::fabs(x) < 9.95 ? number(x, 1, 1) : number(x, 0, 0);
     return number(x, 0, 0, "$", "");  // usd, the last style parse_placeholder lets through
   }
 

@@ -31,6 +31,15 @@ test('70B Q4_K_M on one RTX 4090: the fit line is the offload headline, the bloc
     assert.match(block, new RegExp(`Layers on the GPU \\(-ngl\\)\\s*${o.gpu_layers} of 80`));
     assert.match(block, new RegExp(`Host RAM needed\\s*${o.host_gb.toFixed(1)} GB`));
     assert.doesNotMatch(block, /--n-cpu-moe/);
+    // A speed under 10 tokens/s keeps its decimal, as in the headline (not "≈ 2").
+    assert.ok(o.decode.expected_tokens_per_s < 9.95);
+    assert.match(block, new RegExp(`Expected per user\\s*≈ ${o.decode.expected_tokens_per_s.toFixed(1)} tokens/s`));
+    // The serving plan says the shortfall, never a negative room.
+    const serving = await text(page, 'vram-calculator section.serving');
+    const plan = (await core()).estimate(DENSE).serving;
+    assert.ok(plan.kv_budget_gb < 0);
+    assert.match(serving, new RegExp(`Room for the KV cache per GPUnone: ${(-plan.kv_budget_gb).toFixed(1)} GB short`));
+    assert.doesNotMatch(serving, /-\d/);
     const launch = await text(page, LAUNCH);
     assert.match(launch, new RegExp(`-ngl ${o.ngl} `));
     assert.match(launch, /num_gpu/);

@@ -218,6 +218,13 @@ test('llama.cpp partial offload: the headline, the host RAM and -ngl / --n-cpu-m
   assert.match(r.stdout, new RegExp(`host RAM ${o.host_gb.toFixed(2)} GB`));
   assert.match(r.stdout, new RegExp(`llama-server -m MODEL.gguf -c 8192 -np 1 -ngl ${o.ngl} -fa off`));
   assert.match(r.stdout, /num_gpu/);
+  // The card alone holds no KV cache: said as a shortfall, and nothing fits at this format.
+  const kv = JSON.parse(run(...args, '--json').stdout).serving.kv_budget_gb;
+  assert.ok(kv < 0);
+  assert.match(r.stdout, new RegExp(`No room for the KV cache: the weights and buffers exceed each GPU by ${(-kv).toFixed(2)} GB`));
+  assert.doesNotMatch(r.stdout, /Room for the KV cache -/);
+  assert.match(r.stdout, /Fits at most: nothing in this weight format; best weight format \w+/);
+  assert.doesNotMatch(r.stdout, /context 0, batch 0/);
   // A slower host reads its share more slowly.
   const slow = JSON.parse(run(...args, '--engine-opt', 'host_bandwidth_gbps=40', '--json').stdout).serving.offload;
   assert.ok(slow.decode.expected_tokens_per_s < o.decode.expected_tokens_per_s);

@@ -22,7 +22,7 @@ import { BYTES_PER_GB, BYTES_PER_GIB, numberFormat, roundDisplay } from './forma
 const NO_VALUE = '\u2013';
 // Nested messages come from results, but a result is input too: bound it.
 const MAX_DEPTH = 16;
-const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list))?\}/g;
+const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list|rate))?\}/g;
 
 // Digits and separators (docs/i18n.md): the Intl locale that writes them,
 // and the percent sign. Any other language writes Latin digits.
@@ -100,6 +100,8 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
       case 'gib': return number(value, 2, 2, '', ' GiB');
       case 'pct': return number(value, 0, 2, '', system.percent);
       case 'usd': return number(value, 0, 0, '$');
+      // A speed: whole units from 10 up, one decimal below (2.3 tokens/s, not 2).
+      case 'rate': return Math.abs(value) < 9.95 ? number(value, 1, 1) : number(value, 0, 0);
       default: return number(value, Number(style[1]), Number(style[1])); // d0 .. d6
     }
   }

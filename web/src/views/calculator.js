@@ -17,7 +17,7 @@ const bytes = (gb) => gb * BYTES_PER_GB;
 // unrounded one the renderer would pick it from.
 const tps = (t, value) => t('decode.tps', { value: roundDisplay(value, 0) });
 // An expected figure, "≈", beside the ceiling's "≤".
-const approx = (t, value) => t('decode.approx', { value: roundDisplay(value, 0) });
+const approx = (t, value) => t('decode.approx', { value });
 const seconds = (t, value) => (value == null ? '–' : t('decode.seconds', { value: roundDisplay(value, 2) }));
 
 // The kind of answer a measured error covers (data/accuracy.json's categories), in words.
@@ -130,6 +130,8 @@ export class CalculatorView {
     // The core's messages (term labels, formulas, notes, assumptions, warnings) in words.
     const say = this.ctx.say(state.unit);
     const mem = (value) => t('size.gb', { bytes: bytes(value) });
+    // Room left for the KV cache: a shortfall is said as one, never as a negative size.
+    const room = (value) => (value < 0 ? t('serving.noRoom', { short: bytes(-value) }) : mem(value));
     const training = state.mode !== 'inference';
     const fit = result.fit;
     const summary = fitSummary(t, result);
@@ -217,7 +219,7 @@ export class CalculatorView {
       out.push(h('section', { class: 'block' }, h('h3', {}, t('budget.title', { engine: result.engine.label })), facts([
         [t('budget.usable'), t('budget.gib', { gib: b.usable_gib })],
         [t('budget.reserved'), mem(b.reserved_gb)],
-        [t('budget.kv'), mem(b.kv_budget_gb)],
+        [t('budget.kv'), room(b.kv_budget_gb)],
         [t('budget.blocks'), t.format(b.kv_blocks)],
         [t('budget.tokens'), t.format(b.kv_tokens)],
         [t('budget.concurrency'), t.format(b.max_concurrency, 2)],
@@ -231,8 +233,8 @@ export class CalculatorView {
           [t('serving.layout'), say(serving.layout)],
           [t('serving.perGpu'), mem(serving.per_gpu_gb)],
           [t('serving.total'), mem(serving.total_gb)],
-          [t('serving.kvPerGpu'), mem(serving.kv_budget_gb)],
-          [t('serving.kvTotal'), mem(serving.kv_budget_total_gb)],
+          [t('serving.kvPerGpu'), room(serving.kv_budget_gb)],
+          [t('serving.kvTotal'), room(serving.kv_budget_total_gb)],
           [t('serving.users'), t('serving.usersValue', { max_users: serving.max_users, users: serving.users, verdict })],
           [t('serving.cardsNeeded'), serving.cards_needed ? t.format(serving.cards_needed) : t('serving.noCount', { max: serving.cards_searched })],
         ]), serving.kv_heads_replicated ? h('p', { class: 'muted small' }, t('serving.replicated')) : null));
@@ -299,7 +301,7 @@ function offloadBlock(t, mem, o) {
   rows.push(
     [t('serving.perGpu'), mem(o.per_gpu_gb)],
     [t('offload.hostRam'), t('offload.hostValue', { host: bytes(o.host_gb), weights: bytes(o.host_weights_gb), kv: bytes(o.host_kv_gb), compute: bytes(o.host_compute_gb) })],
-    [t('decode.expected'), t('decode.approx', { value: roundDisplay(d.expected_tokens_per_s, 1) })],
+    [t('decode.expected'), approx(t, d.expected_tokens_per_s)],
     [t('decode.floor'), t('decode.floorValue', { floor: d.min_tokens_per_s, verdict: { id: d.meets_floor ? 'decode.floorMet' : 'decode.floorMissed' } })],
   );
   return h('section', { class: 'block offload', dataset: { kind: o.kind } },
