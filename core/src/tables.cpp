@@ -239,10 +239,11 @@ json fleet_json(const Catalog& catalog, const json& request) {
         const int parallel = o.layout.tensor_parallel;
         const DecodeCeiling ceiling =
             decode_ceiling(imported->model, plan, gpu.bandwidth_gbps * parallel, 1);
-        // The ceiling: bandwidth over the weights a token reads (all of a
-        // dense model's, the chosen experts' of an MoE: SPEC section 5);
-        // with the KV cache read at the given context, per stream.
-        const double ceiling_tps = ceiling.bandwidth_bytes_per_s / ceiling.active_weight_bytes;
+        // The ceiling per stream, as the calculator's cheapest list shows
+        // it: bandwidth over what a step reads, the weights a token uses
+        // (all of a dense model's, the chosen experts' of an MoE: SPEC
+        // section 5) and the stream's KV cache at the given context.
+        const double ceiling_tps = ceiling.stream_tokens_per_s;
         // What the set is expected to decode, as the calculator's cheapest
         // list says it under the guide convention (no engine named: a
         // CUDA-graph server, data/speed.json "default"): the tensor group
