@@ -359,16 +359,29 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
   const double seqs = o.at("max_num_seqs").get<double>();
   const double per_token = vllm_forward_bytes_per_token(m, plan.tensor_parallel);
   const double forward = tokens * per_token;
-  const double sampler = seqs * d(m.vocab_size) * 4.0 * 2.0;
+  // The sampler's warm-up over max_num_seqs rows of the vocabulary. V1
+  // skips top-k and top-p: fp32 logits and probabilities, 8 bytes an
+  // element. V0's profile samples with top-k and top-p (vllm/worker/
+  // model_runner.py profile_run, "to reflect the accurate memory usage"),
+  // and the sort is the peak, 38 bytes an element: the 16-bit logits the
+  // runner holds (2) and their fp32 copy (4); torch.sort's values (4) and
+  // int64 indices (8), the int64 indices it starts from (8) and cub's
+  // alternate key and value buffers (4 + 8) (aten/src/ATen/native/cuda/
+  // SortStable.cu, segmented_sort_pairs); the forward's output, tokens x
+  // hidden x 2 bytes, is still held.
+  const bool top_k = o.at("profile_top_k").get<bool>();
+  const double sampler = top_k ? seqs * d(m.vocab_size) * 38.0 + tokens * d(m.hidden_size) * 2.0
+                               : seqs * d(m.vocab_size) * 4.0 * 2.0;
   // The forward pass frees its activations before the sampler runs.
   const double activations = std::max(forward, sampler);
   Term act{"activations", {"term.vllm_activations"}, activations, {}, {}};
   if (explain) {
-    act.formula = {"formula.vllm_activations",
+    act.formula = {top_k ? "formula.vllm_activations_top_k" : "formula.vllm_activations",
                    {{"tokens", tokens},
                     {"bytes_per_token", per_token},
                     {"seqs", seqs},
                     {"vocab", m.vocab_size},
+                    {"hidden", m.hidden_size},
                     {"bytes", activations}}};
     act.inputs = {{"max_num_batched_tokens", tokens},
                   {"bytes_per_token", per_token},

@@ -43,6 +43,32 @@ TEST_CASE("vLLM: KV budget = usable x utilization - weights - non-torch - activa
   CHECK(term_gb(r, "activations") == doctest::Approx(activations / 1e9));
 }
 
+TEST_CASE("vLLM V0's profile sorts the vocabulary: profile_top_k") {
+  // Llama 3.1 8B at 2,048 batched tokens: V1's sampler warm-up (fp32 logits
+  // and probabilities, 8 bytes an element) is below the forward pass; V0's
+  // top-k sort, 38 bytes an element, plus the forward's output it still
+  // holds, is above it and sets the peak.
+  json request = {{"model", "llama-3.1-8b"},
+                  {"engine", "vllm"},
+                  {"gpu", "h100-sxm"},
+                  {"engine_options", {{"max_num_batched_tokens", 2048}}}};
+  const double per_token = (3.0 * 14336 + 2.0 * 4096 + (32 + 2 * 8) * 128.0) * 2;
+  const json v1 = testing::estimate(request);
+  CHECK(term_gb(v1, "activations") ==
+        doctest::Approx(std::max(2048 * per_token, 256 * 128256.0 * 8) / 1e9));
+  request["engine_options"]["profile_top_k"] = true;
+  const json v0 = testing::estimate(request);
+  const double sort = 256 * 128256.0 * 38 + 2048 * 4096.0 * 2;
+  CHECK(sort > 2048 * per_token);
+  CHECK(term_gb(v0, "activations") == doctest::Approx(sort / 1e9));
+  // The KV budget gives up exactly the difference.
+  CHECK(v1.at("kv_budget_gb").get<double>() - v0.at("kv_budget_gb").get<double>() ==
+        doctest::Approx(term_gb(v0, "activations") - term_gb(v1, "activations")));
+  // More sequences, a larger sort.
+  request["engine_options"]["max_num_seqs"] = 512;
+  CHECK(term_gb(testing::estimate(request), "activations") > term_gb(v0, "activations"));
+}
+
 TEST_CASE("vLLM options are knobs: utilization, eager mode, tensor parallelism") {
   const json base = {{"model", "llama-3.1-70b"}, {"engine", "vllm"}, {"gpu", "h100-sxm"}};
   json tp2 = base;
