@@ -146,11 +146,18 @@ const ModelPreset& Catalog::model(std::string_view id, std::string_view field) c
               "unknown model '" + Error::quote(id) + "'; list them with `vramcalc models`");
 }
 
-ImportedModel resolve_preset(const ModelPreset& preset) {
-  const std::string field = "models." + preset.id + ".config";
+namespace {
+
+std::string config_field(const ModelPreset& preset) { return "models." + preset.id + ".config"; }
+
+ImportedModel import_config(const ModelPreset& preset, const std::string& field) {
   const json config = json::parse(preset.config.begin(), preset.config.end(), nullptr, false);
   if (config.is_discarded()) throw Error("internal", field, field + " is not valid JSON");
-  ImportedModel imported = import_hf_config(config, field);
+  return import_hf_config(config, field);
+}
+
+/** What the preset states over what its config implies. */
+ImportedModel with_overrides(ImportedModel imported, const ModelPreset& preset) {
   ModelSpec& m = imported.model;
   m.id = preset.id;
   m.name = preset.name;
@@ -164,6 +171,25 @@ ImportedModel resolve_preset(const ModelPreset& preset) {
   m.params_source = preset.params_source;
   m.notes.insert(m.notes.end(), preset.notes.begin(), preset.notes.end());
   return imported;
+}
+
+}  // namespace
+
+ImportedModel resolve_preset(const ModelPreset& preset) {
+  return with_overrides(import_config(preset, config_field(preset)), preset);
+}
+
+ImportedModel Catalog::resolve(const ModelPreset& preset) const {
+  const std::string field = config_field(preset);
+  // The field too: an import's warnings may name it.
+  std::string key = field;
+  key += '\0';
+  key.append(preset.config);
+  auto found = imports->find(key);
+  if (found == imports->end()) {
+    found = imports->emplace(std::move(key), import_config(preset, field)).first;
+  }
+  return with_overrides(found->second, preset);
 }
 
 }  // namespace vram

@@ -37,7 +37,7 @@ ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
   } else {
     if (!request.model)
       throw Error("missing_field", "model", "model (a preset id) or config is required");
-    imported = resolve_preset(catalog.model(*request.model, "model"));
+    imported = catalog.resolve(catalog.model(*request.model, "model"));
   }
   if (request.params_total) {
     // A total below the input embedding alone would leave a negative rest

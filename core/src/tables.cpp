@@ -107,7 +107,7 @@ json grid_json(const Catalog& catalog, const json& request) {
 
   json rows = json::array();
   for (const std::string& id : models) {
-    const ImportedModel imported = resolve_preset(catalog.model(id, "models"));
+    const ImportedModel imported = catalog.resolve(catalog.model(id, "models"));
     json cells = json::array();
     for (const std::string& method : methods) {
       const double need = grid_need(catalog, imported.model, method, context, batch);
@@ -133,7 +133,7 @@ json grid_json(const Catalog& catalog, const json& request) {
 json devices_json(const Catalog& catalog, const json& request) {
   const DevicesRequest req = request.get<DevicesRequest>();
   const std::string& id = req.model;
-  const ImportedModel imported = resolve_preset(catalog.model(id, "model"));
+  const ImportedModel imported = catalog.resolve(catalog.model(id, "model"));
   const GpuCatalog gpus = request_catalog(catalog, req.catalog);
   const std::vector<std::string>& accelerators = req.accelerators;
   const std::vector<std::string>& formats = req.formats;
@@ -190,7 +190,7 @@ json fleet_json(const Catalog& catalog, const json& request) {
   const FleetRequest req = request.get<FleetRequest>();
   const GpuCatalog gpus = request_catalog(catalog, req.catalog);
   std::optional<ImportedModel> imported;
-  if (req.model) imported = resolve_preset(catalog.model(*req.model, "model"));
+  if (req.model) imported = catalog.resolve(catalog.model(*req.model, "model"));
   const WeightFormat* format =
       req.weights == "native" ? nullptr : &catalog.formats.weight(req.weights, "weights");
   const std::int64_t context = req.context;
@@ -301,7 +301,7 @@ json fit_models_json(const Catalog& catalog, const json& request) {
 
   json rows = json::array();
   for (const ModelPreset& preset : catalog.models) {
-    const ImportedModel imported = resolve_preset(preset);
+    const ImportedModel imported = catalog.resolve(preset);
     const ModelSpec& model = imported.model;
     InferenceSetup s;
     s.model = &model;

@@ -51,7 +51,8 @@ test('a core that traps: an error for that call, a fresh core, and the next answ
       const el = document.querySelector('vram-calculator');
       const broken = el.core.module;
       window.brokenModule = broken;
-      broken.call = () => {
+      // Both bindings a call may go through (web/src/core.js prefers callBytes).
+      broken.call = broken.callBytes = () => {
         throw new WebAssembly.RuntimeError('memory access out of bounds');
       };
       const input = el.shadowRoot.querySelector('#context');

@@ -4,8 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <memory>
+#include <string>
 
 #include "helpers.hpp"
+#include "model_json.hpp"
 #include "vram/inference.hpp"
 
 using nlohmann::json;
@@ -91,5 +94,32 @@ TEST_CASE("presets carry the date of every data file, read from the file") {
     const json file = testing::read_json(std::string("data/") + name + ".json");
     REQUIRE(versions.contains(name));
     CHECK(versions.at(name).at("updated") == file.at("updated"));
+  }
+}
+
+TEST_CASE("a catalog imports each preset's config once and answers as resolve_preset") {
+  vram::Catalog catalog = testing::calculator().catalog();
+  catalog.imports = std::make_shared<vram::PresetImports>();
+  const auto summary = [](const vram::ImportedModel& imported) {
+    return vram::model_summary(imported.model, vram::param_totals(imported.model)).dump();
+  };
+  for (const vram::ModelPreset& preset : catalog.models) {
+    INFO("preset: " << preset.id);
+    const std::string fresh = summary(vram::resolve_preset(preset));
+    CHECK(summary(catalog.resolve(preset)) == fresh);
+    // The second answer comes from the cache, and is the same.
+    CHECK(summary(catalog.resolve(preset)) == fresh);
+  }
+  CHECK(catalog.imports->size() == catalog.models.size());
+
+  SUBCASE("a changed config is imported anew, never served stale") {
+    vram::ModelPreset changed = catalog.model("guide-70b", "model");
+    changed.config = catalog.model("guide-7b", "model").config;
+    const vram::ImportedModel imported = catalog.resolve(changed);
+    CHECK(imported.model.id == "guide-70b");
+    CHECK(imported.model.num_layers() == vram::resolve_preset(changed).model.num_layers());
+    CHECK(imported.model.num_layers() !=
+          catalog.resolve(catalog.model("guide-70b", "model")).model.num_layers());
+    CHECK(catalog.imports->size() == catalog.models.size() + 1);
   }
 }

@@ -57,3 +57,26 @@ test('a broken pack is refused, never a hang', async () => {
   const start = instantiating(factory, compileBase64(truncated));
   await assert.rejects(start());
 });
+
+test('callBytes answers the bytes of what call answers, and the wrapper reads them as call', async () => {
+  const module = await factory();
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  // Non-ASCII both ways: a model name quoted back in an error, Persian digits, a long answer.
+  const cases = [
+    ['estimate', JSON.stringify(REQUEST)],
+    ['estimate', JSON.stringify({ model: 'مدل-۷۰b\u2068', context: 8192 })],
+    ['presets', '{}'],
+    ['grid', '{"context":8192}'],
+    ['nonsense', 'not json'],
+  ];
+  for (const [method, request] of cases) {
+    const view = module.callBytes(method, request);
+    assert.ok(view instanceof Uint8Array);
+    assert.equal(decoder.decode(view), module.call(method, request), `${method} ${request}`);
+  }
+  // The wrapper takes callBytes where the module has it, call where not: the same answers.
+  const plain = { call: (method, request) => module.call(method, request) };
+  assert.deepEqual(wrap(module).presets(), wrap(plain).presets());
+  assert.deepEqual(wrap(module).estimate(REQUEST), wrap(plain).estimate(REQUEST));
+  assert.throws(() => wrap(module).estimate({ model: 'no-such-model' }), (error) => error.code === 'unknown_model');
+});

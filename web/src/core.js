@@ -30,6 +30,8 @@ export class CoreCrash extends Error {
   }
 }
 
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /**
  * Wraps the raw string binding as calls on plain objects. `module` is read
  * on every call, so a caller may swap it (loadCore does, after a crash).
@@ -40,7 +42,11 @@ export function wrap(module) {
     let text;
     let result;
     try {
-      text = core.module.call(method, JSON.stringify(request ?? {}));
+      const json = JSON.stringify(request ?? {});
+      // callBytes: the answer's UTF-8 over the module's memory, decoded here
+      // at once (wasm/bindings.cpp); `call` where a module lacks it.
+      const { module: raw } = core;
+      text = typeof raw.callBytes === 'function' ? utf8.decode(raw.callBytes(method, json)) : raw.call(method, json);
       result = JSON.parse(text);
     } catch (error) {
       if (error instanceof CoreCrash) throw error;

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +39,14 @@ struct ModelPreset {
   std::vector<std::string> aliases;
 };
 
+/**
+ * Each preset config's import (import_hf_config), kept by its field and
+ * config text: a preset's config is parsed once per catalog, not on every
+ * request (the grid reads five, fit_models every preset, on each call).
+ * Keyed by the text itself, so a changed config is never served stale.
+ */
+using PresetImports = std::map<std::string, ImportedModel, std::less<>>;
+
 /** Everything the calculator knows, parsed from the data folder. */
 struct Catalog {
   FormatCatalog formats;
@@ -58,11 +69,25 @@ struct Catalog {
   /** The data embedded at build time. Throws vram::Error if it is broken. */
   static Catalog builtin();
 
+  /**
+   * The imports of resolve(): filled as presets are asked for, shared by the
+   * catalog's copies. The core's one cache, owned by whoever owns the
+   * catalog (the Calculator): a catalog is not for use from two threads at
+   * once.
+   */
+  std::shared_ptr<PresetImports> imports = std::make_shared<PresetImports>();
+
   /** Throws vram::Error("unknown_model", field, ...). */
   const ModelPreset& model(std::string_view id, std::string_view field) const;
+
+  /** resolve_preset(preset), its config imported once and kept in `imports`. */
+  ImportedModel resolve(const ModelPreset& preset) const;
 };
 
-/** The ModelSpec of a preset: its config through the importer, plus overrides. */
+/**
+ * The ModelSpec of a preset: its config through the importer, plus
+ * overrides. Parses the config on every call; Catalog::resolve keeps it.
+ */
 ImportedModel resolve_preset(const ModelPreset& preset);
 
 }  // namespace vram
