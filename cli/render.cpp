@@ -197,6 +197,10 @@ std::string render_estimate(const json& r, const Words& say) {
     if (sv.at("kv_heads_replicated").get<bool>()) {
       out << "  " << say("serving.replicated") << "\n";
     }
+    if (sv.contains("moe_layout") && !sv.at("moe_layout").is_null()) {
+      out << "  " << say("serving.moeLayout") << ": " << say.msg(sv.at("moe_layout").at("label"))
+          << "\n";
+    }
     out << say("cli.serving_kv",
                {{"kv", sv.at("kv_budget_gb")},
                 {"kv_total", sv.at("kv_budget_total_gb")},
