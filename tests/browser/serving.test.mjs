@@ -172,7 +172,7 @@ test('DeepSeek V3 on 8x H200, vLLM with expert parallel and DP attention: users,
     await page.locator(SERVING).waitFor();
     const serving = await text(page, SERVING);
     assert.match(serving, /8 data-parallel ranks of one GPU each/);
-    assert.match(serving, /expert parallel 8: up to 32 of the 256 experts whole on each GPU/);
+    assert.match(serving, /up to 32 of the 256 experts whole on each GPU \(expert parallel 8\); attention and KV cache per rank/);
     assert.match(serving, new RegExp(`${answer.serving.max_users} \\(requested 64: they fit\\)`));
     assert.equal(await page.locator(SERVING).getAttribute('data-fits'), 'true');
     const command = await page.locator('vram-calculator section.launch code').textContent();

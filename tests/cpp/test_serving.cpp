@@ -537,3 +537,42 @@ TEST_CASE("property: MoE layouts are legal, and only replication adds weight ove
   }
   CHECK(checked > 150);
 }
+
+TEST_CASE(
+    "property: DP attention adds the ranks' caches up; an MLA latent is whole on every card") {
+  const auto& catalog = testing::calculator().catalog();
+  int checked = 0;
+  for (const auto& entry : catalog.models) {
+    const vram::ModelSpec model = vram::resolve_preset(entry).model;
+    const bool mla = std::any_of(model.layers.begin(), model.layers.end(), [](const auto& l) {
+      return l.attention == vram::LayerAttention::kMla;
+    });
+    if (!model.is_moe() || !mla) continue;
+    for (const char* engine : {"vllm", "sglang"}) {
+      for (int gpus : {2, 4, 8}) {
+        CAPTURE(entry.id);
+        CAPTURE(engine);
+        CAPTURE(gpus);
+        json q = {{"model", entry.id}, {"engine", engine},  {"context", 8192},
+                  {"batch", 4},        {"gpu", "h200-sxm"}, {"gpu_count", gpus}};
+        const json tp = testing::estimate(q);
+        q["engine_options"] = {{"data_parallel_size", gpus}};
+        const json dp = testing::estimate(q);
+        // The same latent bytes per token on each card: tensor parallel does not split it.
+        CHECK(dp.at("budget").at("kv_bytes_per_token").get<double>() ==
+              doctest::Approx(tp.at("budget").at("kv_bytes_per_token").get<double>()));
+        // Every rank holds its own tokens: the sum is gpus x one card's.
+        const double per_card = dp.at("serving").at("kv_budget_gb").get<double>() * 1e9 /
+                                dp.at("budget").at("kv_bytes_per_token").get<double>();
+        const double users = dp.at("serving").at("max_concurrency").get<double>();
+        if (per_card <= 0) continue;
+        CHECK(users == doctest::Approx(gpus * per_card / 8192).epsilon(0.01));
+        // A copy of attention per rank costs room, but never a factor of the ranks.
+        const double tp_users = tp.at("serving").at("max_concurrency").get<double>();
+        if (tp_users > 0) CHECK(users > tp_users);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked >= 6);
+}
