@@ -200,6 +200,10 @@ std::string render_estimate(const json& r, const Words& say) {
     if (sv.at("kv_heads_replicated").get<bool>()) {
       out << "  " << say("serving.replicated") << "\n";
     }
+    if (sv.contains("moe_layout") && !sv.at("moe_layout").is_null()) {
+      out << "  " << say("serving.moeLayout") << ": " << say.msg(sv.at("moe_layout").at("label"))
+          << "\n";
+    }
     const json verdict{{"id", sv.at("fits").get<bool>() ? "serving.fit" : "serving.short"},
                        {"params", json::object()}};
     const double room = sv.at("kv_budget_gb").get<double>();

@@ -52,7 +52,8 @@ DecodeCeiling decode_ceiling(const ModelSpec& model, const InferencePlan& plan,
       c.experts_touched = e * (1.0 - power(1.0 - k / e, batch));
       touched_params = routed / e * c.experts_touched;
     }
-    c.active_weight_bytes = rest * rest_per_param + touched_params * experts_per_param;
+    c.expert_read_bytes = touched_params * experts_per_param;
+    c.active_weight_bytes = rest * rest_per_param + c.expert_read_bytes;
   }
   c.kv_read_bytes = plan.kv.bytes;
   c.step_bytes = c.active_weight_bytes + c.kv_read_bytes;

@@ -7,6 +7,7 @@
 #include "json_read.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
+#include "vram/serving.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -133,6 +134,18 @@ json storage_json(const WeightsSize& weights) {
   return parts;
 }
 
+double routed_expert_bytes(const WeightsSize& weights, const ParamTotals& params) {
+  const double routed = params.computed.experts_routed;
+  if (routed <= 0 || params.total <= 0 || weights.bytes <= 0) return 0;
+  double per_param = weights.bytes / params.total;
+  for (const WeightPart& part : weights.parts) {
+    if ((part.component == "experts" || part.component == "linear") && part.params > 0) {
+      per_param = part.bytes / part.params;
+    }
+  }
+  return std::min(weights.bytes, routed * per_param);
+}
+
 WeightsSize setup_weights(const InferenceSetup& setup, const ParamTotals& params,
                           const FormatCatalog& formats) {
   if (setup.weights != nullptr) {
@@ -250,6 +263,17 @@ Term kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cach
                {"kv_bytes_per_token", cache.bytes_per_token}}};
 }
 
+/** One data-parallel rank's cache: `users` of the request's users (all of them when dp is 1). */
+Term rank_kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cache,
+                  std::int64_t users, const InferenceSetup& setup, std::int64_t dp, bool explain) {
+  Term term = kv_term(model, kv, cache, users, setup, explain);
+  if (explain && dp > 1) {
+    term.inputs["data_parallel"] = dp;
+    term.inputs["users_per_rank"] = users;
+  }
+  return term;
+}
+
 /** A fixed amount in GiB, and why it is there (`why.<reason>`). */
 Term gib_term(const char* id, double gib, const char* why, bool explain) {
   const Message label{std::string("term.") + id};
@@ -277,10 +301,13 @@ ModelSpec shard(const ModelSpec& model, int tp) {
  * activated product (3 x FFN width / TP), the residual and hidden state
  * (2 x hidden) and the q/k/v projections; in MoE layers, the fused-MoE
  * caches of the k chosen experts (3 x expert width / TP each) and their k
- * hidden-wide outputs before they are summed. 2 bytes per element.
+ * hidden-wide outputs before they are summed. 2 bytes per element. The
+ * experts' width is split by `expert_split`: the MoE group (TP x DP) without
+ * expert parallelism, 1 with it (whole experts; every chosen one counted).
  */
-double vllm_forward_bytes_per_token(const ModelSpec& m, int tp) {
+double vllm_forward_bytes_per_token(const ModelSpec& m, int tp, int expert_split) {
   const double t = tp;
+  const double e = std::max(1, expert_split);
   const double h = d(m.hidden_size);
   const double qkv = d((m.num_heads + 2 * m.num_kv_heads) * m.head_dim) / t;
   double widest = 0;
@@ -290,7 +317,7 @@ double vllm_forward_bytes_per_token(const ModelSpec& m, int tp) {
       elements += 3.0 * d(m.intermediate_size) / t;
     } else {
       const double k = d(m.moe.experts_per_token);
-      elements += k * (3.0 * d(m.moe.expert_intermediate) / t + h) +
+      elements += k * (3.0 * d(m.moe.expert_intermediate) / e + h) +
                   3.0 * d(m.moe.shared_experts * m.moe.shared_intermediate) / t;
     }
     widest = std::max(widest, elements);
@@ -320,6 +347,42 @@ double paged_bytes_per_token(const ModelSpec& local, const KvFormat& kv) {
   return d(global + sliding) * attention + d(mla) * latent;
 }
 
+/**
+ * The weights on one card of a vLLM/SGLang plan: tensor parallelism splits
+ * everything by TP; with attention data parallelism or expert parallelism
+ * the routed experts are split over the MoE group (TP x DP), or placed whole
+ * (the fullest card holds ceil(experts / EP) of them), while the rest is
+ * split by TP only, a copy per DP rank. Pipeline stages divide the result.
+ */
+Term paged_weights_term(const InferencePlan& plan, const ModelSpec& m, int pp, bool explain) {
+  const int tp = plan.tensor_parallel;
+  const int group = tp * plan.data_parallel;
+  if (!m.is_moe() || (plan.data_parallel == 1 && !plan.expert_parallel)) {
+    return weights_term(plan.weights, plan.params, tp * pp, explain);
+  }
+  const double routed = routed_expert_bytes(plan.weights, plan.params);
+  const double rest = plan.weights.bytes - routed;
+  const std::int64_t num = plan.expert_parallel ? experts_per_gpu(m, group) : 1;
+  const std::int64_t den = plan.expert_parallel ? m.moe.num_experts : group;
+  const double bytes = (rest / tp + routed * d(num) / d(den)) / pp;
+  Term term{"weights", {"term.weights"}, bytes, {}, {}};
+  if (!explain) return term;
+  term.formula = {"formula.weights_moe_split",
+                  {{"rest", rest},
+                   {"tp", tp},
+                   {"routed", routed},
+                   {"num", num},
+                   {"den", den},
+                   {"pp", pp},
+                   {"bytes", bytes}}};
+  term.inputs = {{"params", plan.params.total},
+                 {"storage", storage_json(plan.weights)},
+                 {"gpus", group * pp},
+                 {"routed_experts_gb", bytes_to_gb(routed)},
+                 {"experts_per_gpu", plan.expert_parallel ? json(num) : json(nullptr)}};
+  return term;
+}
+
 void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, double share) {
   if (gpu == nullptr) return;
   budget.present = true;
@@ -336,28 +399,34 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
                 "pipeline_parallel_size exceeds the model's layers");
   }
   // The first pipeline stage holds the most layers: ceil(layers / pp).
-  const int shards = plan.tensor_parallel * pp;  // GPUs that split the weights
   ModelSpec local = shard(m, plan.tensor_parallel);
   local.layers.resize(static_cast<std::size_t>((m.num_layers() + pp - 1) / pp));
-  const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, setup.batch);
-  plan.terms.push_back(weights_term(plan.weights, plan.params, shards, explain));
-  plan.terms.push_back(kv_term(local, *setup.kv, cache, setup.batch, setup, explain));
+  // Each data-parallel rank serves its share of the users from its own cache.
+  const std::int64_t dp = plan.data_parallel;
+  const std::int64_t users = (setup.batch + dp - 1) / dp;
+  const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, users);
+  const Term weights = paged_weights_term(plan, m, pp, explain);
+  const double weights_bytes = weights.bytes;
+  plan.terms.push_back(weights);
+  plan.terms.push_back(rank_kv_term(local, *setup.kv, cache, users, setup, dp, explain));
 
   // NCCL and vLLM's custom all-reduce keep buffers per peer over NVLink;
   // over PCIe the custom all-reduce is off and little is added.
   const bool nvlink = gpu == nullptr || gpu->interconnect.switched();
   double non_torch = o.at("non_torch_gib").get<double>();
-  if (shards > 1) {
-    non_torch += nvlink ? o.at("nccl_gib_per_peer").get<double>() * (shards - 1)
+  if (plan.gpus > 1) {
+    non_torch += nvlink ? o.at("nccl_gib_per_peer").get<double>() * (plan.gpus - 1)
                         : o.at("pcie_multi_gpu_gib").get<double>();
   }
-  plan.terms.push_back(
-      gib_term("non_torch", non_torch,
-               shards > 1 ? (nvlink ? "nccl_nvlink" : "nccl_pcie") : "cuda_workspaces", explain));
+  plan.terms.push_back(gib_term(
+      "non_torch", non_torch,
+      plan.gpus > 1 ? (nvlink ? "nccl_nvlink" : "nccl_pcie") : "cuda_workspaces", explain));
 
   const double tokens = o.at("max_num_batched_tokens").get<double>();
   const double seqs = o.at("max_num_seqs").get<double>();
-  const double per_token = vllm_forward_bytes_per_token(m, plan.tensor_parallel);
+  const double per_token = vllm_forward_bytes_per_token(
+      m, plan.tensor_parallel,
+      plan.expert_parallel ? 1 : plan.tensor_parallel * plan.data_parallel);
   const double forward = tokens * per_token;
   // The sampler's warm-up over max_num_seqs rows of the vocabulary. V1
   // skips top-k and top-p: fp32 logits and probabilities, 8 bytes an
@@ -398,16 +467,20 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
   b.kv_bytes_per_token = paged_bytes_per_token(local, *setup.kv);
   budget_card(b, gpu, gpus, o.at("gpu_memory_utilization").get<double>());
   if (!b.present) return;
-  b.kv_budget_bytes = b.reserved_bytes - plan.weights.bytes / shards - non_torch * kBytesPerGiB -
-                      activations - graphs * kBytesPerGiB;
+  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - non_torch * kBytesPerGiB - activations -
+                      graphs * kBytesPerGiB;
   const double block = o.at("block_size").get<double>();
+  std::int64_t rank_tokens = 0;  // one data-parallel rank's cache
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
-    b.kv_blocks =
+    const auto rank_blocks =
         static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / (block * b.kv_bytes_per_token)));
-    b.kv_tokens = b.kv_blocks * static_cast<std::int64_t>(block);
+    rank_tokens = rank_blocks * static_cast<std::int64_t>(block);
+    b.kv_blocks = rank_blocks * dp;
+    b.kv_tokens = rank_tokens * dp;
     b.max_concurrency = d(b.kv_tokens) / d(setup.context);
   }
-  b.fits = b.kv_budget_bytes > 0 && d(b.kv_tokens) >= d(setup.context) &&
+  b.data_parallel = static_cast<int>(dp);
+  b.fits = b.kv_budget_bytes > 0 && d(rank_tokens) >= d(setup.context) &&
            cache.bytes <= std::max(0.0, b.kv_budget_bytes);
   if (!b.fits && explain) {
     plan.warnings.push_back(
@@ -426,25 +499,32 @@ void plan_sglang(const InferenceSetup& setup, const json& o, const Gpu* gpu, con
     throw Error("invalid_value", "engine_options.pipeline_parallel_size",
                 "pipeline_parallel_size exceeds the model's layers");
   }
-  const int tp = plan.tensor_parallel * pp;  // GPUs that split the weights
   // The first pipeline stage holds the most layers: ceil(layers / pp).
   ModelSpec local = shard(m, plan.tensor_parallel);
   local.layers.resize(static_cast<std::size_t>((m.num_layers() + pp - 1) / pp));
-  const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, setup.batch);
-  plan.terms.push_back(weights_term(plan.weights, plan.params, tp, explain));
-  plan.terms.push_back(kv_term(local, *setup.kv, cache, setup.batch, setup, explain));
+  // Each data-parallel attention rank serves its share of the users from its own pool.
+  const std::int64_t dp = plan.data_parallel;
+  const std::int64_t users = (setup.batch + dp - 1) / dp;
+  const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, users);
+  const Term weights = paged_weights_term(plan, m, pp, explain);
+  const double weights_bytes = weights.bytes;
+  plan.terms.push_back(weights);
+  plan.terms.push_back(rank_kv_term(local, *setup.kv, cache, users, setup, dp, explain));
   const double non_torch = o.at("non_torch_gib").get<double>();
   plan.terms.push_back(gib_term("non_torch", non_torch, "before_kv_pool", explain));
   EngineBudget& b = plan.budget;
   b.kv_bytes_per_token = cache.bytes_per_token;
   budget_card(b, gpu, gpus, o.at("mem_fraction_static").get<double>());
   if (!b.present) return;
-  b.kv_budget_bytes = b.reserved_bytes - plan.weights.bytes / tp - non_torch * kBytesPerGiB;
+  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - non_torch * kBytesPerGiB;
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
-    b.kv_tokens = static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / b.kv_bytes_per_token));
+    const auto rank_tokens =
+        static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / b.kv_bytes_per_token));
+    b.kv_tokens = rank_tokens * dp;
     b.kv_blocks = b.kv_tokens;  // SGLang pages one token at a time
     b.max_concurrency = d(b.kv_tokens) / d(setup.context);
   }
+  b.data_parallel = static_cast<int>(dp);
   b.fits = b.kv_budget_bytes > 0 && cache.bytes <= b.kv_budget_bytes;
   if (!b.fits && explain) {
     plan.warnings.push_back(
@@ -745,8 +825,12 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
   if (o.contains("pipeline_parallel_size")) {
     plan.pipeline_parallel = static_cast<int>(o.at("pipeline_parallel_size").get<double>());
   }
+  if (o.contains("data_parallel_size")) {
+    plan.data_parallel = static_cast<int>(o.at("data_parallel_size").get<double>());
+  }
+  plan.expert_parallel = o.contains("expert_parallel") && o.at("expert_parallel").get<bool>();
   plan.gpus = engine.kind == EngineKind::kVllm || engine.kind == EngineKind::kSglang
-                  ? plan.tensor_parallel * plan.pipeline_parallel
+                  ? plan.tensor_parallel * plan.pipeline_parallel * plan.data_parallel
                   : std::max(1, setup.gpus);
 
   if (engine.convention()) {

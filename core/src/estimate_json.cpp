@@ -142,6 +142,7 @@ void add_expected(json& out, const DecodeSpeed& d, double floor) {
                     {"compute", d.compute_known ? json(d.compute_s * 1e3) : json(nullptr)},
                     {"fixed", d.fixed_s * 1e3},
                     {"allreduce", d.allreduce_s * 1e3},
+                    {"alltoall", d.alltoall_s * 1e3},
                     {"hops", d.hops_s * 1e3},
                     {"total", d.step_s * 1e3}};
   out["compute_bound"] = d.compute_bound;
@@ -209,6 +210,32 @@ bool fp8_compute(const EngineProfile& engine, const WeightFormat* weights, const
   if (engine.kind == EngineKind::kLlamacpp) return false;
   const std::string& id = weights != nullptr ? weights->id : model.native_format;
   return id == "fp8" && gpu.supports("fp8");
+}
+
+/**
+ * An MoE model's layout under vLLM/SGLang, or null: its name, the cards one
+ * MoE layer spans, the experts on the fullest card (whole under expert
+ * parallelism, else every expert split over the group).
+ */
+json moe_layout_json(const ModelSpec& model, const ServingLayout& layout) {
+  if (layout.moe_layout.empty()) return nullptr;
+  const int group = layout.moe_group();
+  return {{"id", layout.moe_layout},
+          {"label", Message{"moe_layout." + layout.moe_layout,
+                            {{"tp", layout.tensor_parallel},
+                             {"dp", layout.data_parallel},
+                             {"ep", layout.expert_parallel_size()},
+                             {"group", group},
+                             {"experts", model.moe.num_experts},
+                             {"per_gpu", experts_per_gpu(model, layout.expert_parallel_size())}}}},
+          {"attention_tensor_parallel", layout.tensor_parallel},
+          {"data_parallel", layout.data_parallel},
+          {"expert_parallel_size", layout.expert_parallel_size()},
+          {"moe_group", group},
+          {"experts", model.moe.num_experts},
+          {"experts_per_gpu", layout.expert_parallel
+                                  ? json(experts_per_gpu(model, layout.expert_parallel_size()))
+                                  : json(nullptr)}};
 }
 
 /** How a plan's cards run a step: tensor groups at once, stages (or llama.cpp's layers) in turn. */
@@ -551,6 +578,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
     LaunchPlan lp;
     lp.tensor_parallel = layout.tensor_parallel;
     lp.pipeline_parallel = layout.pipeline_parallel;
+    lp.data_parallel = layout.data_parallel;
+    lp.expert_parallel = layout.expert_parallel;
     lp.context = setup.context;
     lp.batch = setup.batch;
     lp.layers = model.num_layers();
@@ -611,8 +640,12 @@ json estimate_json(const Catalog& catalog, const json& request) {
                       {"layout", Message{"split." + layout.split,
                                          {{"tp", layout.tensor_parallel},
                                           {"pp", layout.pipeline_parallel},
+                                          {"dp", layout.data_parallel},
                                           {"gpus", layout.gpus}}}},
                       {"kv_heads_replicated", layout.kv_heads_replicated},
+                      {"data_parallel", layout.data_parallel},
+                      {"expert_parallel_size", layout.expert_parallel_size()},
+                      {"moe_layout", moe_layout_json(model, layout)},
                       {"per_gpu_gb", bytes_to_gb(sf.per_gpu_need_bytes)},
                       {"total_gb", bytes_to_gb(sf.per_gpu_need_bytes * cards)},
                       {"capacity_per_gpu_gb", bytes_to_gb(sf.per_gpu_capacity_bytes)},
@@ -658,15 +691,19 @@ json estimate_json(const Catalog& catalog, const json& request) {
                         : engine.profile->convention()
                             ? layout_for(*gpu, cards_now, gpus.node_size, false).tensor_parallel
                             : 1;
-      const SpeedLayout sl = speed_layout(
+      SpeedLayout sl = speed_layout(
           *engine.profile, group,
           plan.budget.present ? plan.pipeline_parallel : std::max(1, cards_now / group), cards_now);
+      if (plan.budget.present) {
+        sl.data_parallel = plan.data_parallel;
+        sl.expert_parallel = plan.expert_parallel;
+      }
       const bool fp8 = fp8_compute(*engine.profile, setup.weights, model, *gpu);
       const DecodeSpeed ds =
           expected_decode(model, plan, *gpu, sl, setup.batch, format_id, fp8, speed, catalog.speed);
-      out["decode"] =
-          decode_json(decode_ceiling(model, plan, gpu->bandwidth_gbps * group, setup.batch));
-      out["decode"]["gpus"] = group;
+      out["decode"] = decode_json(decode_ceiling(
+          model, plan, step_bandwidth_gbps(model, plan, *gpu, sl, setup.batch), setup.batch));
+      out["decode"]["gpus"] = group * sl.data_parallel;
       out["decode"]["stages"] = sl.stages;
       add_expected(out["decode"], ds, req.min_tokens_per_s);
       out["prefill"] = prefill_json(
@@ -689,6 +726,16 @@ json estimate_json(const Catalog& catalog, const json& request) {
       }
       if (sl.stages > 1) {
         notes.push_back(Message{"assumption.speed_stages", {{"stages", sl.stages}}});
+      }
+      if (sl.data_parallel > 1) {
+        notes.push_back(Message{
+            sl.expert_parallel ? "assumption.speed_alltoall_ep" : "assumption.speed_alltoall",
+            {{"dp", sl.data_parallel},
+             {"group", sl.tensor_parallel * sl.data_parallel},
+             {"experts", model.moe.experts_per_token},
+             {"gpu", gpu->name},
+             {"gbps", gpu->interconnect.gbps},
+             {"sync_us", speed.allreduce_sync_s * 1e6}}});
       }
       if (!ds.compute_known) {
         notes.push_back(Message{"assumption.speed_no_tflops", {{"gpu", gpu->name}}});
@@ -760,14 +807,16 @@ json estimate_json(const Catalog& catalog, const json& request) {
       // The fewest cards that hold it and meet the floor; failing the
       // floor, the fewest that hold it, listed apart.
       std::optional<Found> slow;
+      const int dp = data_parallel_of(engine.options);
       for (int n : serving_counts(gpus.node_size)) {
         if (n > gpus.node_size || (card.stock > 0 && n > card.stock)) break;
-        if (n < card.min_order) continue;
+        if (n < card.min_order || n % dp != 0) continue;
         ServingLayout l;
         try {
-          l = choose_layout(model, *engine.profile, n, gpus.node_size);
+          l = choose_layout(model, *engine.profile, n, gpus.node_size, dp,
+                            expert_parallel_of(engine.options));
         } catch (const Error&) {
-          break;
+          continue;  // too few layers or experts for n cards, or experts that do not divide
         }
         InferenceSetup s = setup;
         s.gpus = n;
@@ -787,9 +836,10 @@ json estimate_json(const Catalog& catalog, const json& request) {
         o.spare_bytes = (sf.per_gpu_capacity_bytes - sf.per_gpu_need_bytes) * n;
         o.tight = is_tight(o.spare_bytes, n, FitRules{});
         o.layout = {l.tensor_parallel, l.pipeline_parallel, l.nodes, n};
-        const SpeedLayout sl =
-            speed_layout(*engine.profile, p.budget.present ? p.tensor_parallel : 1,
-                         p.budget.present ? p.pipeline_parallel : 1, n);
+        SpeedLayout sl = speed_layout(*engine.profile, p.budget.present ? p.tensor_parallel : 1,
+                                      p.budget.present ? p.pipeline_parallel : 1, n);
+        sl.data_parallel = p.data_parallel;
+        sl.expert_parallel = p.expert_parallel;
         const bool fp8 = fp8_compute(*engine.profile, setup.weights, model, card);
         Found f{o,
                 expected_decode(model, p, card, sl, s.batch, format_id, fp8, speed, catalog.speed),

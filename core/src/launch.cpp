@@ -13,6 +13,14 @@ namespace {
 json carried(const std::string& what, const LaunchPlan& p) {
   if (what == "tensor_parallel") return p.tensor_parallel;
   if (what == "pipeline_parallel") return p.pipeline_parallel;
+  if (what == "data_parallel") return p.data_parallel;
+  if (what == "expert_parallel") return p.expert_parallel;
+  // SGLang's --tp counts every card of a stage; attention runs on --tp / --dp of them.
+  if (what == "moe_group") return p.tensor_parallel * p.data_parallel;
+  if (what == "expert_parallel_size") {
+    return p.expert_parallel ? p.tensor_parallel * p.data_parallel : 1;
+  }
+  if (what == "dp_attention") return p.data_parallel > 1;
   if (what == "context") return p.context;
   if (what == "batch") return p.batch;
   if (what == "total_context") return p.context * p.batch;
@@ -45,9 +53,13 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
       value = f.at("values").at(key);
     }
     if (f.contains("default") && f.at("default") == value) continue;
+    // A switch is written alone, and only when on.
+    const bool is_switch = f.value("switch", false);
+    if (is_switch && value != true) continue;
     const bool is_env = f.contains("env") && f.at("env") == true;
     if (is_env) env += word(f.at("flag")) + "=" + word(value) + " ";
     args.push_back({{"flag", f.at("flag")}, {"value", value}, {"env", is_env}});
+    if (is_switch) args.back()["switch"] = true;
   }
   // An engine that downloads from the hub takes the preset's repository id;
   // otherwise (a GGUF file, an imported config) the engine's placeholder; a
@@ -64,7 +76,9 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
   }
   if (!model.is_null()) command += " " + word(model);
   for (const json& a : args) {
-    if (a.at("env") == false) command += " " + word(a.at("flag")) + " " + word(a.at("value"));
+    if (a.at("env") == true) continue;
+    command += " " + word(a.at("flag"));
+    if (!a.contains("switch")) command += " " + word(a.at("value"));
   }
   json out = {{"engine", id},
               {"version", l.at("version")},

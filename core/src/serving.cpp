@@ -28,7 +28,8 @@ int knob_int(const json& options, const char* name) {
   return options.contains(name) ? static_cast<int>(options.at(name).get<double>()) : 1;
 }
 
-std::string split_name(int tp, int pp) {
+std::string split_name(int tp, int pp, int dp = 1) {
+  if (dp > 1) return pp > 1 ? "data_pipeline" : "data";
   if (tp > 1 && pp > 1) return "tensor_pipeline";
   if (tp > 1) return "tensor";
   if (pp > 1) return "pipeline";
@@ -36,6 +37,44 @@ std::string split_name(int tp, int pp) {
 }
 
 }  // namespace
+
+int data_parallel_of(const json& options) { return knob_int(options, "data_parallel_size"); }
+
+bool expert_parallel_of(const json& options) {
+  return options.contains("expert_parallel") && options.at("expert_parallel").get<bool>();
+}
+
+std::int64_t experts_per_gpu(const ModelSpec& model, int ep) {
+  const std::int64_t e = std::max<std::int64_t>(0, model.moe.num_experts);
+  const std::int64_t n = std::max(1, ep);
+  return (e + n - 1) / n;
+}
+
+void check_moe_layout(const ModelSpec& model, const EngineProfile& engine, ServingLayout& layout) {
+  layout.moe_layout.clear();
+  const bool dp = layout.data_parallel > 1;
+  if (!paged(engine) || (!model.is_moe() && !dp && !layout.expert_parallel)) return;
+  if (!model.is_moe()) {
+    throw Error::make("invalid_value",
+                      dp ? "engine_options.data_parallel_size" : "engine_options.expert_parallel",
+                      "error.moe_layout_dense", {{"engine", engine.name}});
+  }
+  layout.moe_layout = layout.expert_parallel ? (dp ? "expert_dp_attention" : "expert")
+                      : dp                   ? "dp_attention"
+                                             : "tensor";
+  if (!layout.expert_parallel) return;
+  const int ep = layout.expert_parallel_size();
+  const std::int64_t experts = model.moe.num_experts;
+  if (ep > experts) {
+    throw Error::make("invalid_value", "engine_options.expert_parallel",
+                      "error.expert_parallel_too_wide", {{"ep", ep}, {"experts", experts}});
+  }
+  if (engine.kind == EngineKind::kSglang && experts % ep != 0) {
+    throw Error::make("invalid_value", "engine_options.expert_parallel",
+                      "error.expert_parallel_uneven",
+                      {{"engine", engine.name}, {"ep", ep}, {"experts", experts}});
+  }
+}
 
 bool tensor_parallel_legal(const ModelSpec& model, int tp) {
   if (tp < 1) return false;
@@ -46,11 +85,15 @@ bool tensor_parallel_legal(const ModelSpec& model, int tp) {
 }
 
 ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine, int gpus,
-                            int node_size) {
+                            int node_size, int data_parallel, bool expert_parallel) {
   ServingLayout layout;
   layout.gpus = std::max(1, gpus);
   layout.nodes = (layout.gpus + node_size - 1) / std::max(1, node_size);
-  if (layout.gpus == 1) return layout;
+  if (layout.gpus == 1 && data_parallel <= 1) {
+    layout.expert_parallel = expert_parallel && paged(engine);
+    check_moe_layout(model, engine, layout);
+    return layout;
+  }
   if (!paged(engine)) {
     // llama.cpp's default --split-mode layer, transformers' device_map; the conventions add
     // memory up.
@@ -63,21 +106,31 @@ ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine,
     }
     return layout;
   }
+  // Each data-parallel rank gets an equal share of the cards, split as one model would be.
+  const int dp = std::max(1, data_parallel);
+  if (layout.gpus % dp != 0) {
+    throw Error::make("invalid_value", "gpu_count", "error.gpu_count_data_parallel",
+                      {{"gpus", layout.gpus}, {"dp", dp}});
+  }
+  const int replica = layout.gpus / dp;
   int tp = 1;
-  for (int t = std::min(layout.gpus, std::max(1, node_size)); t > 1; --t) {
-    if (layout.gpus % t == 0 && tensor_parallel_legal(model, t)) {
+  for (int t = std::min(replica, std::max(1, node_size)); t > 1; --t) {
+    if (replica % t == 0 && tensor_parallel_legal(model, t)) {
       tp = t;
       break;
     }
   }
   layout.tensor_parallel = tp;
-  layout.pipeline_parallel = layout.gpus / tp;
+  layout.pipeline_parallel = replica / tp;
+  layout.data_parallel = dp;
+  layout.expert_parallel = expert_parallel;
   if (layout.pipeline_parallel > model.num_layers()) {
     throw Error::make("invalid_value", "gpu_count", "error.more_gpus_than_layers",
                       {{"gpus", layout.gpus}, {"layers", model.num_layers()}});
   }
   layout.kv_heads_replicated = !has_mla(model) && model.num_kv_heads > 0 && tp > model.num_kv_heads;
-  layout.split = split_name(tp, layout.pipeline_parallel);
+  layout.split = split_name(tp, layout.pipeline_parallel, dp);
+  check_moe_layout(model, engine, layout);
   return layout;
 }
 
@@ -90,6 +143,7 @@ json options_for_layout(const EngineProfile& engine, const json& options,
   if (has_knob(engine, "pipeline_parallel_size")) {
     out["pipeline_parallel_size"] = layout.pipeline_parallel;
   }
+  if (has_knob(engine, "data_parallel_size")) out["data_parallel_size"] = layout.data_parallel;
   return out;
 }
 
@@ -102,12 +156,15 @@ ServingLayout resolve_layout(const ModelSpec& model, const EngineProfile& engine
     ServingLayout layout;
     layout.tensor_parallel = knob_int(options, "tensor_parallel_size");
     layout.pipeline_parallel = knob_int(options, "pipeline_parallel_size");
-    layout.gpus = layout.tensor_parallel * layout.pipeline_parallel;
+    layout.data_parallel = data_parallel_of(options);
+    layout.expert_parallel = expert_parallel_of(options);
+    layout.gpus = layout.tensor_parallel * layout.pipeline_parallel * layout.data_parallel;
     if (gpus_given && gpus != layout.gpus) {
       throw Error::make("invalid_value", "gpu_count", "error.gpu_count_layout",
                         {{"gpus", gpus},
                          {"tp", layout.tensor_parallel},
                          {"pp", layout.pipeline_parallel},
+                         {"dp", layout.data_parallel},
                          {"product", layout.gpus}});
     }
     if (!tensor_parallel_legal(model, layout.tensor_parallel)) {
@@ -120,11 +177,16 @@ ServingLayout resolve_layout(const ModelSpec& model, const EngineProfile& engine
     layout.nodes = (layout.gpus + node_size - 1) / std::max(1, node_size);
     layout.kv_heads_replicated =
         !has_mla(model) && model.num_kv_heads > 0 && layout.tensor_parallel > model.num_kv_heads;
-    layout.split = split_name(layout.tensor_parallel, layout.pipeline_parallel);
+    layout.split =
+        split_name(layout.tensor_parallel, layout.pipeline_parallel, layout.data_parallel);
+    check_moe_layout(model, engine, layout);
     return layout;
   }
-  const int n = static_cast<int>(gpus_given ? gpus : 1);
-  const ServingLayout layout = choose_layout(model, engine, n, node_size);
+  // Without gpu_count, data_parallel_size ranks of one card each.
+  const int dp = paged(engine) ? data_parallel_of(options) : 1;
+  const int n = static_cast<int>(gpus_given ? gpus : dp);
+  const ServingLayout layout =
+      choose_layout(model, engine, n, node_size, dp, paged(engine) && expert_parallel_of(options));
   options = options_for_layout(engine, options, layout);
   return layout;
 }
@@ -181,12 +243,15 @@ std::vector<int> serving_counts(int node_size) {
 
 int cards_needed(const InferenceSetup& setup, const EngineProfile& engine, const json& options,
                  const Gpu& gpu, const GpuCatalog& gpus, const FormatCatalog& formats) {
+  const int dp = paged(engine) ? data_parallel_of(options) : 1;
+  const bool ep = paged(engine) && expert_parallel_of(options);
   for (int n : serving_counts(gpus.node_size)) {
+    if (n % dp != 0) continue;  // every data-parallel rank gets the same cards
     ServingLayout layout;
     try {
-      layout = choose_layout(*setup.model, engine, n, gpus.node_size);
+      layout = choose_layout(*setup.model, engine, n, gpus.node_size, dp, ep);
     } catch (const Error&) {
-      break;  // more cards than layers: larger counts fail the same way
+      continue;  // more stages than layers, more ranks than experts, uneven experts
     }
     InferenceSetup s = setup;
     s.gpus = n;

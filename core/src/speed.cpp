@@ -1,6 +1,7 @@
 #include "vram/speed.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -89,6 +90,19 @@ SpeedData speed_data_from_json(const json& j) {
   return data;
 }
 
+double step_bandwidth_gbps(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
+                           const SpeedLayout& layout, std::int64_t batch) {
+  const int tp = std::max(1, layout.tensor_parallel);
+  const int group = tp * std::max(1, layout.data_parallel);
+  if (group == tp) return gpu.bandwidth_gbps * tp;
+  // A copy of the rest per rank, read over its TP; the experts the users
+  // touch and the ranks' caches spread over every card.
+  const DecodeCeiling c = decode_ceiling(model, plan, gpu.bandwidth_gbps, batch);
+  const double rest = c.active_weight_bytes - c.expert_read_bytes;
+  const double card = rest / tp + (c.expert_read_bytes + c.kv_read_bytes) / group;
+  return card > 0 ? gpu.bandwidth_gbps * c.step_bytes / card : gpu.bandwidth_gbps * tp;
+}
+
 DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
                             const SpeedLayout& layout, std::int64_t batch,
                             const std::string& format_id, bool fp8_compute,
@@ -96,7 +110,10 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
   DecodeSpeed s;
   const int tp = std::max(1, layout.tensor_parallel);
   const int stages = std::max(1, layout.stages);
-  const DecodeCeiling ceiling = decode_ceiling(model, plan, gpu.bandwidth_gbps * tp, batch);
+  const int dp = std::max(1, layout.data_parallel);
+  const int group = tp * dp;  // cards of one MoE layer
+  const DecodeCeiling ceiling =
+      decode_ceiling(model, plan, step_bandwidth_gbps(model, plan, gpu, layout, batch), batch);
   s.ceiling_tokens_per_s = ceiling.stream_tokens_per_s;
   if (ceiling.step_bytes <= 0 || ceiling.bandwidth_bytes_per_s <= 0) return s;
   const auto it = profile.format_efficiency.find(format_id);
@@ -108,24 +125,46 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
   const double tflops = fp8_compute && gpu.tflops_fp8 > 0 ? gpu.tflops_fp8 : gpu.tflops_bf16;
   if (tflops > 0) {
     s.compute_known = true;
-    s.compute_s = 2.0 * plan.params.active * b / (tflops * 1e12 * tp * profile.compute_utilisation);
+    s.compute_s =
+        2.0 * plan.params.active * b / (tflops * 1e12 * group * profile.compute_utilisation);
   }
   const double layers = static_cast<double>(model.num_layers());
   s.fixed_s = layers * profile.per_layer_s + profile.per_step_s;
   const double latency = data.latency(gpu.interconnect.topology);
-  if (tp > 1) {
-    // Two all-reduces per layer of hidden x batch activations, ring cost,
-    // plus what the engine's step pays per call beyond the link's latency.
-    const double bytes = static_cast<double>(model.hidden_size) * b * data.activation_bytes;
-    const double link = gpu.interconnect.gbps * 1e9;
-    const double ring = link > 0 ? 2.0 * (tp - 1) / tp * bytes / link : 0.0;
-    s.allreduce_s =
-        layers * data.allreduces_per_layer * (ring + latency + profile.allreduce_sync_s);
+  const double link = gpu.interconnect.gbps * 1e9;
+  const double token = static_cast<double>(model.hidden_size) * data.activation_bytes;
+  const double call = latency + profile.allreduce_sync_s;  // per collective, beyond its bytes
+  // Two all-reduces per layer of hidden x batch activations, ring cost,
+  // plus what the engine's step pays per call beyond the link's latency.
+  auto allreduce = [&](int n, double users) {
+    return link > 0 ? 2.0 * (n - 1) / n * token * users / link + call : call;
+  };
+  if (dp == 1) {
+    // One rank: with or without expert parallelism the MoE output is
+    // reduced over the TP group (SGLang's default --moe-a2a-backend none).
+    if (tp > 1) s.allreduce_s = layers * data.allreduces_per_layer * allreduce(tp, b);
+  } else {
+    double moe_layers = 0;
+    for (const LayerSpec& l : model.layers) moe_layers += l.mlp == LayerMlp::kMoe ? 1.0 : 0.0;
+    if (!model.is_moe()) moe_layers = 0;
+    const double users = std::ceil(b / dp);  // the fullest rank's
+    // Within a rank: after attention, and after each dense MLP.
+    if (tp > 1) s.allreduce_s = (layers + (layers - moe_layers)) * allreduce(tp, users);
+    // Each MoE layer: dispatch and combine over the group. Expert
+    // parallelism sends each token's hidden state to its k experts' cards;
+    // without it every card gathers every rank's tokens and scatters the
+    // sums back.
+    const double moved =
+        layout.expert_parallel ? users * static_cast<double>(model.moe.experts_per_token) : b;
+    const double share = static_cast<double>(group - 1) / group;
+    const double bytes = link > 0 ? share * token * moved / link : 0.0;
+    s.alltoall_s = moe_layers * 2.0 * (bytes + call);
   }
   // One hand-over of the activations per stage boundary per step.
   s.hops_s = (stages - 1) * latency;
   s.compute_bound = s.compute_s > s.memory_s;
-  s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.hops_s;
+  s.step_s =
+      std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.alltoall_s + s.hops_s;
   s.expected_tokens_per_s = 1.0 / s.step_s;
   s.expected_batch_tokens_per_s = s.expected_tokens_per_s * b;
   return s;
@@ -150,7 +189,8 @@ DecodeSpeed expected_offload_decode(const ModelSpec& model, const InferencePlan&
   s.memory_s *= gpu_bytes / ceiling.step_bytes;
   s.host_s = host / (host_bw * profile.host_efficiency);
   s.compute_bound = s.compute_s > s.memory_s;
-  s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.hops_s + s.host_s;
+  s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.alltoall_s +
+             s.hops_s + s.host_s;
   s.expected_tokens_per_s = 1.0 / s.step_s;
   s.expected_batch_tokens_per_s = s.expected_tokens_per_s * static_cast<double>(batch);
   return s;
@@ -187,7 +227,15 @@ PrefillSpeed expected_prefill(const ModelSpec& model, const InferencePlan& plan,
   if (p.tflops <= 0) return p;
   p.known = true;
   const int tp = std::max(1, layout.tensor_parallel);
-  p.seconds = p.flops / (p.tflops * 1e12 * tp * p.utilisation);
+  const double rate = p.tflops * 1e12 * p.utilisation;
+  p.seconds = p.flops / (rate * tp);
+  const int group = tp * std::max(1, layout.data_parallel);
+  if (group > tp && !plan.params.total_declared) {
+    // One prompt runs on one data-parallel rank's TP cards; its routed
+    // experts' products spread over the whole MoE group.
+    const double experts = 2.0 * plan.params.computed.experts_routed_active * n;
+    p.seconds = (p.flops - experts) / (rate * tp) + experts / (rate * group);
+  }
   p.tokens_per_s = n / p.seconds;
   return p;
 }

@@ -152,3 +152,55 @@ test('the speed and the floor in Arabic at 390 px', async () => {
     await browser.close();
   }
 });
+
+// MoE expert parallel and attention data parallel (issue 11): DeepSeek V3
+// on 8x H200 under vLLM. Tensor parallel keeps the whole MLA latent on
+// every card; eight DP ranks each cache only their own users, so the page
+// shows the concurrency the core computes, the experts per GPU, and the
+// command with --data-parallel-size and --enable-expert-parallel.
+const EP = '?model=deepseek-v3&weights=fp8&context=32768&batch=64&engine=vllm&gpu=h200-sxm&gpu_count=8';
+const EP_REQUEST = { model: 'deepseek-v3', weights: 'fp8', context: 32768, batch: 64, engine: 'vllm', gpu: 'h200-sxm', gpu_count: 8 };
+
+test('DeepSeek V3 on 8x H200, vLLM with expert parallel and DP attention: users, experts per GPU and the command', async () => {
+  const answer = (await core()).estimate({ ...EP_REQUEST, engine_options: { expert_parallel: true, data_parallel_size: 8 } });
+  const tensor = (await core()).estimate(EP_REQUEST);
+  assert.equal(answer.serving.fits, true);
+  assert.equal(tensor.serving.fits, false);
+  const browser = await openPage(`${EP}&opt.expert_parallel=true&opt.data_parallel_size=8`);
+  try {
+    const { page } = browser;
+    await page.locator(SERVING).waitFor();
+    const serving = await text(page, SERVING);
+    assert.match(serving, /8 data-parallel ranks of one GPU each/);
+    assert.match(serving, /up to 32 of the 256 experts whole on each GPU \(expert parallel 8\); attention and KV cache per rank/);
+    assert.match(serving, new RegExp(`${answer.serving.max_users} \\(requested 64: they fit\\)`));
+    assert.equal(await page.locator(SERVING).getAttribute('data-fits'), 'true');
+    const command = await page.locator('vram-calculator section.launch code').textContent();
+    assert.equal(command, answer.launch.command);
+    assert.match(command, / --data-parallel-size 8 --enable-expert-parallel /);
+    // The knobs show what the address set.
+    assert.equal(await page.locator('vram-calculator [id="opt.expert_parallel"]').isChecked(), true);
+    assert.equal(await page.locator('vram-calculator [id="opt.data_parallel_size"]').inputValue(), '8');
+    // Switching expert parallel off (the engine's options are folded away) keeps DP
+    // attention and splits the experts instead.
+    await page.locator('vram-calculator summary', { hasText: 'vLLM options' }).first().click();
+    await page.locator('vram-calculator [id="opt.expert_parallel"]').uncheck();
+    await page.waitForFunction(() => location.search.includes('opt.expert_parallel=false'));
+    await page.waitForFunction(() => !document.querySelector('vram-calculator').shadowRoot.querySelector('section.launch code').textContent.includes('--enable-expert-parallel'));
+    assert.match(await text(page, SERVING), /each of the 256 experts split over 8 GPUs/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+  // Tensor parallel alone: the same cards hold fewer users than requested.
+  const plain = await openPage(EP);
+  try {
+    await plain.page.locator(SERVING).waitFor();
+    const serving = await text(plain.page, SERVING);
+    assert.match(serving, /each of the 256 experts split over 8 GPUs \(tensor parallel\)/);
+    assert.match(serving, new RegExp(`${tensor.serving.max_users} \\(requested 64: they do not fit\\)`));
+    assert.deepEqual(plain.errors, []);
+  } finally {
+    await plain.close();
+  }
+});

@@ -40,6 +40,11 @@ double evaluate(const json& m) {
       {"formula.weights", [](const json& q) { return sum_of(q.at("parts"), evaluate); }},
       {"formula.weights_split",
        [](const json& q) { return sum_of(q.at("parts"), evaluate) / num(q, "gpus"); }},
+      {"formula.weights_moe_split",
+       [](const json& q) {
+         return (num(q, "rest") / num(q, "tp") + num(q, "routed") * num(q, "num") / num(q, "den")) /
+                num(q, "pp");
+       }},
       {"formula.model_buffer",
        [](const json& q) { return sum_of(q.at("parts"), evaluate) - num(q, "host"); }},
       {"formula.kv_group",

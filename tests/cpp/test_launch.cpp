@@ -344,3 +344,68 @@ TEST_CASE("what the trainer's arguments cannot say is a note: SGD's momentum, a 
   CHECK(fused.at("launch").at("command").get<std::string>().find("use_liger_kernel=True") !=
         std::string::npos);
 }
+
+TEST_CASE("property: expert parallel and DP attention flags are listed and carry the layout") {
+  const auto listed = listed_flags();
+  const auto& catalog = testing::calculator().catalog();
+  int checked = 0;
+  for (const auto& entry : catalog.models) {
+    if (!vram::resolve_preset(entry).model.is_moe()) continue;
+    for (const char* engine : {"vllm", "sglang"}) {
+      for (int gpus : {2, 4, 8}) {
+        for (int dp : {1, 2, gpus}) {
+          for (bool ep : {false, true}) {
+            CAPTURE(entry.id);
+            CAPTURE(engine);
+            CAPTURE(gpus);
+            CAPTURE(dp);
+            CAPTURE(ep);
+            json r;
+            try {
+              r = testing::estimate(
+                  {{"model", entry.id},
+                   {"engine", engine},
+                   {"gpu", "h200-sxm"},
+                   {"gpu_count", gpus},
+                   {"engine_options", {{"expert_parallel", ep}, {"data_parallel_size", dp}}}});
+            } catch (const vram::Error& e) {
+              CHECK(std::string(e.field()).rfind("engine_options.expert_parallel", 0) == 0);
+              continue;
+            }
+            const json& l = r.at("launch");
+            const auto args = args_of(l);
+            const std::string command = l.at("command").get<std::string>();
+            for (const auto& [flag, value] : args) {
+              CAPTURE(flag);
+              CHECK(listed.at(engine).count(flag) == 1);
+              // A switch stands alone; any other flag carries its value.
+              const std::string piece =
+                  " " + flag +
+                  (value == true
+                       ? ""
+                       : " " + (value.is_string() ? value.get<std::string>() : value.dump()));
+              CHECK(command.find(piece) != std::string::npos);
+            }
+            const json& sv = r.at("serving");
+            const int tp = sv.at("tensor_parallel").get<int>();
+            CHECK(sv.at("data_parallel") == dp);
+            if (std::string(engine) == "vllm") {
+              CHECK(value_or(args, "--tensor-parallel-size", 1) == tp);
+              CHECK(value_or(args, "--data-parallel-size", 1) == dp);
+              CHECK(args.count("--enable-expert-parallel") == (ep ? 1u : 0u));
+            } else {
+              // --tp counts every card of a stage; --dp ranks of attention within them.
+              CHECK(value_or(args, "--tp", 1) == tp * dp);
+              CHECK(value_or(args, "--dp", 1) == dp);
+              CHECK(args.count("--enable-dp-attention") == (dp > 1 ? 1u : 0u));
+              CHECK(value_or(args, "--ep-size", 1) == (ep ? tp * dp : 1));
+              CHECK(value_or(args, "--ep-size", 1) == sv.at("expert_parallel_size"));
+            }
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked > 150);
+}

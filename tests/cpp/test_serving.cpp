@@ -334,3 +334,245 @@ TEST_CASE("which cards to rent under every engine: each card's fewest count that
     }
   }
 }
+
+namespace {
+
+json deepseek_on_8(const json& options) {
+  json q = {{"model", "deepseek-v3"}, {"context", 32768},  {"batch", 64},
+            {"engine", "vllm"},       {"gpu", "h200-sxm"}, {"gpu_count", 8}};
+  if (!options.empty()) q["engine_options"] = options;
+  return q;
+}
+
+double term_gb(const json& r, const std::string& id) {
+  for (const json& t : r.at("terms")) {
+    if (t.at("id") == id) return t.at("gb").get<double>();
+  }
+  throw std::runtime_error("no term " + id);
+}
+
+}  // namespace
+
+TEST_CASE("DeepSeek V3 on 8x H200 under vLLM: tensor, expert, and expert with DP attention") {
+  const json tensor = testing::estimate(deepseek_on_8(json::object()));
+  const json expert = testing::estimate(deepseek_on_8({{"expert_parallel", true}}));
+  const json dp =
+      testing::estimate(deepseek_on_8({{"expert_parallel", true}, {"data_parallel_size", 8}}));
+  const json& lt = tensor.at("serving").at("moe_layout");
+  const json& le = expert.at("serving").at("moe_layout");
+  const json& ld = dp.at("serving").at("moe_layout");
+  CHECK(lt.at("id") == "tensor");
+  CHECK(lt.at("experts_per_gpu").is_null());
+  CHECK(le.at("id") == "expert");
+  CHECK(le.at("expert_parallel_size") == 8);
+  CHECK(le.at("experts_per_gpu") == 32);  // 256 routed experts, whole, over 8 cards
+  CHECK(ld.at("id") == "expert_dp_attention");
+  CHECK(ld.at("attention_tensor_parallel") == 1);
+  CHECK(ld.at("data_parallel") == 8);
+  CHECK(dp.at("serving").at("tensor_parallel") == 1);
+  CHECK(dp.at("serving").at("gpus") == 8);
+  // 256 experts divide by 8: whole experts weigh what split ones do.
+  CHECK(term_gb(expert, "weights") == doctest::Approx(term_gb(tensor, "weights")));
+  // DP attention keeps a copy of attention and the dense parts on every card...
+  CHECK(term_gb(dp, "weights") > term_gb(tensor, "weights") + 5);
+  // ...but each rank caches only its own users: an MLA latent, which tensor
+  // parallelism copies onto every card, so concurrency multiplies.
+  const double users_tp = tensor.at("serving").at("max_concurrency").get<double>();
+  const double users_dp = dp.at("serving").at("max_concurrency").get<double>();
+  CHECK(users_dp > 4 * users_tp);
+  CHECK(tensor.at("serving").at("fits") == false);  // 64 users at 32k: only DP attention holds them
+  CHECK(dp.at("serving").at("fits") == true);
+  // The ranks' caches add up: 8 x what one card's budget holds, over the context.
+  const json& b = dp.at("budget");
+  CHECK(dp.at("serving").at("kv_tokens").get<double>() ==
+        doctest::Approx(8 *
+                        std::floor(dp.at("serving").at("kv_budget_gb").get<double>() * 1e9 /
+                                   (16 * b.at("kv_bytes_per_token").get<double>())) *
+                        16)
+            .epsilon(1e-6));
+  // Each rank's cache holds ceil(64 / 8) users.
+  CHECK(term_gb(dp, "kv_cache") == doctest::Approx(term_gb(tensor, "kv_cache") / 8).epsilon(0.01));
+  const std::string cmd = dp.at("launch").at("command").get<std::string>();
+  CHECK(cmd.find(" --data-parallel-size 8") != std::string::npos);
+  CHECK(cmd.find(" --enable-expert-parallel") != std::string::npos);
+  CHECK(cmd.find("--tensor-parallel-size") == std::string::npos);
+  const std::string cmd_ep = expert.at("launch").at("command").get<std::string>();
+  CHECK(cmd_ep.find(" --tensor-parallel-size 8 --enable-expert-parallel") != std::string::npos);
+  CHECK(cmd_ep.find("--data-parallel-size") == std::string::npos);
+  const std::string cmd_tp = tensor.at("launch").at("command").get<std::string>();
+  CHECK(cmd_tp.find("expert") == std::string::npos);
+  // Under SGLang: --tp counts every card, attention over --tp / --dp of them.
+  json q = deepseek_on_8({{"expert_parallel", true}, {"data_parallel_size", 8}});
+  q["engine"] = "sglang";
+  const std::string sg = testing::estimate(q).at("launch").at("command").get<std::string>();
+  CHECK(sg.find(" --tp 8 --ep-size 8 --dp 8 --enable-dp-attention") != std::string::npos);
+}
+
+TEST_CASE("DP attention: the MoE layers' dispatch and combine replace attention's all-reduce") {
+  json q = deepseek_on_8({{"expert_parallel", true}, {"data_parallel_size", 8}});
+  q["batch"] = 8;
+  const json dp = testing::estimate(q);
+  REQUIRE(dp.contains("decode"));
+  const json& step = dp.at("decode").at("step_ms");
+  CHECK(step.at("allreduce").get<double>() == 0);  // attention on one card per rank
+  CHECK(step.at("alltoall").get<double>() > 0);
+  CHECK(dp.at("decode").at("gpus") == 8);
+  q.erase("engine_options");
+  const json tensor = testing::estimate(q);
+  CHECK(tensor.at("decode").at("step_ms").at("alltoall").get<double>() == 0);
+  CHECK(tensor.at("decode").at("step_ms").at("allreduce").get<double>() > 0);
+}
+
+TEST_CASE("expert parallel and DP attention: named errors for what the engines reject") {
+  auto field_of = [](json q) {
+    try {
+      testing::estimate(q);
+    } catch (const vram::Error& e) {
+      return e.field();
+    }
+    return std::string("none");
+  };
+  json dense = issue_case(4);
+  dense["engine_options"] = {{"expert_parallel", true}};
+  CHECK(field_of(dense) == "engine_options.expert_parallel");
+  dense["engine_options"] = {{"data_parallel_size", 2}};
+  CHECK(field_of(dense) == "engine_options.data_parallel_size");
+  // Mixtral has 8 experts: 16 expert-parallel cards would leave some empty.
+  json mixtral = {{"model", "mixtral-8x7b"},
+                  {"engine", "vllm"},
+                  {"gpu", "h100-sxm"},
+                  {"gpu_count", 16},
+                  {"engine_options", {{"expert_parallel", true}, {"data_parallel_size", 16}}}};
+  CHECK(field_of(mixtral) == "engine_options.expert_parallel");
+  // Three cards: vLLM gives the first two ranks 3 experts and the last 2; SGLang refuses.
+  mixtral["gpu_count"] = 3;
+  mixtral["engine_options"] = {{"expert_parallel", true}, {"data_parallel_size", 3}};
+  CHECK(field_of(mixtral) == "none");
+  CHECK(testing::estimate(mixtral).at("serving").at("moe_layout").at("experts_per_gpu") == 3);
+  mixtral["engine"] = "sglang";
+  CHECK(field_of(mixtral) == "engine_options.expert_parallel");
+  // Six cards do not split into four equal ranks.
+  json deepseek = deepseek_on_8({{"data_parallel_size", 4}});
+  deepseek["gpu_count"] = 6;
+  CHECK(field_of(deepseek) == "gpu_count");
+  // Without gpu_count, data_parallel_size ranks of one card each.
+  deepseek.erase("gpu_count");
+  deepseek["engine_options"] = {{"data_parallel_size", 2}, {"tensor_parallel_size", 4}};
+  CHECK(testing::estimate(deepseek).at("serving").at("gpus") == 8);
+}
+
+TEST_CASE("property: MoE layouts are legal, and only replication adds weight over the cards") {
+  const auto& catalog = testing::calculator().catalog();
+  int checked = 0;
+  for (const auto& entry : catalog.models) {
+    const vram::ModelSpec model = vram::resolve_preset(entry).model;
+    if (!model.is_moe()) continue;
+    for (const char* engine : {"vllm", "sglang"}) {
+      for (int gpus : {1, 2, 3, 4, 8}) {
+        for (int variant = 0; variant < 4; ++variant) {
+          const bool ep = variant % 2 == 1;
+          const int dp = variant >= 2 ? gpus : 1;
+          CAPTURE(entry.id);
+          CAPTURE(engine);
+          CAPTURE(gpus);
+          CAPTURE(variant);
+          json r;
+          try {
+            r = testing::estimate(
+                {{"model", entry.id},
+                 {"engine", engine},
+                 {"context", 4096},
+                 {"batch", 16},
+                 {"gpu", "h200-sxm"},
+                 {"gpu_count", gpus},
+                 {"engine_options", {{"expert_parallel", ep}, {"data_parallel_size", dp}}}});
+          } catch (const vram::Error& e) {
+            // Refused only where an engine refuses: more ranks than experts,
+            // experts SGLang cannot share evenly, heads no TP divides.
+            const std::int64_t experts = model.moe.num_experts;
+            const bool refused = (ep && gpus > experts) ||
+                                 (ep && std::string(engine) == "sglang" && experts % gpus != 0) ||
+                                 e.field() == "gpu_count";
+            CHECK_MESSAGE(refused, e.what());
+            continue;
+          }
+          const json& sv = r.at("serving");
+          const json& ml = sv.at("moe_layout");
+          CHECK(sv.at("gpus") == gpus);
+          CHECK(sv.at("tensor_parallel").get<int>() * sv.at("pipeline_parallel").get<int>() *
+                    sv.at("data_parallel").get<int>() ==
+                gpus);
+          CHECK(ml.at("moe_group") == sv.at("tensor_parallel").get<int>() * dp);
+          const int group = ml.at("moe_group").get<int>();
+          if (ep) {
+            const std::int64_t per = ml.at("experts_per_gpu").get<std::int64_t>();
+            CHECK(per * group >= model.moe.num_experts);
+            CHECK((per - 1) * group < model.moe.num_experts);
+          }
+          // Per card x cards = a copy of the non-expert weights per DP rank,
+          // the routed experts once (padded to whole experts on the fullest card).
+          const double per_gpu = term_gb(r, "weights");
+          const double total = r.at("weights_gb").get<double>();
+          const double over_cards = per_gpu * gpus;
+          CHECK(over_cards >= total * (1 - 1e-9));
+          double routed = total;  // without the split: no replication at all
+          for (const json& t : r.at("terms")) {
+            if (t.at("id") == "weights" && t.at("inputs").contains("routed_experts_gb")) {
+              routed = t.at("inputs").at("routed_experts_gb").get<double>();
+            }
+          }
+          if (dp == 1 && !ep) {
+            CHECK(over_cards == doctest::Approx(total));
+          } else {
+            const double rest = total - routed;
+            const double padded = ep ? routed * group * ml.at("experts_per_gpu").get<double>() /
+                                           static_cast<double>(model.moe.num_experts)
+                                     : routed;
+            CHECK(over_cards == doctest::Approx(rest * dp + padded));
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked > 150);
+}
+
+TEST_CASE(
+    "property: DP attention adds the ranks' caches up; an MLA latent is whole on every card") {
+  const auto& catalog = testing::calculator().catalog();
+  int checked = 0;
+  for (const auto& entry : catalog.models) {
+    const vram::ModelSpec model = vram::resolve_preset(entry).model;
+    const bool mla = std::any_of(model.layers.begin(), model.layers.end(), [](const auto& l) {
+      return l.attention == vram::LayerAttention::kMla;
+    });
+    if (!model.is_moe() || !mla) continue;
+    for (const char* engine : {"vllm", "sglang"}) {
+      for (int gpus : {2, 4, 8}) {
+        CAPTURE(entry.id);
+        CAPTURE(engine);
+        CAPTURE(gpus);
+        json q = {{"model", entry.id}, {"engine", engine},  {"context", 8192},
+                  {"batch", 4},        {"gpu", "h200-sxm"}, {"gpu_count", gpus}};
+        const json tp = testing::estimate(q);
+        q["engine_options"] = {{"data_parallel_size", gpus}};
+        const json dp = testing::estimate(q);
+        // The same latent bytes per token on each card: tensor parallel does not split it.
+        CHECK(dp.at("budget").at("kv_bytes_per_token").get<double>() ==
+              doctest::Approx(tp.at("budget").at("kv_bytes_per_token").get<double>()));
+        // Every rank holds its own tokens: the sum is gpus x one card's.
+        const double per_card = dp.at("serving").at("kv_budget_gb").get<double>() * 1e9 /
+                                dp.at("budget").at("kv_bytes_per_token").get<double>();
+        const double users = dp.at("serving").at("max_concurrency").get<double>();
+        if (per_card <= 0) continue;
+        CHECK(users == doctest::Approx(gpus * per_card / 8192).epsilon(0.01));
+        // A copy of attention per rank costs room, but never a factor of the ranks.
+        const double tp_users = tp.at("serving").at("max_concurrency").get<double>();
+        if (tp_users > 0) CHECK(users > tp_users);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked >= 6);
+}

@@ -100,6 +100,10 @@ async function familyMembers() {
     ...engines.flatMap((e) => [1, 2].map((gpus) => ({ model: m.id, engine: e.id, gpu: 'h100-sxm', gpu_count: gpus }))),
     ...['full', 'lora', 'qlora'].map((mode) => ({ model: m.id, mode })),
   ]);
+  // MoE layouts (expert parallel, attention data parallel) add inputs of their own.
+  for (const engine of ['vllm', 'sglang']) {
+    everyRequest.push({ model: 'deepseek-v3', engine, gpu: 'h200-sxm', gpu_count: 8, engine_options: { expert_parallel: true, data_parallel_size: 8 } });
+  }
   for (const request of everyRequest) for (const term of vram.estimate(request).terms) walk(term.inputs);
   const grid = vram.grid({});
   const choices = (name) => vram.schema().requests.estimate.find((f) => f.name === name).choices;

@@ -115,7 +115,37 @@ test('the serving plan: 70B FP8 at 32k x 20 users on 4x H200 under vLLM fits; on
 
   const clash = run(...args, '--gpus', '8', '--tp', '4');
   assert.equal(clash.status, 2);
-  assert.match(clash.stderr, /gpu_count 8 is not tensor_parallel_size x pipeline_parallel_size = 4 x 1 = 4/);
+  assert.match(clash.stderr, /gpu_count 8 is not tensor_parallel_size x pipeline_parallel_size x data_parallel_size = 4 x 1 x 1 = 4/);
+});
+
+// Issue 11: MoE expert parallel and attention data parallel under vLLM and SGLang.
+test('DeepSeek V3 on 8x H200 under vLLM: expert parallel with DP attention holds 64 users at 32k; tensor parallel does not', () => {
+  const args = ['estimate', '--model', 'deepseek-v3', '--context', '32768', '--batch', '64', '--engine', 'vllm', '--gpu', 'h200-sxm', '--gpus', '8'];
+  const tp = JSON.parse(run(...args, '--json').stdout);
+  assert.equal(tp.serving.moe_layout.id, 'tensor');
+  assert.equal(tp.serving.fits, false);
+  const dpArgs = [...args, '--engine-opt', 'expert_parallel=true', '--engine-opt', 'data_parallel_size=8'];
+  const dp = JSON.parse(run(...dpArgs, '--json').stdout);
+  assert.equal(dp.serving.moe_layout.id, 'expert_dp_attention');
+  assert.equal(dp.serving.moe_layout.experts_per_gpu, 32);
+  assert.equal(dp.serving.tensor_parallel, 1);
+  assert.equal(dp.serving.data_parallel, 8);
+  assert.equal(dp.serving.fits, true);
+  assert.ok(dp.serving.max_users >= 64 && dp.serving.max_users > 4 * tp.serving.max_users, `${dp.serving.max_users} against ${tp.serving.max_users}`);
+  const table = run(...dpArgs);
+  assert.equal(table.status, 0, table.stderr);
+  assert.match(table.stdout, /Serving plan: 8x H200 SXM, 8 data-parallel ranks of one GPU each/);
+  assert.match(table.stdout, /Experts: up to 32 of the 256 experts whole on each GPU \(expert parallel 8\); attention and KV cache per rank \(8 ranks x tensor parallel 1\)/);
+  assert.match(table.stdout, new RegExp(`${dp.serving.max_users} users at 32,768 tokens; 64 requested: they fit`));
+  const emit = run(...dpArgs, '--emit');
+  assert.equal(emit.status, 0, emit.stderr);
+  assert.equal(emit.stdout.trim(), dp.launch.command);
+  assert.match(emit.stdout, / --data-parallel-size 8 --enable-expert-parallel /);
+  assert.doesNotMatch(emit.stdout, /--tensor-parallel-size/);
+  // A dense model has no experts to place: a named error for the knob.
+  const dense = run('estimate', '--model', 'llama-3.1-70b', '--engine', 'vllm', '--gpu', 'h200-sxm', '--gpus', '4', '--engine-opt', 'expert_parallel=true');
+  assert.equal(dense.status, 2);
+  assert.match(dense.stderr, /--engine-opt: vLLM spreads experts .* this model is dense/);
 });
 
 test('llama.cpp over four cards splits the layers: one card\'s bandwidth, not the sum', () => {

@@ -20,6 +20,7 @@ struct DecodeCeiling {
   double active_weight_bytes = 0;  ///< weights read per step (MoE: the experts chosen)
   double kv_read_bytes = 0;        ///< the whole batch's cache at the given context
   double experts_touched = 0;      ///< per MoE layer, expected distinct experts for the batch
+  double expert_read_bytes = 0;    ///< the routed experts' share of active_weight_bytes
   /** The fuller figure, per sequence and for the whole batch. */
   double stream_tokens_per_s = 0;
   double batch_tokens_per_s = 0;

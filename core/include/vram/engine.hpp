@@ -91,6 +91,8 @@ struct EngineBudget {
   std::int64_t kv_tokens = 0;
   double max_concurrency = 0;  ///< sequences of `context` tokens at once
   bool fits = true;
+  /** Attention data-parallel ranks: kv_blocks, kv_tokens and max_concurrency are their sum. */
+  int data_parallel = 1;
 };
 
 /** The model, the formats and the shape of the load. */
@@ -118,7 +120,11 @@ struct InferencePlan {
   double total_bytes = 0;   ///< sum of the terms
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
-  int gpus = 1;  ///< cards serving the model: tensor x pipeline, or llama.cpp's layer split
+  /** vLLM/SGLang attention data-parallel ranks, each with its own requests and KV cache. */
+  int data_parallel = 1;
+  bool expert_parallel = false;  ///< routed experts placed whole on the cards of an MoE layer
+  /** Cards serving the model: tensor x pipeline x data parallel, or llama.cpp's layer split. */
+  int gpus = 1;
   EngineBudget budget;
   std::vector<Message> assumptions;
   std::vector<Message> warnings;
@@ -155,6 +161,14 @@ ModelSpec llamacpp_cache_model(const ModelSpec& model, const nlohmann::json& opt
 
 /** How weights are stored, part by part: [{component, params, format, bits_per_weight, gb}]. */
 nlohmann::json storage_json(const WeightsSize& weights);
+
+/**
+ * The routed experts' share of `weights`: their parameters at the bytes per
+ * parameter of the part that stores them (the "experts" or "linear" part),
+ * else at the average. The rest (attention, dense layers, shared experts,
+ * embeddings, router) is what tensor parallelism splits.
+ */
+double routed_expert_bytes(const WeightsSize& weights, const ParamTotals& params);
 
 /** The weights of `setup`: uniform format, the checkpoint's tensors, or its declared storage. */
 WeightsSize setup_weights(const InferenceSetup& setup, const ParamTotals& params,

@@ -20,6 +20,8 @@ namespace vram {
 struct LaunchPlan {
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
+  int data_parallel = 1;         ///< attention data-parallel ranks (vLLM, SGLang)
+  bool expert_parallel = false;  ///< routed experts whole over tensor x data parallel cards
   std::int64_t context = 0;
   std::int64_t batch = 1;
   std::int64_t layers = 0;  ///< the model's layers (llama.cpp -ngl is layers + 1: all on the GPU)
@@ -36,7 +38,8 @@ struct LaunchPlan {
  * {engine, version, source, model, args: [{flag, value}], command} for
  * `engine`, or null when it has no launch section (the conventions). A
  * flag whose value equals its listed default, or whose plan value has no
- * entry in its "values" map (the engine's default format), is left out.
+ * entry in its "values" map (the engine's default format), is left out; a
+ * "switch" flag is written alone when its plan value is true.
  * Under a partial offload, an "also" program that cannot express it
  * ("offload_note") carries that note, with its own option, in `notes`.
  */

@@ -25,7 +25,24 @@ struct ServingLayout {
   int nodes = 1;
   /** TP exceeds the KV heads: each card keeps a copy of one KV head (vLLM, SGLang). */
   bool kv_heads_replicated = false;
-  /** "single", "tensor", "tensor_pipeline", "pipeline" (vLLM/SGLang), "layer" (llama.cpp), "sum".
+  /**
+   * Attention data-parallel ranks (vLLM --data-parallel-size, SGLang --dp with
+   * --enable-dp-attention): each rank is `tensor_parallel` cards with its own
+   * requests and KV cache; the MoE layers span all ranks. gpus = tp x pp x dp.
+   */
+  int data_parallel = 1;
+  /** Routed experts placed whole (vLLM --enable-expert-parallel, SGLang --ep-size). */
+  bool expert_parallel = false;
+  /** For MoE models under vLLM/SGLang: "tensor", "expert", "dp_attention", "expert_dp_attention".
+   */
+  std::string moe_layout;
+  /** Cards one MoE layer spans: tensor_parallel x data_parallel. */
+  int moe_group() const { return tensor_parallel * data_parallel; }
+  /** Expert-parallel size: the MoE group with expert parallelism, else 1. */
+  int expert_parallel_size() const { return expert_parallel ? moe_group() : 1; }
+  /**
+   * "single", "tensor", "tensor_pipeline", "pipeline", "data", "data_pipeline" (vLLM/SGLang),
+   * "layer" (llama.cpp), "device_map" (transformers), "sum".
    */
   std::string split = "single";
 };
@@ -40,14 +57,37 @@ struct ServingLayout {
 bool tensor_parallel_legal(const ModelSpec& model, int tp);
 
 /**
+ * Routed experts on the fullest card when `ep` cards share them whole:
+ * vLLM's determine_expert_map gives each rank experts / ep and the first
+ * experts % ep ranks one more, so ceil(experts / ep).
+ */
+std::int64_t experts_per_gpu(const ModelSpec& model, int ep);
+
+/**
+ * Checks an expert-parallel or data-parallel-attention layout against the
+ * model and engine: both need an MoE model; expert parallelism needs at
+ * least one expert per card, and under SGLang experts divisible by the EP
+ * size (its FusedMoE asserts num_experts % ep_size == 0). Named errors on
+ * "engine_options.expert_parallel" and "engine_options.data_parallel_size".
+ * Also fills `layout.moe_layout`.
+ */
+void check_moe_layout(const ModelSpec& model, const EngineProfile& engine, ServingLayout& layout);
+
+/**
  * The layout of `gpus` cards for `engine`: for vLLM and SGLang the largest
- * legal tensor-parallel group that divides `gpus` and fits in one node
- * (`node_size`), and pipeline stages for the rest; llama.cpp splits by
+ * legal tensor-parallel group that divides `gpus` / `data_parallel` and
+ * fits in one node (`node_size`), and pipeline stages for the rest; llama.cpp splits by
  * layers; the conventions add memory up. Throws vram::Error (field
- * "gpu_count") when no legal layout exists (more stages than layers).
+ * "gpu_count") when no legal layout exists (more stages than layers,
+ * `gpus` not a multiple of `data_parallel`), and check_moe_layout's errors.
  */
 ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine, int gpus,
-                            int node_size);
+                            int node_size, int data_parallel = 1, bool expert_parallel = false);
+
+/** The options' data_parallel_size (1 when the engine has none). */
+int data_parallel_of(const nlohmann::json& options);
+/** The options' expert_parallel (false when the engine has none). */
+bool expert_parallel_of(const nlohmann::json& options);
 
 /**
  * Resolves the layout of a request: `gpus` (gpu_count) when given, else

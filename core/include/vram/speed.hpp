@@ -47,6 +47,9 @@ SpeedData speed_data_from_json(const nlohmann::json& j);
 struct SpeedLayout {
   int tensor_parallel = 1;  ///< cards reading their share at once
   int stages = 1;           ///< groups running one after another (pipeline, llama.cpp layers)
+  /** Attention data-parallel ranks of tensor_parallel cards; MoE layers span all of them. */
+  int data_parallel = 1;
+  bool expert_parallel = false;  ///< routed experts whole: all-to-all dispatch and combine
 };
 
 /** The expected decode speed, beside its bandwidth ceiling. All per step unless named. */
@@ -59,6 +62,7 @@ struct DecodeSpeed {
   double compute_s = 0;   ///< 2 x active params x batch at the utilisation (0: TFLOP/s unknown)
   double fixed_s = 0;     ///< per-layer and per-step costs
   double allreduce_s = 0;
+  double alltoall_s = 0;  ///< MoE layers' dispatch and combine over the data-parallel group
   double hops_s = 0;
   double host_s = 0;  ///< bytes read from host memory (partial offload)
   double step_s = 0;
@@ -78,10 +82,25 @@ struct PrefillSpeed {
 };
 
 /**
+ * The bandwidth one step reads its bytes at, as if spread evenly: one
+ * card's x tensor_parallel; with data-parallel ranks, one card's x the
+ * step's bytes over the bytes the fullest card reads (the non-expert
+ * weights over its rank's TP, the experts and the caches over the group).
+ */
+double step_bandwidth_gbps(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
+                           const SpeedLayout& layout, std::int64_t batch);
+
+/**
  * Expected decode: the ceiling of decode_ceiling over `layout.tensor_parallel`
  * cards, divided by the profile's efficiency, plus fixed costs per layer and
  * step, the tensor-parallel all-reduces over the card's link and a hop per
  * stage boundary; at least the matrix products at the card's dense TFLOP/s.
+ * With attention data parallelism (`layout.data_parallel` ranks), each card
+ * reads the non-expert weights over its rank's TP, and the experts touched
+ * by all users and its rank's cache over the whole group; attention
+ * all-reduces run within a rank on its users, and each MoE layer's
+ * dispatch and combine move every rank's tokens over the link (k copies
+ * each under expert parallelism, one gathered copy without it).
  */
 DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
                             const SpeedLayout& layout, std::int64_t batch,

@@ -231,6 +231,7 @@ export class CalculatorView {
       out.push(h('section', { class: 'block serving', dataset: { fits: String(serving.fits) } },
         h('h3', {}, t('serving.title', { count: serving.gpus, name: result.gpu.name })), facts([
           [t('serving.layout'), say(serving.layout)],
+          [t('serving.moeLayout'), serving.moe_layout ? say(serving.moe_layout.label) : null],
           [t('serving.perGpu'), mem(serving.per_gpu_gb)],
           [t('serving.total'), mem(serving.total_gb)],
           [t('serving.kvPerGpu'), room(serving.kv_budget_gb)],
