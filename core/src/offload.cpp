@@ -63,6 +63,7 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
   }
   p.head_bytes = m.tied_embeddings ? p.embedding_bytes : head;
   p.tied_head = m.tied_embeddings;
+  p.ngl_counts_output = options.value("ngl_counts_output", true);
   const double repeating =
       std::max(0.0, total - p.embedding_bytes - (m.tied_embeddings ? 0.0 : p.head_bytes));
   experts = std::min(experts, repeating);
@@ -114,17 +115,38 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
   return p;
 }
 
+namespace {
+
+/** What -ngl `ngl` puts on the GPU: repeating layers, and whether the output layer. */
+struct Slots {
+  int repeating = 0;
+  bool head = false;
+};
+
+Slots slots_of(const OffloadParts& p, int ngl) {
+  const int n = static_cast<int>(p.layer_bytes.size());
+  if (p.ngl_counts_output) {
+    // n_layer + 1 slots, the output layer first to the GPU (i_gpu_start = n_layer + 1 - N).
+    const int slots = std::clamp(ngl, 0, n + 1);
+    return {std::max(0, slots - 1), slots > 0};
+  }
+  // Older builds: N repeating layers (i_gpu_start = n_layer - N), the output only at n_layer + 1.
+  return {std::clamp(ngl, 0, n), ngl > n};
+}
+
+}  // namespace
+
 double placement_card_bytes(const OffloadParts& p, int ngl, int n_cpu_moe, int cards) {
   const int n = static_cast<int>(p.layer_bytes.size());
-  const int slots = std::clamp(ngl, 0, n + 1);  // -ngl counts n_layer + 1, the output layer last
-  const int on_gpu = std::max(0, slots - 1);
+  const Slots slots = slots_of(p, ngl);
+  const int on_gpu = slots.repeating;
   const int split = std::max(1, cards);
   const int per_card = (on_gpu + split - 1) / split;
   const int first = n - on_gpu;
   double fullest = 0;
   // The layer split gives each card a run of the GPU layers; the last one also holds the output.
   for (int card = 0; card < split; ++card) {
-    double held = card == split - 1 && slots > 0 ? p.head_bytes : 0.0;
+    double held = card == split - 1 && slots.head ? p.head_bytes : 0.0;
     const int lo = first + card * per_card;
     for (int i = lo; i < std::min(n, lo + per_card); ++i) {
       const auto at = static_cast<std::size_t>(i);
@@ -137,7 +159,9 @@ double placement_card_bytes(const OffloadParts& p, int ngl, int n_cpu_moe, int c
 
 double offload_card_bytes(const OffloadParts& p, int gpu_layers, int n_cpu_moe, int cards) {
   const int n = static_cast<int>(p.layer_bytes.size());
-  return placement_card_bytes(p, std::clamp(gpu_layers, 0, n) + 1, n_cpu_moe, cards);
+  OffloadParts counted = p;  // the output layer on the GPU, as today's -ngl counts it
+  counted.ngl_counts_output = true;
+  return placement_card_bytes(counted, std::clamp(gpu_layers, 0, n) + 1, n_cpu_moe, cards);
 }
 
 namespace {
@@ -151,14 +175,14 @@ bool has_experts(const OffloadParts& p) {
 OffloadPlan describe(const OffloadParts& p, int ngl, int n_cpu_moe, double capacity, int cards) {
   OffloadPlan o;
   o.layers = static_cast<int>(p.layer_bytes.size());
-  const int slots = std::clamp(ngl, 0, o.layers + 1);
-  o.gpu_layers = std::max(0, slots - 1);
+  const Slots slots = slots_of(p, ngl);
+  o.gpu_layers = slots.repeating;
   o.ngl = ngl;
   o.n_cpu_moe = n_cpu_moe;
   o.capacity_bytes = capacity;
   o.per_gpu_bytes = placement_card_bytes(p, ngl, n_cpu_moe, cards);
   o.fits = o.per_gpu_bytes <= capacity;
-  o.gpu_weights_bytes = slots > 0 ? p.head_bytes : 0.0;
+  o.gpu_weights_bytes = slots.head ? p.head_bytes : 0.0;
   o.host_weights_bytes = p.embedding_bytes;
   double host_experts = 0;
   const int first = o.layers - o.gpu_layers;
@@ -178,15 +202,15 @@ OffloadPlan describe(const OffloadParts& p, int ngl, int n_cpu_moe, double capac
       host_experts += experts;
     }
   }
-  if (slots == 0) {
-    // -ngl 0: the output layer is read from host memory too (a tied model's is token_embd).
+  if (!slots.head) {
+    // The output layer in host memory too (a tied model's is token_embd).
     o.host_weights_bytes += p.tied_head ? 0.0 : p.head_bytes;
     o.host_read_bytes += p.head_bytes;
   }
   o.host_read_bytes += o.host_kv_bytes;
-  o.kind = first > 0 || slots == 0 ? OffloadPlan::Kind::kLayers
-           : host_experts > 0      ? OffloadPlan::Kind::kExperts
-                                   : OffloadPlan::Kind::kNone;
+  o.kind = first > 0 || !slots.head ? OffloadPlan::Kind::kLayers
+           : host_experts > 0       ? OffloadPlan::Kind::kExperts
+                                    : OffloadPlan::Kind::kNone;
   // The host computes its layers or experts in a buffer of its own, taken as large as the GPU's.
   o.host_compute_bytes = o.kind != OffloadPlan::Kind::kNone ? p.compute_bytes : 0.0;
   o.host_bytes = o.host_weights_bytes + o.host_kv_bytes + o.host_compute_bytes;
@@ -216,10 +240,10 @@ OffloadPlan plan_offload(const OffloadParts& p, double capacity_bytes, int cards
       }
     }
   }
-  // The most whole layers on the GPU, at least one on the host.
-  for (int l = n - 1; l >= 0; --l) {
-    if (offload_card_bytes(p, l, 0, cards) <= capacity_bytes) {
-      return describe(p, l + 1, 0, capacity_bytes, cards);
+  // The most whole layers on the GPU, at least one (or the output layer) on the host.
+  for (int ngl = n; ngl >= 1; --ngl) {
+    if (placement_card_bytes(p, ngl, 0, cards) <= capacity_bytes) {
+      return describe(p, ngl, 0, capacity_bytes, cards);
     }
   }
   return none;

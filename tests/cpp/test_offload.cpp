@@ -472,3 +472,39 @@ TEST_CASE("gpu_layers and n_cpu_moe are checked: a named error for each bad valu
     }
   }
 }
+
+TEST_CASE(
+    "ngl_counts_output off: -ngl N is N repeating layers, the output layer on the GPU only above "
+    "n_layer") {
+  for (const std::string id : kModels) {
+    CAPTURE(id);
+    Sized s = sized(id, "q4_k_m", 8192);
+    const int n = layers_of(s.model);
+    const double tied = s.model.tied_embeddings ? s.parts.embedding_bytes : 0.0;
+    vram::OffloadParts old = s.parts;
+    old.ngl_counts_output = false;
+    double before = -1;
+    for (int ngl = 0; ngl <= n + 2; ++ngl) {
+      CAPTURE(ngl);
+      const vram::OffloadPlan o = vram::place_offload(old, ngl, 0, 1e300, 1);
+      CHECK(o.ngl == ngl);
+      CHECK(o.gpu_layers == std::min(ngl, n));
+      const bool head = ngl > n;
+      CHECK(o.host_weights_bytes + o.gpu_weights_bytes ==
+            doctest::Approx(s.plan.weights.bytes + (head ? tied : 0.0)).epsilon(1e-9));
+      CHECK(o.per_gpu_bytes >= before);
+      before = o.per_gpu_bytes;
+      // The same tensors as today's count one slot further, less the output layer below n_layer
+      // + 1.
+      const vram::OffloadPlan today =
+          vram::place_offload(s.parts, std::min(ngl, n) + 1, 0, 1e300, 1);
+      CHECK(o.gpu_weights_bytes ==
+            doctest::Approx(today.gpu_weights_bytes - (head ? 0.0 : s.parts.head_bytes)));
+      CHECK(o.host_kv_bytes == doctest::Approx(today.host_kv_bytes));
+    }
+    // The plan's own pick under the old count never exceeds the card either.
+    const double full = vram::offload_card_bytes(s.parts, n, 0, 1);
+    const vram::OffloadPlan pick = vram::plan_offload(old, full * 0.6, 1);
+    if (pick.kind != vram::OffloadPlan::Kind::kNone) CHECK(pick.per_gpu_bytes <= full * 0.6);
+  }
+}

@@ -26,9 +26,12 @@ namespace vram {
 
 /** Where a model's bytes sit under llama.cpp, layer by layer. */
 struct OffloadParts {
-  double embedding_bytes = 0;         ///< token_embd: host memory, always
-  double head_bytes = 0;              ///< the output layer (a tied model's copy of token_embd)
-  bool tied_head = false;             ///< the output layer is token_embd (host memory has it)
+  double embedding_bytes = 0;  ///< token_embd: host memory, always
+  double head_bytes = 0;       ///< the output layer (a tied model's copy of token_embd)
+  bool tied_head = false;      ///< the output layer is token_embd (host memory has it)
+  /** -ngl counts the output layer as one of n_layer + 1 slots (today's builds; the knob
+   * ngl_counts_output); false: N repeating layers, the output only at n_layer + 1. */
+  bool ngl_counts_output = true;
   std::vector<double> layer_bytes;    ///< each repeating layer's weights
   std::vector<double> experts_bytes;  ///< its routed expert tensors (0 for dense layers)
   std::vector<double> kv_bytes;       ///< its KV cache, n_ctx cells
