@@ -1,5 +1,6 @@
 #include "args.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -7,6 +8,7 @@
 
 #include "vram/api.hpp"
 #include "vram/error.hpp"
+#include "vram/schema.hpp"
 
 namespace vramcli {
 
@@ -172,14 +174,20 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
         json& target = parsed.request[spec->key];
         if (text == "true" || text == "false") {
           target[key] = text == "true";
+        } else if (text == vram::kAuto) {
+          target[key] = text;  // a knob the plan picks; the core says which knobs take it
         } else {
           target[key] = parse_number(text, flag + " " + key);
         }
         break;
       }
-      case FlagKind::kEngineInt:
-        parsed.request["engine_options"][spec->key] = parse_int(value, flag);
+      case FlagKind::kEngineInt: {
+        const json words = spec->field.value("choices", json::array());
+        const bool word = std::find(words.begin(), words.end(), json(value)) != words.end();
+        parsed.request["engine_options"][spec->key] =
+            word ? json(value) : json(parse_int(value, flag));
         break;
+      }
       case FlagKind::kCli:
         if (spec->key == "lang") parsed.lang = value;
         break;

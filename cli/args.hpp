@@ -29,8 +29,8 @@ enum class FlagKind {
   kFalse,  ///< a switch that sets its field to false (--no-checkpointing)
   kJsonFile,
   kList,
-  kKeyValue,   ///< repeatable KEY=VALUE into an object (numbers and true/false)
-  kEngineInt,  ///< a whole number into engine_options.<key>
+  kKeyValue,   ///< repeatable KEY=VALUE into an object (numbers, true/false, a knob's word)
+  kEngineInt,  ///< a whole number, or one of the knob's words ("auto"), into engine_options.<key>
   kCli,        ///< a flag of the CLI itself (--lang): not part of the request
 };
 

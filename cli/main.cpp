@@ -121,6 +121,15 @@ std::vector<FlagSpec> command_flags(const json& schema, const std::string& comma
       if (knob.at("name") == "tensor_parallel_size")
         specs.push_back({"--tp", "tensor_parallel_size", FlagKind::kEngineInt, knob});
     }
+    // llama.cpp's placement: --gpu-layers (its -ngl) and --n-cpu-moe, a number or "auto".
+    for (const json& knob : schema.at("engines").at("llamacpp")) {
+      const std::string name = knob.at("name").get<std::string>();
+      if (name == "gpu_layers" || name == "n_cpu_moe") {
+        std::string flag = "--" + name;
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        specs.push_back({flag, name, FlagKind::kEngineInt, knob});
+      }
+    }
   }
   if (command == "estimate" || command == "inspect") {
     // Checkpoint files: read by the CLI (checkpoint_files.hpp), sent as "checkpoint".

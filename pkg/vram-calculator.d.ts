@@ -227,16 +227,24 @@ export interface EstimateResult {
     cards_needed: number | null;
     cards_searched: number;
     /**
-     * llama.cpp only, when the cards cannot hold the whole model: the most
-     * that fits on them and the rest in host RAM (docs/cli.md, "Partial offload").
+     * llama.cpp only, when the cards cannot hold the whole model (the most
+     * that fits on them and the rest in host RAM), or when the user set the
+     * placement (engine_options gpu_layers, n_cpu_moe): exactly that one
+     * (docs/cli.md, "Partial offload").
      */
     offload?: {
-      kind: 'layers' | 'experts';
+      /** "none": the user's placement keeps everything on the GPU (and does not fit). */
+      kind: 'layers' | 'experts' | 'none';
+      /** "user": the engine options set it; "auto": the calculator picked it. */
+      placement: 'user' | 'auto';
+      /** Whether per_gpu_gb holds capacity_per_gpu_gb. */
+      fits: boolean;
       layers: number;
+      /** Repeating layers on the GPU. */
       gpu_layers: number;
-      /** -ngl: gpu_layers + 1 (the output layer). */
+      /** -ngl as the command carries it: gpu_layers + 1 (the output layer), or the number typed. */
       ngl: number;
-      /** --n-cpu-moe: layers whose routed experts stay in host RAM (0 for kind "layers"). */
+      /** --n-cpu-moe: layers whose routed experts stay in host RAM. */
       n_cpu_moe: number;
       per_gpu_gb: number;
       capacity_per_gpu_gb: number;
@@ -249,6 +257,7 @@ export interface EstimateResult {
       host_read_gb: number;
       host_bandwidth_gbps: number;
       host_efficiency: number;
+      /** null when the placement does not fit (no speed for a setup that does not run). */
       decode: {
         ceiling_tokens_per_s: number;
         expected_tokens_per_s: number;
@@ -256,8 +265,12 @@ export interface EstimateResult {
         step_ms: { gpu: number; host: number; fixed: number; hops: number; total: number };
         min_tokens_per_s: number;
         meets_floor: boolean;
-      };
-      /** offload.layers or offload.experts: what the page's fit line says. */
+      } | null;
+      /** A user's placement that does not fit: the calculator's own pick; null otherwise or when nothing fits. */
+      suggested: { ngl: number; n_cpu_moe: number; per_gpu_gb: number; host_gb: number } | null;
+      /** The placement as the command writes it (offload.flags_layers, offload.flags_experts). */
+      flags: Message;
+      /** offload.layers, offload.experts, offload.all, or offload.short (does not fit): what the page's fit line says. */
       headline: Message;
     };
   };

@@ -49,6 +49,13 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
   knob.min_exclusive = jr::opt_bool(limits, "min_exclusive", where).value_or(false);
   knob.max_exclusive = jr::opt_bool(limits, "max_exclusive", where).value_or(false);
   knob.unit = jr::opt_string(limits, "unit", where).value_or("");
+  // "auto": the plan picks the value (llama.cpp's placement); the knob takes the word or a number.
+  if (jr::opt_bool(limits, "auto", where).value_or(false)) {
+    if (knob.type == FieldType::kBool) {
+      throw Error("internal", where + ".auto", where + ".auto needs a number type");
+    }
+    knob.choices = {kAuto};
+  }
   knob.modes = kInferenceMode;
   knob.help = "help.engine_options." + key;
   if (knob.type != FieldType::kBool && (!knob.min || !knob.max)) {
@@ -176,8 +183,9 @@ json engine_options(const EngineProfile& engine, const json& options, const std:
     }
     check_value(*knob, *it, field);
     // Whole numbers stay whole (4.0 arrives as 4), so answers print them so.
-    merged[it.key()] =
-        knob->type == FieldType::kInt ? json(static_cast<std::int64_t>(it->get<double>())) : *it;
+    merged[it.key()] = knob->type == FieldType::kInt && it->is_number()
+                           ? json(static_cast<std::int64_t>(it->get<double>()))
+                           : *it;
   }
   return merged;
 }

@@ -150,44 +150,106 @@ void add_expected(json& out, const DecodeSpeed& d, double floor) {
   out["meets_floor"] = d.expected_tokens_per_s >= floor;
 }
 
-/** A partial offload (offload.hpp) with its speed: what sits where, and the headline. */
+/** A placement knob's value: nullopt for "auto" (the plan picks). */
+std::optional<int> placement_knob(const json& options, const char* key) {
+  const auto it = options.find(key);
+  if (it == options.end() || !it->is_number()) return std::nullopt;
+  return static_cast<int>(it->get<std::int64_t>());
+}
+
+/** The flag llama-server takes for a plan value (data/engines.json's launch flags). */
+std::string launch_flag(const EngineProfile& engine, const char* carries) {
+  if (engine.launch.is_object()) {
+    for (const json& f : engine.launch.at("flags")) {
+      if (f.at("carries") == carries) return f.at("flag").get<std::string>();
+    }
+  }
+  throw Error("internal", "engines.launch", std::string("no launch flag carries ") + carries);
+}
+
+/** "-ngl N", with "--n-cpu-moe K" when it is given: a placement as the command writes it. */
+Message placement_flags(const OffloadPlan& o, const EngineProfile& engine) {
+  const std::string ngl = launch_flag(engine, "gpu_layers");
+  return o.n_cpu_moe > 0 ? Message{"offload.flags_experts",
+                                   {{"ngl_flag", ngl},
+                                    {"ngl", o.ngl},
+                                    {"moe_flag", launch_flag(engine, "n_cpu_moe")},
+                                    {"n_cpu_moe", o.n_cpu_moe}}}
+                         : Message{"offload.flags_layers", {{"ngl_flag", ngl}, {"ngl", o.ngl}}};
+}
+
+/** The plan's own pick beside a user's placement that does not fit: what the user may take. */
+json suggestion(const OffloadPlan* s) {
+  if (s == nullptr || s->kind == OffloadPlan::Kind::kNone) return nullptr;
+  return {{"ngl", s->ngl},
+          {"n_cpu_moe", s->n_cpu_moe},
+          {"per_gpu_gb", bytes_to_gb(s->per_gpu_bytes)},
+          {"host_gb", bytes_to_gb(s->host_bytes)}};
+}
+
+/** A partial offload (offload.hpp) with its speed: what sits where, and the headline. Speed only
+ * for a placement that fits. */
 json offload_json(const OffloadPlan& o, const DecodeSpeed& d, double host_bandwidth_gbps,
-                  double host_efficiency, double floor, int cards) {
+                  double host_efficiency, double floor, int cards, const std::string& gpu,
+                  const EngineProfile& engine) {
   const bool experts = o.kind == OffloadPlan::Kind::kExperts;
-  return {{"kind", experts ? "experts" : "layers"},
-          {"layers", o.layers},
-          {"gpu_layers", o.gpu_layers},
-          {"ngl", o.ngl},
-          {"n_cpu_moe", o.n_cpu_moe},
-          {"per_gpu_gb", bytes_to_gb(o.per_gpu_bytes)},
-          {"capacity_per_gpu_gb", bytes_to_gb(o.capacity_bytes)},
-          {"gpu_weights_gb", bytes_to_gb(o.gpu_weights_bytes)},
-          {"host_weights_gb", bytes_to_gb(o.host_weights_bytes)},
-          {"host_kv_gb", bytes_to_gb(o.host_kv_bytes)},
-          {"host_compute_gb", bytes_to_gb(o.host_compute_bytes)},
-          {"host_gb", bytes_to_gb(o.host_bytes)},
-          {"host_read_gb", bytes_to_gb(o.host_read_bytes)},
-          {"host_bandwidth_gbps", host_bandwidth_gbps},
-          {"host_efficiency", host_efficiency},
-          {"decode",
-           {{"ceiling_tokens_per_s", d.ceiling_tokens_per_s},
-            {"expected_tokens_per_s", d.expected_tokens_per_s},
-            {"expected_batch_tokens_per_s", d.expected_batch_tokens_per_s},
-            {"step_ms",
-             {{"gpu", d.memory_s * 1e3},
-              {"host", d.host_s * 1e3},
-              {"fixed", d.fixed_s * 1e3},
-              {"hops", d.hops_s * 1e3},
-              {"total", d.step_s * 1e3}}},
-            {"min_tokens_per_s", floor},
-            {"meets_floor", d.expected_tokens_per_s >= floor}}},
-          {"headline", Message{experts ? "offload.experts" : "offload.layers",
-                               {{"gpu_layers", o.gpu_layers},
-                                {"layers", o.layers},
-                                {"n_cpu_moe", o.n_cpu_moe},
-                                {"cards", cards},
-                                {"host", o.host_bytes},
-                                {"tokens", d.expected_tokens_per_s}}}}};
+  json out = {{"kind", experts                                ? "experts"
+                       : o.kind == OffloadPlan::Kind::kLayers ? "layers"
+                                                              : "none"},
+              {"placement", o.user ? "user" : "auto"},
+              {"fits", o.fits},
+              {"layers", o.layers},
+              {"gpu_layers", o.gpu_layers},
+              {"ngl", o.ngl},
+              {"n_cpu_moe", o.n_cpu_moe},
+              {"per_gpu_gb", bytes_to_gb(o.per_gpu_bytes)},
+              {"capacity_per_gpu_gb", bytes_to_gb(o.capacity_bytes)},
+              {"gpu_weights_gb", bytes_to_gb(o.gpu_weights_bytes)},
+              {"host_weights_gb", bytes_to_gb(o.host_weights_bytes)},
+              {"host_kv_gb", bytes_to_gb(o.host_kv_bytes)},
+              {"host_compute_gb", bytes_to_gb(o.host_compute_bytes)},
+              {"host_gb", bytes_to_gb(o.host_bytes)},
+              {"host_read_gb", bytes_to_gb(o.host_read_bytes)},
+              {"host_bandwidth_gbps", host_bandwidth_gbps},
+              {"host_efficiency", host_efficiency},
+              {"suggested", suggestion(o.suggested.get())},
+              {"flags", placement_flags(o, engine)}};
+  if (!o.fits) {
+    const OffloadPlan* s = o.suggested.get();
+    out["decode"] = nullptr;
+    out["headline"] =
+        Message{"offload.short",
+                {{"placement", placement_flags(o, engine)},
+                 {"need", o.per_gpu_bytes},
+                 {"capacity", o.capacity_bytes},
+                 {"gpu", gpu},
+                 {"suggestion",
+                  s == nullptr || s->kind == OffloadPlan::Kind::kNone
+                      ? Message{"offload.suggest_none"}
+                      : Message{"offload.suggest", {{"placement", placement_flags(*s, engine)}}}}}};
+    return out;
+  }
+  out["decode"] = {{"ceiling_tokens_per_s", d.ceiling_tokens_per_s},
+                   {"expected_tokens_per_s", d.expected_tokens_per_s},
+                   {"expected_batch_tokens_per_s", d.expected_batch_tokens_per_s},
+                   {"step_ms",
+                    {{"gpu", d.memory_s * 1e3},
+                     {"host", d.host_s * 1e3},
+                     {"fixed", d.fixed_s * 1e3},
+                     {"hops", d.hops_s * 1e3},
+                     {"total", d.step_s * 1e3}}},
+                   {"min_tokens_per_s", floor},
+                   {"meets_floor", d.expected_tokens_per_s >= floor}};
+  out["headline"] = Message{experts                                ? "offload.experts"
+                            : o.kind == OffloadPlan::Kind::kLayers ? "offload.layers"
+                                                                   : "offload.all",
+                            {{"gpu_layers", o.gpu_layers},
+                             {"layers", o.layers},
+                             {"n_cpu_moe", o.n_cpu_moe},
+                             {"cards", cards},
+                             {"host", o.host_bytes},
+                             {"tokens", d.expected_tokens_per_s}}};
+  return out;
 }
 
 json prefill_json(const PrefillSpeed& p, std::int64_t prompt) {
@@ -566,12 +628,32 @@ json estimate_json(const Catalog& catalog, const json& request) {
   out["measured_error"] = measured_error(catalog, "inference", "note.measured_error_inference");
   // llama.cpp on cards that cannot hold it all: the most that fits on them,
   // the rest in host memory (offload.hpp).
+  // The user's own placement (knobs gpu_layers, n_cpu_moe) is used as given.
   std::optional<OffloadPlan> offload;
-  if (gpu != nullptr && engine.profile->kind == EngineKind::kLlamacpp &&
-      !serving_fit(plan, *engine.profile, *gpu, gpus, setup.context, setup.batch).fits) {
-    const OffloadPlan o = plan_offload(offload_parts(setup, plan, plan.options),
-                                       gpus.usable_bytes(*gpu), static_cast<int>(gpu_count));
-    if (o.kind != OffloadPlan::Kind::kNone) offload = o;
+  const bool llamacpp = engine.profile->kind == EngineKind::kLlamacpp;
+  const std::optional<int> user_ngl =
+      llamacpp ? placement_knob(plan.options, "gpu_layers") : std::nullopt;
+  const std::optional<int> user_moe =
+      llamacpp ? placement_knob(plan.options, "n_cpu_moe") : std::nullopt;
+  const bool placed = user_ngl || user_moe;
+  if (gpu != nullptr && llamacpp) {
+    const bool fits_whole =
+        serving_fit(plan, *engine.profile, *gpu, gpus, setup.context, setup.batch).fits;
+    if (placed) {
+      const OffloadPlan o =
+          place_offload(offload_parts(setup, plan, plan.options), user_ngl, user_moe,
+                        gpus.usable_bytes(*gpu), static_cast<int>(gpu_count));
+      // All on the GPU and held: the plan itself, nothing to add.
+      if (o.kind != OffloadPlan::Kind::kNone || !o.fits || !fits_whole) offload = o;
+    } else if (!fits_whole) {
+      const OffloadPlan o = plan_offload(offload_parts(setup, plan, plan.options),
+                                         gpus.usable_bytes(*gpu), static_cast<int>(gpu_count));
+      if (o.kind != OffloadPlan::Kind::kNone) offload = o;
+    }
+  } else if (placed) {
+    // Without a card there is nothing to place against.
+    warnings.push_back(Message{"warning.placement_no_gpu"});
+    out["warnings"] = warnings;
   }
   // The command that runs this plan under its engine (none for the conventions).
   if (!engine.profile->launch.is_null()) {
@@ -590,6 +672,10 @@ json estimate_json(const Catalog& catalog, const json& request) {
     if (offload) {
       lp.gpu_layers = offload->ngl;
       lp.n_cpu_moe = offload->n_cpu_moe;
+    } else if (placed) {
+      // The numbers the user typed are the numbers the command carries.
+      if (user_ngl) lp.gpu_layers = *user_ngl;
+      if (user_moe) lp.n_cpu_moe = *user_moe;
     }
     out["launch"] = launch_json(*engine.profile, lp);
   }
@@ -665,8 +751,9 @@ json estimate_json(const Catalog& catalog, const json& request) {
       const DecodeSpeed ds = expected_offload_decode(
           model, plan, *gpu, speed_layout(*engine.profile, 1, 1, static_cast<int>(gpu_count)),
           setup.batch, format_id, speed, catalog.speed, offload->host_read_bytes, host_bw);
-      out["serving"]["offload"] = offload_json(*offload, ds, host_bw, speed.host_efficiency,
-                                               req.min_tokens_per_s, static_cast<int>(gpu_count));
+      out["serving"]["offload"] =
+          offload_json(*offload, ds, host_bw, speed.host_efficiency, req.min_tokens_per_s,
+                       static_cast<int>(gpu_count), gpu->name, *engine.profile);
       out["assumptions"].push_back(Message{"assumption.offload",
                                            {{"compute", offload->host_compute_bytes},
                                             {"bandwidth", host_bw},

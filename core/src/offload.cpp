@@ -62,6 +62,8 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
     experts = c.experts_routed * rate(plan.weights, average, {"experts", "linear"});
   }
   p.head_bytes = m.tied_embeddings ? p.embedding_bytes : head;
+  p.tied_head = m.tied_embeddings;
+  p.ngl_counts_output = options.value("ngl_counts_output", true);
   const double repeating =
       std::max(0.0, total - p.embedding_bytes - (m.tied_embeddings ? 0.0 : p.head_bytes));
   experts = std::min(experts, repeating);
@@ -113,15 +115,38 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
   return p;
 }
 
-double offload_card_bytes(const OffloadParts& p, int gpu_layers, int n_cpu_moe, int cards) {
+namespace {
+
+/** What -ngl `ngl` puts on the GPU: repeating layers, and whether the output layer. */
+struct Slots {
+  int repeating = 0;
+  bool head = false;
+};
+
+Slots slots_of(const OffloadParts& p, int ngl) {
   const int n = static_cast<int>(p.layer_bytes.size());
-  const int on_gpu = std::clamp(gpu_layers, 0, n);
-  const int per_card = (on_gpu + cards - 1) / std::max(1, cards);
+  if (p.ngl_counts_output) {
+    // n_layer + 1 slots, the output layer first to the GPU (i_gpu_start = n_layer + 1 - N).
+    const int slots = std::clamp(ngl, 0, n + 1);
+    return {std::max(0, slots - 1), slots > 0};
+  }
+  // Older builds: N repeating layers (i_gpu_start = n_layer - N), the output only at n_layer + 1.
+  return {std::clamp(ngl, 0, n), ngl > n};
+}
+
+}  // namespace
+
+double placement_card_bytes(const OffloadParts& p, int ngl, int n_cpu_moe, int cards) {
+  const int n = static_cast<int>(p.layer_bytes.size());
+  const Slots slots = slots_of(p, ngl);
+  const int on_gpu = slots.repeating;
+  const int split = std::max(1, cards);
+  const int per_card = (on_gpu + split - 1) / split;
   const int first = n - on_gpu;
   double fullest = 0;
   // The layer split gives each card a run of the GPU layers; the last one also holds the output.
-  for (int card = 0; card < std::max(1, cards); ++card) {
-    double held = card == cards - 1 ? p.head_bytes : 0.0;
+  for (int card = 0; card < split; ++card) {
+    double held = card == split - 1 && slots.head ? p.head_bytes : 0.0;
     const int lo = first + card * per_card;
     for (int i = lo; i < std::min(n, lo + per_card); ++i) {
       const auto at = static_cast<std::size_t>(i);
@@ -132,21 +157,35 @@ double offload_card_bytes(const OffloadParts& p, int gpu_layers, int n_cpu_moe, 
   return fullest + p.compute_bytes + p.context_bytes;
 }
 
+double offload_card_bytes(const OffloadParts& p, int gpu_layers, int n_cpu_moe, int cards) {
+  const int n = static_cast<int>(p.layer_bytes.size());
+  OffloadParts counted = p;  // the output layer on the GPU, as today's -ngl counts it
+  counted.ngl_counts_output = true;
+  return placement_card_bytes(counted, std::clamp(gpu_layers, 0, n) + 1, n_cpu_moe, cards);
+}
+
 namespace {
 
-OffloadPlan describe(const OffloadParts& p, OffloadPlan::Kind kind, int gpu_layers, int n_cpu_moe,
-                     double capacity, int cards) {
+bool has_experts(const OffloadParts& p) {
+  return std::any_of(p.experts_bytes.begin(), p.experts_bytes.end(),
+                     [](double b) { return b > 0; });
+}
+
+/** The plan for -ngl `ngl` (as typed: above n_layer + 1 means all) and --n-cpu-moe `n_cpu_moe`. */
+OffloadPlan describe(const OffloadParts& p, int ngl, int n_cpu_moe, double capacity, int cards) {
   OffloadPlan o;
-  o.kind = kind;
   o.layers = static_cast<int>(p.layer_bytes.size());
-  o.gpu_layers = gpu_layers;
-  o.ngl = gpu_layers + 1;
+  const Slots slots = slots_of(p, ngl);
+  o.gpu_layers = slots.repeating;
+  o.ngl = ngl;
   o.n_cpu_moe = n_cpu_moe;
   o.capacity_bytes = capacity;
-  o.per_gpu_bytes = offload_card_bytes(p, gpu_layers, n_cpu_moe, cards);
-  o.gpu_weights_bytes = p.head_bytes;
+  o.per_gpu_bytes = placement_card_bytes(p, ngl, n_cpu_moe, cards);
+  o.fits = o.per_gpu_bytes <= capacity;
+  o.gpu_weights_bytes = slots.head ? p.head_bytes : 0.0;
   o.host_weights_bytes = p.embedding_bytes;
-  const int first = o.layers - gpu_layers;
+  double host_experts = 0;
+  const int first = o.layers - o.gpu_layers;
   for (int i = 0; i < o.layers; ++i) {
     const auto at = static_cast<std::size_t>(i);
     const double experts = i < n_cpu_moe ? p.experts_bytes[at] : 0.0;
@@ -160,11 +199,20 @@ OffloadPlan describe(const OffloadParts& p, OffloadPlan::Kind kind, int gpu_laye
       o.gpu_weights_bytes += p.layer_bytes[at] - experts;
       o.host_weights_bytes += experts;
       o.host_read_bytes += experts * p.experts_read_share;
+      host_experts += experts;
     }
   }
+  if (!slots.head) {
+    // The output layer in host memory too (a tied model's is token_embd).
+    o.host_weights_bytes += p.tied_head ? 0.0 : p.head_bytes;
+    o.host_read_bytes += p.head_bytes;
+  }
   o.host_read_bytes += o.host_kv_bytes;
+  o.kind = first > 0 || !slots.head ? OffloadPlan::Kind::kLayers
+           : host_experts > 0       ? OffloadPlan::Kind::kExperts
+                                    : OffloadPlan::Kind::kNone;
   // The host computes its layers or experts in a buffer of its own, taken as large as the GPU's.
-  o.host_compute_bytes = first > 0 || n_cpu_moe > 0 ? p.compute_bytes : 0.0;
+  o.host_compute_bytes = o.kind != OffloadPlan::Kind::kNone ? p.compute_bytes : 0.0;
   o.host_bytes = o.host_weights_bytes + o.host_kv_bytes + o.host_compute_bytes;
   return o;
 }
@@ -175,27 +223,62 @@ OffloadPlan plan_offload(const OffloadParts& p, double capacity_bytes, int cards
   const int n = static_cast<int>(p.layer_bytes.size());
   OffloadPlan none;
   none.layers = n;
+  none.ngl = n + 1;
   none.capacity_bytes = capacity_bytes;
-  if (offload_card_bytes(p, n, 0, cards) <= capacity_bytes) return none;  // it all fits
-  const bool moe =
-      std::any_of(p.experts_bytes.begin(), p.experts_bytes.end(), [](double b) { return b > 0; });
-  if (moe) {
+  none.fits = false;
+  if (offload_card_bytes(p, n, 0, cards) <= capacity_bytes) {  // it all fits
+    none.fits = true;
+    return none;
+  }
+  if (has_experts(p)) {
     // The fewest layers' experts on the host: every layer's attention stays on the GPU.
     // A dense layer among the first k has none to move (DeepSeek's first layers).
     for (int k = 1; k <= n; ++k) {
       if (p.experts_bytes[static_cast<std::size_t>(k - 1)] <= 0) continue;
       if (offload_card_bytes(p, n, k, cards) <= capacity_bytes) {
-        return describe(p, OffloadPlan::Kind::kExperts, n, k, capacity_bytes, cards);
+        return describe(p, n + 1, k, capacity_bytes, cards);
       }
     }
   }
-  // The most whole layers on the GPU, at least one on the host.
-  for (int l = n - 1; l >= 0; --l) {
-    if (offload_card_bytes(p, l, 0, cards) <= capacity_bytes) {
-      return describe(p, OffloadPlan::Kind::kLayers, l, 0, capacity_bytes, cards);
+  // The most whole layers on the GPU, at least one (or the output layer) on the host.
+  for (int ngl = n; ngl >= 1; --ngl) {
+    if (placement_card_bytes(p, ngl, 0, cards) <= capacity_bytes) {
+      return describe(p, ngl, 0, capacity_bytes, cards);
     }
   }
   return none;
+}
+
+OffloadPlan place_offload(const OffloadParts& p, std::optional<int> ngl,
+                          std::optional<int> n_cpu_moe, double capacity_bytes, int cards) {
+  const int n = static_cast<int>(p.layer_bytes.size());
+  auto fits = [&](int slots, int k) {
+    return placement_card_bytes(p, slots, k, cards) <= capacity_bytes;
+  };
+  int slots = ngl ? *ngl : n + 1;
+  int k = n_cpu_moe ? *n_cpu_moe : 0;
+  if (!ngl && n_cpu_moe) {
+    // -ngl left to the plan: the most slots that fit beside the user's --n-cpu-moe, else all.
+    for (int s = n + 1; s >= 0; --s) {
+      if (fits(s, k)) {
+        slots = s;
+        break;
+      }
+    }
+  } else if (ngl && !n_cpu_moe && has_experts(p)) {
+    // --n-cpu-moe left to the plan: the fewest layers' experts that fit beside the user's -ngl.
+    for (int j = 0; j <= n; ++j) {
+      if (fits(*ngl, j)) {
+        k = j;
+        break;
+      }
+    }
+  }
+  OffloadPlan o = describe(p, slots, k, capacity_bytes, cards);
+  o.user = true;
+  if (!o.fits)
+    o.suggested = std::make_shared<const OffloadPlan>(plan_offload(p, capacity_bytes, cards));
+  return o;
 }
 
 }  // namespace vram

@@ -291,6 +291,14 @@ bool is_finetune_mode(std::string_view mode) { return mode != "inference"; }
 void check_value(const FieldSpec& f, const json& value, const std::string& path) {
   if (value.is_null()) wrong_type(path, f.type, value);
   double number = 0;
+  // A number that may also be a word ("auto"): the word, or a number in range.
+  const bool numeric = f.type == FieldType::kInt || f.type == FieldType::kNumber;
+  if (numeric && !f.choices.empty() && value.is_string()) {
+    const std::string item = value.get<std::string>();
+    if (std::find(f.choices.begin(), f.choices.end(), item) != f.choices.end()) return;
+    invalid(path, std::string("must be ") + wanted(f.type) + " " + range_text(f) + " or '" +
+                      f.choices.front() + "', not '" + Error::quote(item) + "'");
+  }
   switch (f.type) {
     case FieldType::kInt:
       if (!value.is_number()) wrong_type(path, f.type, value);
@@ -389,6 +397,10 @@ json field_json(const FieldSpec& f, const Catalog& catalog) {
   if (range.min_exclusive) out["min_exclusive"] = true;
   if (range.max_exclusive) out["max_exclusive"] = true;
   if (!f.unit.empty()) out["unit"] = f.unit;
+  // A number that also takes a word ("auto"): the words, beside its range.
+  if ((f.type == FieldType::kInt || f.type == FieldType::kNumber) && !f.choices.empty()) {
+    out["choices"] = f.choices;
+  }
   if (f.type == FieldType::kEnum || f.type == FieldType::kList) {
     json choices = f.choices;
     switch (f.source) {

@@ -109,3 +109,89 @@ test('the offload in Persian and Arabic: worded by the catalogs, numbers in the 
     }
   }
 });
+
+/** Waits until the launch command (inside the shadow root) contains `part`. */
+const commandHas = (page, part) => page.waitForFunction(
+  (p) => (document.querySelector('vram-calculator')?.shadowRoot?.querySelector('section.launch')?.textContent || '').includes(p),
+  part, { timeout: 5000 });
+
+// The user's own placement: -ngl typed into the llama.cpp options, the
+// numbers for it on the page, in the address, and back after a reload.
+test('Layers on the GPU typed on the page: the numbers follow, the address carries it, a reload restores it', async () => {
+  const auto = (await core()).estimate(DENSE).serving.offload;
+  const typed = (await core()).estimate({ ...DENSE, engine_options: { gpu_layers: 30 } }).serving.offload;
+  const over = (await core()).estimate({ ...DENSE, engine_options: { gpu_layers: 60 } }).serving.offload;
+  assert.equal(typed.placement, 'user');
+  assert.ok(typed.per_gpu_gb < auto.per_gpu_gb && typed.host_gb > auto.host_gb);
+  const browser = await openPage(query(DENSE));
+  try {
+    const { page } = browser;
+    await page.locator(OFFLOAD).waitFor();
+    const knob = page.locator('vram-calculator [id="opt.gpu_layers"]');
+    await page.locator('vram-calculator .options > details').evaluate((el) => { el.open = true; });
+    // Empty: the plan picks, and says so.
+    assert.equal(await knob.inputValue(), '');
+    assert.equal(await knob.getAttribute('placeholder'), 'auto');
+    assert.match(await text(page, OFFLOAD), new RegExp(`Placement \\(chosen by the calculator\\)\\s*-ngl ${auto.ngl}`));
+    await knob.fill('30');
+    await knob.press('Enter');
+    await commandHas(page, '-ngl 30 ');
+    await page.waitForFunction(() => location.search.includes('opt.gpu_layers=30'));
+    const block = await text(page, OFFLOAD);
+    assert.match(block, /Placement \(your -ngl and --n-cpu-moe\)\s*-ngl 30/);
+    assert.match(block, new RegExp(`Layers on the GPU \\(-ngl\\)\\s*${typed.gpu_layers} of 80`));
+    assert.match(block, new RegExp(`Host RAM needed\\s*${typed.host_gb.toFixed(1)} GB`));
+    assert.match(await text(page, FIT), new RegExp(`${typed.gpu_layers} of 80 layers on the GPU, ${Math.round(typed.host_gb)} GB in host RAM, about ${typed.decode.expected_tokens_per_s.toFixed(1)} tokens/s`));
+    // A reload keeps it.
+    await page.reload();
+    await page.locator(OFFLOAD).waitFor();
+    assert.equal(await page.locator('vram-calculator [id="opt.gpu_layers"]').inputValue(), '30');
+    assert.match(await text(page, LAUNCH), /-ngl 30 /);
+    // Too many for the card: said, with what would fit, and no speed.
+    const again = page.locator('vram-calculator [id="opt.gpu_layers"]');
+    await page.locator('vram-calculator .options > details').evaluate((el) => { el.open = true; });
+    await again.fill('60');
+    await again.press('Enter');
+    await commandHas(page, '-ngl 60 ');
+    assert.match(await text(page, FIT), new RegExp(`Does not fit: -ngl 60 needs ${Math.round(over.per_gpu_gb)} GB per GPU, more than the 25 GB of the RTX 4090; -ngl ${over.suggested.ngl} would fit`));
+    assert.equal(await page.locator(OFFLOAD).getAttribute('data-fits'), 'false');
+    assert.doesNotMatch(await text(page, OFFLOAD), /tokens\/s/);
+    // Cleared: back to the plan's pick, and the address drops it.
+    await again.fill('');
+    await again.press('Enter');
+    await commandHas(page, `-ngl ${auto.ngl} `);
+    await page.waitForFunction(() => !location.search.includes('opt.gpu_layers'));
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('--n-cpu-moe from the address, in Persian and English at 390 px and 1366 px', async () => {
+  await mkdir(SHOTS, { recursive: true });
+  const q = { ...MOE, 'opt.n_cpu_moe': 30 };
+  const o = (await core()).estimate({ ...MOE, engine_options: { n_cpu_moe: 30 } }).serving.offload;
+  assert.equal(o.n_cpu_moe, 30);
+  for (const [lang, width] of [['en', 390], ['en', 1366], ['fa', 390], ['fa', 1366]]) {
+    const browser = await openPage(`${query(q)}&lang=${lang}`, { viewport: { width, height: 900 } });
+    try {
+      const { page } = browser;
+      await page.locator(OFFLOAD).waitFor();
+      assert.equal(await page.locator(OFFLOAD).getAttribute('data-placement'), 'user');
+      assert.match(await text(page, LAUNCH), / --n-cpu-moe 30 /);
+      // Numbers are isolated (U+2068 ... U+2069) in the reader's digits.
+      const shown = (await text(page, OFFLOAD)).replace(/[\u2066-\u2069]/g, '');
+      assert.match(shown, lang === 'fa' ? /-ngl ۳۷ --n-cpu-moe ۳۰/ : /-ngl 37 --n-cpu-moe 30/);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${lang} ${width}px overflows by ${overflow}px`);
+      await page.locator('vram-calculator .options > details').evaluate((el) => { el.open = true; });
+      await page.locator('vram-calculator [id="opt.n_cpu_moe"]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${SHOTS}/knob-${lang}-${width}.png` });
+      await page.locator(OFFLOAD).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${SHOTS}/placed-${lang}-${width}.png` });
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});

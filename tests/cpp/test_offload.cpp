@@ -282,3 +282,229 @@ TEST_CASE("host_bandwidth_gbps is a knob with a range, and moves only the offloa
     }
   }
 }
+
+// The user's placement (engine knobs gpu_layers, n_cpu_moe): -ngl and
+// --n-cpu-moe as typed, the command carrying the same numbers.
+
+TEST_CASE("property: more GPU layers never lower VRAM nor raise host RAM; host + GPU = weights") {
+  for (const std::string id : kModels) {
+    const Sized s = sized(id, "q4_k_m", 8192);
+    const int n = layers_of(s.model);
+    const double tied = s.model.tied_embeddings ? s.parts.embedding_bytes : 0.0;
+    for (int moe : {0, 1, n / 2, n}) {
+      double vram_before = -1;
+      double host_before = 1e300;
+      for (int ngl = 0; ngl <= n + 3; ++ngl) {
+        CAPTURE(id);
+        CAPTURE(moe);
+        CAPTURE(ngl);
+        const vram::OffloadPlan o = vram::place_offload(s.parts, ngl, moe, 1e300, 1);
+        CHECK(o.user);
+        CHECK(o.fits);
+        CHECK(o.ngl == ngl);  // the number typed is the number carried
+        CHECK(o.n_cpu_moe == moe);
+        CHECK(o.gpu_layers == std::min(n, std::max(0, ngl - 1)));
+        CHECK(o.per_gpu_bytes >= vram_before);
+        CHECK(o.host_bytes <= host_before);
+        vram_before = o.per_gpu_bytes;
+        host_before = o.host_bytes;
+        // -ngl 0 keeps the output layer on the host too: no second copy of a tied one.
+        CHECK(o.host_weights_bytes + o.gpu_weights_bytes ==
+              doctest::Approx(s.plan.weights.bytes + (ngl > 0 ? tied : 0.0)).epsilon(1e-9));
+        CHECK(o.host_bytes ==
+              doctest::Approx(o.host_weights_bytes + o.host_kv_bytes + o.host_compute_bytes));
+        CHECK(o.per_gpu_bytes == doctest::Approx(vram::placement_card_bytes(s.parts, ngl, moe, 1)));
+      }
+      // Above n_layer + 1 means all: the same as n_layer + 1.
+      CHECK(vram::place_offload(s.parts, 999, moe, 1e300, 1).per_gpu_bytes ==
+            doctest::Approx(vram::place_offload(s.parts, n + 1, moe, 1e300, 1).per_gpu_bytes));
+    }
+    // More layers' experts on the host never raise VRAM.
+    double before = 1e300;
+    for (int moe = 0; moe <= n + 2; ++moe) {
+      const double need = vram::placement_card_bytes(s.parts, n + 1, moe, 1);
+      CHECK(need <= before);
+      before = need;
+    }
+  }
+}
+
+TEST_CASE(
+    "a placement left to the plan is the plan's pick; one that does not fit says what would") {
+  for (const std::string id : kModels) {
+    const Sized s = sized(id, "q4_k_m", 8192);
+    const int n = layers_of(s.model);
+    const double full = vram::offload_card_bytes(s.parts, n, 0, 1);
+    for (double share : {0.3, 0.6, 0.9}) {
+      CAPTURE(id);
+      CAPTURE(share);
+      const double capacity = full * share;
+      const vram::OffloadPlan pick = vram::plan_offload(s.parts, capacity, 1);
+      if (pick.kind == vram::OffloadPlan::Kind::kNone) continue;
+      // The user types the plan's own numbers: the same placement.
+      const vram::OffloadPlan same =
+          vram::place_offload(s.parts, pick.ngl, pick.n_cpu_moe, capacity, 1);
+      CHECK(same.fits);
+      CHECK(same.per_gpu_bytes == doctest::Approx(pick.per_gpu_bytes));
+      CHECK(same.host_bytes == doctest::Approx(pick.host_bytes));
+      // -ngl given, --n-cpu-moe left to the plan (and the reverse): the rest is picked to fit.
+      if (pick.kind == vram::OffloadPlan::Kind::kExperts) {
+        const vram::OffloadPlan k = vram::place_offload(s.parts, n + 1, std::nullopt, capacity, 1);
+        CHECK(k.n_cpu_moe == pick.n_cpu_moe);
+        CHECK(k.fits);
+      } else {
+        const vram::OffloadPlan l = vram::place_offload(s.parts, std::nullopt, 0, capacity, 1);
+        CHECK(l.ngl == pick.ngl);
+        CHECK(l.fits);
+      }
+      // Everything on the GPU does not fit: the answer says so and names the plan's pick.
+      const vram::OffloadPlan all = vram::place_offload(s.parts, 999, 0, capacity, 1);
+      CHECK_FALSE(all.fits);
+      REQUIRE(all.suggested != nullptr);
+      CHECK(all.suggested->ngl == pick.ngl);
+      CHECK(all.suggested->n_cpu_moe == pick.n_cpu_moe);
+      CHECK(all.suggested->per_gpu_bytes <= capacity);
+    }
+  }
+}
+
+TEST_CASE("gpu_layers and n_cpu_moe: auto is today's answer; a number is used as typed") {
+  const json base = {{"model", "llama-3.1-70b"},
+                     {"weights", "q4_k_m"},
+                     {"context", 8192},
+                     {"engine", "llamacpp"},
+                     {"gpu", "rtx-4090"}};
+  const json plain = testing::estimate(base);
+  json q = base;
+  q["engine_options"] = {{"gpu_layers", "auto"}, {"n_cpu_moe", "auto"}};
+  const json autos = testing::estimate(q);
+  CHECK(autos.at("serving") == plain.at("serving"));
+  CHECK(autos.at("launch") == plain.at("launch"));
+  CHECK(autos.at("serving").at("offload").at("placement") == "auto");
+
+  // A placement that fits: the plan's numbers for it, and the command carries them.
+  q["engine_options"] = {{"gpu_layers", 30}};
+  const json thirty = testing::estimate(q);
+  const json& o = thirty.at("serving").at("offload");
+  CHECK(o.at("placement") == "user");
+  CHECK(o.at("fits") == true);
+  CHECK(o.at("ngl") == 30);
+  CHECK(o.at("gpu_layers") == 29);  // the output layer is one of the 30
+  CHECK(o.at("suggested").is_null());
+  CHECK(o.at("decode").at("expected_tokens_per_s").get<double>() > 0);
+  CHECK(has_arg(thirty.at("launch"), "-ngl", 30));
+  const json& auto_o = plain.at("serving").at("offload");
+  CHECK(o.at("per_gpu_gb").get<double>() < auto_o.at("per_gpu_gb").get<double>());
+  CHECK(o.at("host_gb").get<double>() > auto_o.at("host_gb").get<double>());
+  CHECK(o.at("decode").at("expected_tokens_per_s").get<double>() <
+        auto_o.at("decode").at("expected_tokens_per_s").get<double>());
+
+  // One that does not fit: no speed, the headline names the plan's pick.
+  q["engine_options"] = {{"gpu_layers", 60}};
+  const json sixty = testing::estimate(q);
+  const json& short_o = sixty.at("serving").at("offload");
+  CHECK(short_o.at("fits") == false);
+  CHECK(short_o.at("decode").is_null());
+  CHECK(short_o.at("suggested").at("ngl") == auto_o.at("ngl"));
+  CHECK(short_o.at("headline").at("id") == "offload.short");
+  CHECK(has_arg(sixty.at("launch"), "-ngl", 60));
+
+  // 999 means all: the command says 999, the plan every layer (and here: does not fit).
+  q["engine_options"] = {{"gpu_layers", 999}};
+  const json all = testing::estimate(q);
+  CHECK(all.at("serving").at("offload").at("gpu_layers") == 80);
+  CHECK(has_arg(all.at("launch"), "-ngl", 999));
+
+  // Everything on a card that holds it: the plan itself, the typed number in the command.
+  json small = {{"model", "llama-3.1-8b"},
+                {"weights", "q4_k_m"},
+                {"engine", "llamacpp"},
+                {"gpu", "h100-sxm"},
+                {"engine_options", {{"gpu_layers", 999}}}};
+  const json held = testing::estimate(small);
+  CHECK_FALSE(held.at("serving").contains("offload"));
+  CHECK(has_arg(held.at("launch"), "-ngl", 999));
+
+  // Without a card: a warning, never a silent default.
+  small.erase("gpu");
+  const json nocard = testing::estimate(small);
+  bool warned = false;
+  for (const json& w : nocard.at("warnings")) warned |= w.at("id") == "warning.placement_no_gpu";
+  CHECK(warned);
+}
+
+TEST_CASE("--n-cpu-moe set by the user on an MoE model: the experts it names stay on the host") {
+  json q = {{"model", "mixtral-8x7b"},
+            {"weights", "q4_k_m"},
+            {"engine", "llamacpp"},
+            {"gpu", "rtx-4090"},
+            {"engine_options", {{"n_cpu_moe", 20}}}};
+  const json r = testing::estimate(q);
+  const json& o = r.at("serving").at("offload");
+  CHECK(o.at("kind") == "experts");
+  CHECK(o.at("n_cpu_moe") == 20);
+  CHECK(o.at("gpu_layers") == o.at("layers"));
+  CHECK(has_arg(r.at("launch"), "--n-cpu-moe", 20));
+  q["engine_options"] = {{"n_cpu_moe", 24}};
+  const json more = testing::estimate(q);
+  CHECK(more.at("serving").at("offload").at("per_gpu_gb").get<double>() <
+        o.at("per_gpu_gb").get<double>());
+  CHECK(more.at("serving").at("offload").at("host_gb").get<double>() >
+        o.at("host_gb").get<double>());
+}
+
+TEST_CASE("gpu_layers and n_cpu_moe are checked: a named error for each bad value") {
+  for (const char* key : {"gpu_layers", "n_cpu_moe"}) {
+    for (const json& bad :
+         {json(-1), json(100001), json(2.5), json("all"), json(true), json(nullptr)}) {
+      CAPTURE(key);
+      CAPTURE(bad.dump());
+      const json q = {{"model", "llama-3.1-8b"},
+                      {"engine", "llamacpp"},
+                      {"gpu", "rtx-4090"},
+                      {"engine_options", {{key, bad}}}};
+      try {
+        testing::estimate(q);
+        FAIL("accepted");
+      } catch (const vram::Error& e) {
+        CHECK(e.field() == std::string("engine_options.") + key);
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "ngl_counts_output off: -ngl N is N repeating layers, the output layer on the GPU only above "
+    "n_layer") {
+  for (const std::string id : kModels) {
+    CAPTURE(id);
+    Sized s = sized(id, "q4_k_m", 8192);
+    const int n = layers_of(s.model);
+    const double tied = s.model.tied_embeddings ? s.parts.embedding_bytes : 0.0;
+    vram::OffloadParts old = s.parts;
+    old.ngl_counts_output = false;
+    double before = -1;
+    for (int ngl = 0; ngl <= n + 2; ++ngl) {
+      CAPTURE(ngl);
+      const vram::OffloadPlan o = vram::place_offload(old, ngl, 0, 1e300, 1);
+      CHECK(o.ngl == ngl);
+      CHECK(o.gpu_layers == std::min(ngl, n));
+      const bool head = ngl > n;
+      CHECK(o.host_weights_bytes + o.gpu_weights_bytes ==
+            doctest::Approx(s.plan.weights.bytes + (head ? tied : 0.0)).epsilon(1e-9));
+      CHECK(o.per_gpu_bytes >= before);
+      before = o.per_gpu_bytes;
+      // The same tensors as today's count one slot further, less the output layer below n_layer
+      // + 1.
+      const vram::OffloadPlan today =
+          vram::place_offload(s.parts, std::min(ngl, n) + 1, 0, 1e300, 1);
+      CHECK(o.gpu_weights_bytes ==
+            doctest::Approx(today.gpu_weights_bytes - (head ? 0.0 : s.parts.head_bytes)));
+      CHECK(o.host_kv_bytes == doctest::Approx(today.host_kv_bytes));
+    }
+    // The plan's own pick under the old count never exceeds the card either.
+    const double full = vram::offload_card_bytes(s.parts, n, 0, 1);
+    const vram::OffloadPlan pick = vram::plan_offload(old, full * 0.6, 1);
+    if (pick.kind != vram::OffloadPlan::Kind::kNone) CHECK(pick.per_gpu_bytes <= full * 0.6);
+  }
+}

@@ -164,9 +164,9 @@ test('every key the page asks for is in en.json, and every page key is asked for
   const inCode = (key) => native.includes(`"${key}"`) || native.includes(`"${key.slice(key.indexOf('.') + 1)}"`);
   // An engine knob's help (help.engine_options.<knob>) is named by data/engines.json's limits.
   const knobs = new Set(loadJson('data/engines.json').engines.flatMap((e) => [...Object.keys(e.defaults || {}), ...Object.keys(e.limits || {})]));
-  // The CLI words each field's unit as cli.unit.<unit> (the schema's units).
+  // The CLI words each field's unit as cli.unit.<unit> (the schema's units, its knob flags' too).
   const schema = (await core()).schema();
-  const units = new Set(Object.values(schema.requests).flat().map((f) => f.unit).filter(Boolean));
+  const units = new Set([...Object.values(schema.requests), ...Object.values(schema.engines)].flat().map((f) => f.unit).filter(Boolean));
   // Data files hold messages too: the presets' notes ({id, params} in data/models.json).
   const ids = (value) => (Array.isArray(value) ? value.flatMap(ids)
     : value && typeof value === 'object' ? [...(typeof value.id === 'string' ? [value.id] : []), ...Object.values(value).flatMap(ids)] : []);

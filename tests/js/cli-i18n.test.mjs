@@ -47,7 +47,12 @@ for (const fields of Object.values(schema.requests)) {
     if (typeof f.default === 'string') typed.add(f.default);
   }
 }
-for (const knobs of Object.values(schema.engines)) for (const k of knobs) typed.add(k.name);
+// The engine knobs, with the words a number knob also takes ("auto").
+for (const knobs of Object.values(schema.engines)) {
+  for (const k of knobs) [k.name, ...(k.choices || [])].forEach((v) => typed.add(String(v)));
+}
+// The engines' own flags, as a placement names them (llama.cpp's -ngl).
+for (const e of loadJson('data/engines.json').engines) for (const f of e.launch?.flags || []) typed.add(f.flag);
 // The keys data/engines.json explains its figures under (activation, compute_buffer), named as keys.
 for (const e of loadJson('data/engines.json').engines) for (const k of Object.keys(e.option_sources || {})) typed.add(k);
 // The commands, as the usage lists them (the first word of each indented line).

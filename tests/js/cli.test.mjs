@@ -265,3 +265,41 @@ test('llama.cpp partial offload: the headline, the host RAM and -ngl / --n-cpu-m
   assert.match(moe.stdout, /Fits with partial offload: the experts of \d+ of 36 layers in host RAM/);
   assert.match(moe.stdout, /-ngl 37 --n-cpu-moe \d+ /);
 });
+
+test('--gpu-layers and --n-cpu-moe: the placement as typed, its VRAM, host RAM and speed, and what fits when it does not', () => {
+  const args = ['estimate', '--model', 'llama-3.1-70b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4090', '--context', '8192'];
+  const json = (...more) => JSON.parse(run(...args, ...more, '--json').stdout);
+  const auto = json().serving.offload;
+  // "auto" is today's answer, by flag or by --engine-opt.
+  assert.deepEqual(json('--gpu-layers', 'auto').serving, json().serving);
+  assert.deepEqual(json('--engine-opt', 'n_cpu_moe=auto').serving, json().serving);
+  const o = json('--gpu-layers', '30').serving.offload;
+  assert.equal(o.placement, 'user');
+  assert.equal(o.ngl, 30);
+  assert.ok(o.per_gpu_gb < auto.per_gpu_gb && o.host_gb > auto.host_gb);
+  assert.deepEqual(json('--engine-opt', 'gpu_layers=30').serving.offload, o);
+  const r = run(...args, '--gpu-layers', '30');
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, new RegExp(`Fits with partial offload: ${o.gpu_layers} of 80 layers on the GPU, ${Math.round(o.host_gb)} GB in host RAM, about ${o.decode.expected_tokens_per_s.toFixed(1)} tokens/s per user`));
+  assert.match(r.stdout, new RegExp(`${o.per_gpu_gb.toFixed(2)} GB per GPU; host RAM ${o.host_gb.toFixed(2)} GB`));
+  assert.match(r.stdout, /llama-server -m MODEL.gguf -c 8192 -np 1 -ngl 30 -fa off/);
+  // Too many layers for the card: said, with the plan's own pick, no speed.
+  const over = run(...args, '--gpu-layers', '60');
+  assert.equal(over.status, 0);
+  assert.match(over.stdout, new RegExp(`Does not fit: -ngl 60 needs \\d+ GB per GPU, more than the 25 GB of the RTX 4090; -ngl ${auto.ngl} would fit\\.`));
+  assert.match(over.stdout, /-ngl 60 -fa off/);
+  assert.equal(json('--gpu-layers', '60').serving.offload.decode, null);
+  // An MoE model's experts by --n-cpu-moe; the number typed is the number carried.
+  const moe = run('estimate', '--model', 'mixtral-8x7b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4090', '--n-cpu-moe', '20');
+  assert.match(moe.stdout, /Fits with partial offload: the experts of 20 of 32 layers in host RAM/);
+  assert.match(moe.stdout, /-ngl 33 --n-cpu-moe 20 /);
+  // Named errors, exit 2; the help lists both flags from the schema.
+  for (const [flag, value, field] of [['--gpu-layers', '-1', 'gpu_layers'], ['--n-cpu-moe', '100001', 'n_cpu_moe'], ['--gpu-layers', 'all', '--gpu-layers']]) {
+    const bad = run(...args, flag, value);
+    assert.equal(bad.status, 2, `${flag} ${value}`);
+    assert.match(bad.stderr, new RegExp(field));
+  }
+  const help = run('estimate', '--help').stdout;
+  assert.match(help, /--gpu-layers\s+As llama\.cpp counts -ngl.*default auto, 0 to 100,000/);
+  assert.match(help, /--n-cpu-moe\s+MoE only/);
+});

@@ -161,11 +161,13 @@ function specOf(field, scale = 1) {
     minOpen: Boolean(field.min_exclusive),
     maxOpen: Boolean(field.max_exclusive),
   };
+  // A number that also takes a word (an engine knob's "auto": the plan picks).
+  const words = (field.type === 'int' || field.type === 'number') && field.choices ? { words: field.choices } : {};
   switch (field.type) {
     case 'int':
-      return { kind: 'int', ...range };
+      return { kind: 'int', ...range, ...words };
     case 'number':
-      return { kind: 'number', ...range };
+      return { kind: 'number', ...range, ...words };
     case 'bool':
       return BOOL;
     case 'enum':
@@ -248,6 +250,8 @@ function readValue(spec, raw, catalog) {
     return error ? { error } : { value: JSON.stringify(value) };
   }
   if (raw.length > MAX_PARAM_LENGTH) return { error: { code: 'tooLong' } };
+  // Its word, or empty for it (a cleared field): the plan picks.
+  if (spec.words && (spec.words.includes(raw) || raw === '')) return { value: spec.words[0] };
   switch (spec.kind) {
     case 'enum':
       return spec.choices(catalog).includes(raw) ? { value: raw } : { error: { code: 'notChoice', value: quote(raw) } };

@@ -29,7 +29,8 @@ enum Modes : unsigned { kInferenceMode = 1u, kFinetuneMode = 2u, kAnyMode = 3u }
  * One key of a request or one engine knob. A number or whole number is
  * checked against [min, max] (each bound inclusive unless marked
  * exclusive); an enum or a list's items against `choices` (static) and,
- * when resolving ids, against the catalog (`source`).
+ * when resolving ids, against the catalog (`source`). A number with
+ * `choices` also takes those words (an engine knob's "auto").
  */
 struct FieldSpec {
   std::string name;
@@ -47,6 +48,9 @@ struct FieldSpec {
   /** The knob whose range this field shares ("guide.overhead_gb"), if any. */
   std::string range_from;
 };
+
+/** The word a number knob takes when the plan picks its value (llama.cpp's placement). */
+inline constexpr const char* kAuto = "auto";
 
 /** "int", "number", "bool", "string", "enum", "list", "object". */
 const char* to_string(FieldType type);

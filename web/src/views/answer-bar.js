@@ -24,9 +24,11 @@ export function fitSummary(t, result) {
   const where = result.gpu
     ? { id: 'fit.on', params: { count: cards, name: result.gpu.name, capacity: bytes(fit.capacity_gb) } }
     : { id: 'fit.budget', params: { capacity: bytes(fit.capacity_gb) } };
-  // llama.cpp keeps what does not fit in host RAM: it runs, slower (the core's headline).
-  const offload = !fit.fits && result.serving && result.serving.offload;
-  if (offload) return { text: t(offload.headline.id, offload.headline.params), fits: false, tight: false, offload: true, state: 'is-tight' };
+  // llama.cpp keeps what does not fit in host RAM: it runs, slower (the core's headline);
+  // the user's own placement (-ngl, --n-cpu-moe) is the answer whether or not the whole would fit.
+  const o = result.serving && result.serving.offload;
+  const offload = o && (!fit.fits || o.placement === 'user') ? o : null;
+  if (offload) return { text: t(offload.headline.id, offload.headline.params), fits: false, tight: false, offload: true, state: offload.fits ? 'is-tight' : 'is-over' };
   const text = fit.fits
     ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: bytes(fit.spare_gb) })
     : t('fit.short', { where, over: bytes(-fit.spare_gb) });

@@ -297,18 +297,26 @@ export class CalculatorView {
 // and reads, and the speed that follows (the core's serving.offload).
 function offloadBlock(t, mem, o) {
   const d = o.decode;
-  const rows = [[t('offload.gpuLayers'), t('offload.layersValue', { gpu_layers: o.gpu_layers, layers: o.layers })]];
-  if (o.kind === 'experts') rows.push([t('offload.expertsLabel'), t('offload.expertsValue', { n_cpu_moe: o.n_cpu_moe, layers: o.layers })]);
+  const rows = [
+    [t(o.placement === 'user' ? 'offload.placementUser' : 'offload.placementAuto'), t(o.flags.id, o.flags.params)],
+    [t('offload.gpuLayers'), t('offload.layersValue', { gpu_layers: o.gpu_layers, layers: o.layers })],
+  ];
+  if (o.n_cpu_moe > 0) rows.push([t('offload.expertsLabel'), t('offload.expertsValue', { n_cpu_moe: Math.min(o.n_cpu_moe, o.layers), layers: o.layers })]);
   rows.push(
     [t('serving.perGpu'), mem(o.per_gpu_gb)],
     [t('offload.hostRam'), t('offload.hostValue', { host: bytes(o.host_gb), weights: bytes(o.host_weights_gb), kv: bytes(o.host_kv_gb), compute: bytes(o.host_compute_gb) })],
-    [t('decode.expected'), approx(t, d.expected_tokens_per_s)],
-    [t('decode.floor'), t('decode.floorValue', { floor: d.min_tokens_per_s, verdict: { id: d.meets_floor ? 'decode.floorMet' : 'decode.floorMissed' } })],
   );
-  return h('section', { class: 'block offload', dataset: { kind: o.kind } },
+  // Speed only for a placement that fits (the headline above names what would).
+  if (d) {
+    rows.push(
+      [t('decode.expected'), approx(t, d.expected_tokens_per_s)],
+      [t('decode.floor'), t('decode.floorValue', { floor: d.min_tokens_per_s, verdict: { id: d.meets_floor ? 'decode.floorMet' : 'decode.floorMissed' } })],
+    );
+  }
+  return h('section', { class: 'block offload', dataset: { kind: o.kind, placement: o.placement, fits: String(o.fits) } },
     h('h3', {}, t('offload.title')),
     facts(rows),
-    h('p', { class: 'muted small' }, t('offload.step', d.step_ms)));
+    d ? h('p', { class: 'muted small' }, t('offload.step', d.step_ms)) : null);
 }
 
 // The command that starts the plan under its engine, with a Copy button;

@@ -296,7 +296,11 @@ export class InputsPanel {
     }
     this.showFieldError(name, null);
     if (name.startsWith('opt.')) {
-      this.ctx.change({ opts: { ...this.ctx.state.opts, [name.slice(4)]: value } }, { push });
+      // Back to the knob's word: the plan picks, and the address no longer carries it.
+      const { [name.slice(4)]: _, ...rest } = this.ctx.state.opts;
+      const engine = engineById(this.ctx.catalog, this.ctx.state.engine);
+      const picked = typeof value === 'string' && engine && engine.defaults[name.slice(4)] === value;
+      this.ctx.change({ opts: picked ? rest : { ...rest, [name.slice(4)]: value } }, { push });
     } else {
       this.pick(name, value, push);
     }
@@ -421,6 +425,8 @@ export class InputsPanel {
       this.fields[name].querySelector('label').textContent = label;
       // The knob's one-line help: the core's schema names it (help.engine_options.<knob>).
       const knob = (this.ctx.catalog.schema.engines[engine.id] || []).find((k) => k.name === key);
+      // A knob the plan picks unless set (llama.cpp's -ngl): empty shows the word.
+      if (knob && knob.choices && typeof value === 'string') input.placeholder = t(`option.${value}`);
       if (knob && knob.help) {
         const hint = h('p', { id: `${name}-help`, class: 'hint' }, t(knob.help));
         this.fields[name].append(hint);
@@ -450,7 +456,8 @@ export class InputsPanel {
       let value = name.startsWith('opt.') ? state.opts[name.slice(4)] ?? engine.defaults[name.slice(4)] : state[name];
       if (prop === 'checked') el.checked = Boolean(value);
       else {
-        const shown = el.dataset.number !== undefined ? this.ctx.t.number(value) : String(value ?? '');
+        // A knob's word ("auto") shows as the empty field with its placeholder.
+        const shown = typeof value === 'string' && el.placeholder ? '' : el.dataset.number !== undefined ? this.ctx.t.number(value) : String(value ?? '');
         if (el.value !== shown) el.value = shown;
       }
       this.showFieldError(name, null);
