@@ -201,10 +201,14 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
 
 std::string flag_for_field(const std::vector<FlagSpec>& specs, const std::string& field) {
   const std::string head = field.substr(0, field.find_first_of(".["));
+  // A documented short form of the same kind (--gpus for --gpu-count) follows
+  // its long form and is the name the docs and the help use.
+  const FlagSpec* named = nullptr;
   for (const FlagSpec& spec : specs) {
-    if (spec.kind != FlagKind::kCli && head == spec.key) return spec.flag;
+    if (spec.kind == FlagKind::kCli || head != spec.key) continue;
+    if (named == nullptr || spec.kind == named->kind) named = &spec;
   }
-  return "";
+  return named != nullptr ? named->flag : "";
 }
 
 }  // namespace vramcli

@@ -93,13 +93,21 @@ SpeedData speed_data_from_json(const json& j) {
 double step_bandwidth_gbps(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
                            const SpeedLayout& layout, std::int64_t batch) {
   const int tp = std::max(1, layout.tensor_parallel);
-  const int group = tp * std::max(1, layout.data_parallel);
-  if (group == tp) return gpu.bandwidth_gbps * tp;
+  const int dp = std::max(1, layout.data_parallel);
+  const int group = tp * dp;
+  // An MLA latent is not split by tensor parallelism: every card of a rank
+  // holds, and reads, its rank's whole cache (engine.cpp shard()).
+  const bool kv_whole =
+      std::any_of(model.layers.begin(), model.layers.end(),
+                  [](const LayerSpec& l) { return l.attention == LayerAttention::kMla; });
+  if (group == tp && !kv_whole) return gpu.bandwidth_gbps * tp;
   // A copy of the rest per rank, read over its TP; the experts the users
-  // touch and the ranks' caches spread over every card.
+  // touch spread over every card, and the ranks' caches over every card or,
+  // for a latent, over the ranks.
   const DecodeCeiling c = decode_ceiling(model, plan, gpu.bandwidth_gbps, batch);
   const double rest = c.active_weight_bytes - c.expert_read_bytes;
-  const double card = rest / tp + (c.expert_read_bytes + c.kv_read_bytes) / group;
+  const double card = rest / tp + c.expert_read_bytes / group +
+                      c.kv_read_bytes / static_cast<double>(kv_whole ? dp : group);
   return card > 0 ? gpu.bandwidth_gbps * c.step_bytes / card : gpu.bandwidth_gbps * tp;
 }
 

@@ -116,6 +116,8 @@ test('the serving plan: 70B FP8 at 32k x 20 users on 4x H200 under vLLM fits; on
   const clash = run(...args, '--gpus', '8', '--tp', '4');
   assert.equal(clash.status, 2);
   assert.match(clash.stderr, /gpu_count 8 is not tensor_parallel_size x pipeline_parallel_size x data_parallel_size = 4 x 1 x 1 = 4/);
+  // The error names the flag as the docs and --help do.
+  assert.match(clash.stderr, /^vramcalc: --gpus: /);
 });
 
 // Issue 11: MoE expert parallel and attention data parallel under vLLM and SGLang.
