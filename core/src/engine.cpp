@@ -398,25 +398,44 @@ void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, d
   budget.reserved_bytes = budget.usable_bytes * share;
 }
 
-void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const GpuCatalog& gpus,
-               bool explain, InferencePlan& plan) {
+// A paged engine's first pipeline stage (the fullest: ceil(layers / pp)),
+// shared by vLLM and SGLang: its weights and the KV cache of one
+// data-parallel rank, which serves its share of the users from its own
+// cache; both terms pushed onto the plan.
+struct PagedStage {
+  ModelSpec local;
+  KvCacheSize cache;
+  double weights_bytes = 0;
+};
+
+PagedStage paged_stage(const InferenceSetup& setup, int pp, bool explain, InferencePlan& plan) {
   const ModelSpec& m = *setup.model;
-  const int pp = static_cast<int>(o.at("pipeline_parallel_size").get<double>());
   if (pp > m.num_layers()) {
     throw Error("invalid_value", "engine_options.pipeline_parallel_size",
                 "pipeline_parallel_size exceeds the model's layers");
   }
-  // The first pipeline stage holds the most layers: ceil(layers / pp).
-  ModelSpec local = shard(m, plan.tensor_parallel);
-  local.layers.resize(static_cast<std::size_t>((m.num_layers() + pp - 1) / pp));
-  // Each data-parallel rank serves its share of the users from its own cache.
+  PagedStage stage{shard(m, plan.tensor_parallel), {}, 0};
+  stage.local.layers.resize(static_cast<std::size_t>((m.num_layers() + pp - 1) / pp));
   const std::int64_t dp = plan.data_parallel;
   const std::int64_t users = (setup.batch + dp - 1) / dp;
-  const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, users);
+  stage.cache = kv_cache(stage.local, *setup.kv, setup.context, users);
   const Term weights = paged_weights_term(plan, m, pp, explain);
-  const double weights_bytes = weights.bytes;
+  stage.weights_bytes = weights.bytes;
   plan.terms.push_back(weights);
-  plan.terms.push_back(rank_kv_term(local, *setup.kv, cache, users, setup, dp, explain));
+  plan.terms.push_back(
+      rank_kv_term(stage.local, *setup.kv, stage.cache, users, setup, dp, explain));
+  return stage;
+}
+
+void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const GpuCatalog& gpus,
+               bool explain, InferencePlan& plan) {
+  const ModelSpec& m = *setup.model;
+  const int pp = static_cast<int>(o.at("pipeline_parallel_size").get<double>());
+  const PagedStage stage = paged_stage(setup, pp, explain, plan);
+  const ModelSpec& local = stage.local;
+  const KvCacheSize& cache = stage.cache;
+  const double weights_bytes = stage.weights_bytes;
+  const std::int64_t dp = plan.data_parallel;
 
   // NCCL and vLLM's custom all-reduce keep buffers per peer over NVLink;
   // over PCIe the custom all-reduce is off and little is added.
@@ -501,23 +520,10 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
 
 void plan_sglang(const InferenceSetup& setup, const json& o, const Gpu* gpu, const GpuCatalog& gpus,
                  bool explain, InferencePlan& plan) {
-  const ModelSpec& m = *setup.model;
-  const int pp = plan.pipeline_parallel;
-  if (pp > m.num_layers()) {
-    throw Error("invalid_value", "engine_options.pipeline_parallel_size",
-                "pipeline_parallel_size exceeds the model's layers");
-  }
-  // The first pipeline stage holds the most layers: ceil(layers / pp).
-  ModelSpec local = shard(m, plan.tensor_parallel);
-  local.layers.resize(static_cast<std::size_t>((m.num_layers() + pp - 1) / pp));
-  // Each data-parallel attention rank serves its share of the users from its own pool.
+  const PagedStage stage = paged_stage(setup, plan.pipeline_parallel, explain, plan);
+  const KvCacheSize& cache = stage.cache;
+  const double weights_bytes = stage.weights_bytes;
   const std::int64_t dp = plan.data_parallel;
-  const std::int64_t users = (setup.batch + dp - 1) / dp;
-  const KvCacheSize cache = kv_cache(local, *setup.kv, setup.context, users);
-  const Term weights = paged_weights_term(plan, m, pp, explain);
-  const double weights_bytes = weights.bytes;
-  plan.terms.push_back(weights);
-  plan.terms.push_back(rank_kv_term(local, *setup.kv, cache, users, setup, dp, explain));
   const double non_torch = o.at("non_torch_gib").get<double>();
   plan.terms.push_back(gib_term("non_torch", non_torch, "before_kv_pool", explain));
   EngineBudget& b = plan.budget;
