@@ -887,17 +887,22 @@ json estimate_json(const Catalog& catalog, const json& request) {
       Option option;
       DecodeSpeed decode;
       PrefillSpeed prefill;
+      double host_bytes = -1;  ///< llama.cpp with part of it in host RAM (partial offload)
     };
+    const bool llamacpp_fits = engine.profile->kind == EngineKind::kLlamacpp;
     std::vector<Found> found;
     for (const Gpu& card : gpus.gpus) {
       if (!card.priced || (format != nullptr && !card_runs(&card, *format))) continue;
       // The fewest cards that hold it and meet the floor; failing the
       // floor, the fewest that hold it, listed apart.
       std::optional<Found> slow;
+      bool held = false;  // some count of this card holds the whole model
+      int first = 0;      // the smallest count this card is rented in
       const int dp = data_parallel_of(engine.options);
       for (int n : serving_counts(gpus.node_size)) {
         if (n > gpus.node_size || (card.stock > 0 && n > card.stock)) break;
         if (n < card.min_order || n % dp != 0) continue;
+        if (first == 0) first = n;
         ServingLayout l;
         try {
           l = choose_layout(model, *engine.profile, n, gpus.node_size, dp,
@@ -912,6 +917,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
             catalog.formats, false);
         const ServingFit sf = serving_fit(p, *engine.profile, card, gpus, s.context, s.batch);
         if (!sf.fits) continue;
+        held = true;
         Option o;
         o.gpu = &card;
         o.count = n;
@@ -939,13 +945,57 @@ json estimate_json(const Catalog& catalog, const json& request) {
         if (!slow) slow = std::move(f);
       }
       if (slow) found.push_back(std::move(*slow));
+      // llama.cpp on a card too small at every count: the fewest cards it is
+      // rented in, with the rest in host memory, listed apart when it is
+      // under the floor, so a user sees why that cheaper card is not offered.
+      if (llamacpp_fits && !held && first > 0) {
+        InferenceSetup s = setup;
+        s.gpus = first;
+        const InferencePlan p =
+            plan_inference(s, *engine.profile, engine.options, &card, gpus, catalog.formats, false);
+        const OffloadPlan o =
+            plan_offload(offload_parts(s, p, p.options), gpus.usable_bytes(card), first);
+        if (o.kind == OffloadPlan::Kind::kNone || !o.fits) continue;
+        const DecodeSpeed ds = expected_offload_decode(
+            model, p, card, speed_layout(*engine.profile, 1, 1, first), s.batch, format_id, speed,
+            catalog.speed, o.host_read_bytes, p.options.at("host_bandwidth_gbps").get<double>());
+        if (ds.expected_tokens_per_s >= req.min_tokens_per_s) continue;
+        Option opt;
+        opt.gpu = &card;
+        opt.count = first;
+        opt.priced = true;
+        opt.list_monthly = card.monthly_usd * first;
+        opt.discount_percent = gpus.discount_percent(first);
+        opt.monthly = opt.list_monthly * (1.0 - opt.discount_percent / 100.0);
+        opt.capacity_bytes = o.capacity_bytes * first;
+        opt.spare_bytes = (o.capacity_bytes - o.per_gpu_bytes) * first;
+        opt.layout = {1, 1, 1, first};
+        found.push_back(Found{opt, ds, PrefillSpeed{}, o.host_bytes});
+      }
     }
     std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
       return a.option.monthly < b.option.monthly;
     });
     json fits = json::array();
     json below = json::array();
-    for (const Found& f : found) add_row(f.option, f.decode, f.prefill, fits, below);
+    for (const Found& f : found) {
+      if (f.host_bytes < 0) {
+        add_row(f.option, f.decode, f.prefill, fits, below);
+        continue;
+      }
+      json row = option_json(f.option);
+      row["decode_tokens_per_s"] = f.decode.ceiling_tokens_per_s;
+      row["decode_expected_tokens_per_s"] = f.decode.expected_tokens_per_s;
+      row["ttft_s"] = nullptr;
+      row["host_gb"] = bytes_to_gb(f.host_bytes);
+      row["reason"] = Message{"floor.offload",
+                              {{"gpu", f.option.gpu->name},
+                               {"count", f.option.count},
+                               {"host", f.host_bytes},
+                               {"expected", f.decode.expected_tokens_per_s},
+                               {"floor", req.min_tokens_per_s}}};
+      below.push_back(std::move(row));
+    }
     out["fits"] = std::move(fits);
     out["below_floor"] = std::move(below);
   }

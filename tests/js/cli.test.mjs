@@ -240,6 +240,21 @@ test('speed: llama.cpp over two cards is no faster than over one, tensor paralle
   assert.ok(tp4.decode.expected_tokens_per_s > tp1.decode.expected_tokens_per_s);
 });
 
+test('llama.cpp: a card too small at every count is listed below the floor with its offload, as the JSON has it', () => {
+  const args = ['estimate', '--model', 'deepseek-v3', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'h100-sxm', '--context', '8192'];
+  const answer = JSON.parse(run(...args, '--json').stdout);
+  const offloaded = answer.below_floor.filter((row) => row.reason.id === 'floor.offload');
+  assert.ok(offloaded.length > 0);
+  for (const row of offloaded) {
+    assert.ok(row.host_gb > 0 && row.decode_expected_tokens_per_s < row.reason.params.floor);
+    // Never a card that holds it whole.
+    assert.ok(!answer.fits.some((fit) => fit.gpu === row.gpu));
+  }
+  const r = run(...args);
+  const first = offloaded[0];
+  assert.match(r.stdout, new RegExp(`${first.count}× ${first.name}: only with partial offload \\(${first.host_gb.toFixed(1)} GB in host RAM\\); ${first.decode_expected_tokens_per_s.toFixed(1)} tokens/s per user expected`));
+});
+
 test('llama.cpp partial offload: the headline, the host RAM and -ngl / --n-cpu-moe as the JSON has them', () => {
   const args = ['estimate', '--model', 'llama-3.1-70b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4090', '--context', '8192'];
   const o = JSON.parse(run(...args, '--json').stdout).serving.offload;
