@@ -890,6 +890,20 @@ json estimate_json(const Catalog& catalog, const json& request) {
       double host_bytes = -1;  ///< llama.cpp with part of it in host RAM (partial offload)
     };
     const bool llamacpp_fits = engine.profile->kind == EngineKind::kLlamacpp;
+    // n of `card` at the catalog's price with its discount, and what each holds.
+    auto rented = [&](const Gpu& card, int n, double per_gpu_capacity, double per_gpu_need) {
+      Option o;
+      o.gpu = &card;
+      o.count = n;
+      o.priced = true;
+      o.list_monthly = card.monthly_usd * n;
+      o.discount_percent = gpus.discount_percent(n);
+      o.monthly = o.list_monthly * (1.0 - o.discount_percent / 100.0);
+      o.capacity_bytes = per_gpu_capacity * n;
+      o.spare_bytes = (per_gpu_capacity - per_gpu_need) * n;
+      o.tight = is_tight(o.spare_bytes, n, FitRules{});
+      return o;
+    };
     std::vector<Found> found;
     for (const Gpu& card : gpus.gpus) {
       if (!card.priced || (format != nullptr && !card_runs(&card, *format))) continue;
@@ -918,16 +932,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
         const ServingFit sf = serving_fit(p, *engine.profile, card, gpus, s.context, s.batch);
         if (!sf.fits) continue;
         held = true;
-        Option o;
-        o.gpu = &card;
-        o.count = n;
-        o.priced = true;
-        o.list_monthly = card.monthly_usd * n;
-        o.discount_percent = gpus.discount_percent(n);
-        o.monthly = o.list_monthly * (1.0 - o.discount_percent / 100.0);
-        o.capacity_bytes = sf.per_gpu_capacity_bytes * n;
-        o.spare_bytes = (sf.per_gpu_capacity_bytes - sf.per_gpu_need_bytes) * n;
-        o.tight = is_tight(o.spare_bytes, n, FitRules{});
+        Option o = rented(card, n, sf.per_gpu_capacity_bytes, sf.per_gpu_need_bytes);
         o.layout = {l.tensor_parallel, l.pipeline_parallel, l.nodes, n};
         SpeedLayout sl = speed_layout(*engine.profile, p.budget.present ? p.tensor_parallel : 1,
                                       p.budget.present ? p.pipeline_parallel : 1, n);
@@ -960,15 +965,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
             model, p, card, speed_layout(*engine.profile, 1, 1, first), s.batch, format_id, speed,
             catalog.speed, o.host_read_bytes, p.options.at("host_bandwidth_gbps").get<double>());
         if (ds.expected_tokens_per_s >= req.min_tokens_per_s) continue;
-        Option opt;
-        opt.gpu = &card;
-        opt.count = first;
-        opt.priced = true;
-        opt.list_monthly = card.monthly_usd * first;
-        opt.discount_percent = gpus.discount_percent(first);
-        opt.monthly = opt.list_monthly * (1.0 - opt.discount_percent / 100.0);
-        opt.capacity_bytes = o.capacity_bytes * first;
-        opt.spare_bytes = (o.capacity_bytes - o.per_gpu_bytes) * first;
+        Option opt = rented(card, first, o.capacity_bytes, o.per_gpu_bytes);
         opt.layout = {1, 1, 1, first};
         found.push_back(Found{opt, ds, PrefillSpeed{}, o.host_bytes});
       }

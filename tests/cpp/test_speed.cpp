@@ -283,3 +283,22 @@ TEST_CASE("speed data: every engine profile cites its source; shares are in (0, 
     if (g.fp8 && g.tflops_bf16 > 0 && g.stack != "metal") CHECK(g.tflops_fp8 > 0);
   }
 }
+
+TEST_CASE("an MLA cache is read whole by every card of its tensor-parallel group") {
+  // DeepSeek V3 on 8x H200 under vLLM: the weights split eight ways, the
+  // latent cache not (shard() keeps it whole), so each card reads 1/8 of
+  // the weights and all of the cache in a step.
+  const json d = testing::estimate({{"model", "deepseek-v3"},
+                                    {"engine", "vllm"},
+                                    {"gpu", "h200-sxm"},
+                                    {"gpu_count", 8},
+                                    {"context", 32768},
+                                    {"batch", 8}})
+                     .at("decode");
+  const double weights = d.at("active_weight_gb").get<double>();
+  const double kv = d.at("kv_read_gb").get<double>();
+  CHECK(kv > 0);
+  CHECK(d.at("bandwidth_gbps").get<double>() ==
+        doctest::Approx(4800 * d.at("step_gb").get<double>() / (weights / 8 + kv)));
+  CHECK(d.at("bandwidth_gbps").get<double>() < 4800 * 8.0);
+}
