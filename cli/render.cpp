@@ -277,12 +277,17 @@ std::string render_estimate(const json& r, const Words& say) {
   if (r.contains("fits") && r.contains("below_floor") && !r.at("fits").empty()) {
     out << say("fits.title") << ":\n";
     for (const json& row : r.at("fits")) {
-      out << "  "
-          << say("cli.fit_row", {{"count", row.at("count")},
-                                 {"name", row.at("name")},
-                                 {"usd", row.at("monthly_usd")},
-                                 {"expected", row.at("decode_expected_tokens_per_s")}})
-          << "\n";
+      json params{{"count", row.at("count")},
+                  {"name", row.at("name")},
+                  {"usd", row.at("monthly_usd")},
+                  {"expected", row.at("decode_expected_tokens_per_s")}};
+      // llama.cpp with the rest in host RAM: where it goes and how much.
+      const bool offload = row.contains("offload");
+      if (offload) {
+        params["offload"] = row.at("offload").at("label");
+        params["placement"] = row.at("offload").at("flags");
+      }
+      out << "  " << say(offload ? "cli.fit_row_offload" : "cli.fit_row", params) << "\n";
     }
   }
   if (r.contains("below_floor") && !r.at("below_floor").empty()) {

@@ -888,6 +888,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
       DecodeSpeed decode;
       PrefillSpeed prefill;
       double host_bytes = -1;  ///< llama.cpp with part of it in host RAM (partial offload)
+      json offload;            ///< that offload's placement, with its words
     };
     const bool llamacpp_fits = engine.profile->kind == EngineKind::kLlamacpp;
     // n of `card` at the catalog's price with its discount, and what each holds.
@@ -910,8 +911,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
       // The fewest cards that hold it and meet the floor; failing the
       // floor, the fewest that hold it, listed apart.
       std::optional<Found> slow;
-      bool held = false;  // some count of this card holds the whole model
-      int first = 0;      // the smallest count this card is rented in
+      int held = 0;   // the smallest count of this card that holds the whole model
+      int first = 0;  // the smallest count this card is rented in
       const int dp = data_parallel_of(engine.options);
       for (int n : serving_counts(gpus.node_size)) {
         if (n > gpus.node_size || (card.stock > 0 && n > card.stock)) break;
@@ -931,7 +932,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
             catalog.formats, false);
         const ServingFit sf = serving_fit(p, *engine.profile, card, gpus, s.context, s.batch);
         if (!sf.fits) continue;
-        held = true;
+        if (held == 0) held = n;
         Option o = rented(card, n, sf.per_gpu_capacity_bytes, sf.per_gpu_need_bytes);
         o.layout = {l.tensor_parallel, l.pipeline_parallel, l.nodes, n};
         SpeedLayout sl = speed_layout(*engine.profile, p.budget.present ? p.tensor_parallel : 1,
@@ -941,7 +942,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
         const bool fp8 = fp8_compute(*engine.profile, setup.weights, model, card);
         Found f{o,
                 expected_decode(model, p, card, sl, s.batch, format_id, fp8, speed, catalog.speed),
-                expected_prefill(model, p, card, sl, s.context, fp8, speed)};
+                expected_prefill(model, p, card, sl, s.context, fp8, speed), -1, nullptr};
         if (f.decode.expected_tokens_per_s >= req.min_tokens_per_s) {
           slow.reset();
           found.push_back(std::move(f));
@@ -950,10 +951,12 @@ json estimate_json(const Catalog& catalog, const json& request) {
         if (!slow) slow = std::move(f);
       }
       if (slow) found.push_back(std::move(*slow));
-      // llama.cpp on a card too small at every count: the fewest cards it is
-      // rented in, with the rest in host memory, listed apart when it is
-      // under the floor, so a user sees why that cheaper card is not offered.
-      if (llamacpp_fits && !held && first > 0) {
+      // llama.cpp on a card too small at its smallest count: that count with
+      // the rest in host memory. Offered when it meets the floor (for an MoE
+      // with its experts on the host it can be the cheapest usable set);
+      // under it, listed apart when no count holds it whole, so a user sees
+      // why that cheaper card is not offered.
+      if (llamacpp_fits && first > 0 && held != first) {
         InferenceSetup s = setup;
         s.gpus = first;
         const InferencePlan p =
@@ -964,10 +967,17 @@ json estimate_json(const Catalog& catalog, const json& request) {
         const DecodeSpeed ds = expected_offload_decode(
             model, p, card, speed_layout(*engine.profile, 1, 1, first), s.batch, format_id, speed,
             catalog.speed, o.host_read_bytes, p.options.at("host_bandwidth_gbps").get<double>());
-        if (ds.expected_tokens_per_s >= req.min_tokens_per_s) continue;
+        if (held != 0 && ds.expected_tokens_per_s < req.min_tokens_per_s) continue;
         Option opt = rented(card, first, o.capacity_bytes, o.per_gpu_bytes);
         opt.layout = {1, 1, 1, first};
-        found.push_back(Found{opt, ds, PrefillSpeed{}, o.host_bytes});
+        found.push_back(Found{opt,
+                              ds,
+                              PrefillSpeed{},
+                              o.host_bytes,
+                              {{"ngl", o.ngl},
+                               {"n_cpu_moe", o.n_cpu_moe},
+                               {"flags", placement_flags(o, *engine.profile)},
+                               {"label", Message{"fits.offload", {{"host", o.host_bytes}}}}}});
       }
     }
     std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
@@ -985,6 +995,11 @@ json estimate_json(const Catalog& catalog, const json& request) {
       row["decode_expected_tokens_per_s"] = f.decode.expected_tokens_per_s;
       row["ttft_s"] = nullptr;
       row["host_gb"] = bytes_to_gb(f.host_bytes);
+      row["offload"] = f.offload;
+      if (f.decode.expected_tokens_per_s >= req.min_tokens_per_s) {
+        fits.push_back(std::move(row));
+        continue;
+      }
       row["reason"] = Message{"floor.offload",
                               {{"gpu", f.option.gpu->name},
                                {"count", f.option.count},

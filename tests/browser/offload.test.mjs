@@ -195,3 +195,47 @@ test('--n-cpu-moe from the address, in Persian and English at 390 px and 1366 px
     }
   }
 });
+
+test('the cheapest cards offer a partial offload that meets the floor, tagged with its flags and host RAM (en, fa; 390 and 1366 px)', async () => {
+  await mkdir(SHOTS, { recursive: true });
+  const q = { model: 'gpt-oss-120b', weights: 'native', context: 8192, engine: 'llamacpp', gpu: 'h100-sxm' };
+  const answer = (await core()).estimate(q);
+  const offered = answer.fits.filter((f) => f.offload);
+  assert.ok(offered.length > 0, 'some card is offered with partial offload');
+  const first = offered[0];
+  for (const [lang, width] of [['en', 390], ['en', 1366], ['fa', 390], ['fa', 1366]]) {
+    const browser = await openPage(`${query(q)}&lang=${lang}`, { viewport: { width, height: 900 } });
+    try {
+      const { page } = browser;
+      const rows = page.locator('vram-calculator table.fits tr[data-offload="true"]');
+      await rows.first().waitFor();
+      const row = page.locator(`vram-calculator table.fits tr[data-offload="true"][data-gpu="${first.gpu}"]`).first();
+      const shown = (await row.innerText()).replace(/[\u2066-\u2069]/g, '');
+      const { ngl, n_cpu_moe: moe } = first.offload;
+      if (lang === 'en') {
+        assert.match(shown, new RegExp(`partial offload, ${first.host_gb.toFixed(1)} GB in host RAM\\s+-ngl ${ngl} --n-cpu-moe ${moe}`));
+        assert.match(await text(page, 'vram-calculator section.cheapest'), /A card marked partial offload holds the rest of the model in the host's RAM/);
+      } else {
+        const fa = (n) => String(n).replace(/\d/g, (d) => '۰۱۲۳۴۵۶۷۸۹'[d]);
+        assert.match(shown, new RegExp(`تقسیم میان GPU و میزبان، ${fa(first.host_gb.toFixed(1)).replace('.', '٫')} GB در RAM میزبان\\s+-ngl ${fa(ngl)} --n-cpu-moe ${fa(moe)}`));
+        assert.doesNotMatch(shown, /host RAM/);
+      }
+      // Rows that hold the model whole carry no tag.
+      const whole = page.locator('vram-calculator table.fits tr[data-offload="false"]');
+      if (await whole.count()) assert.equal(await whole.first().locator('.offload-tag').count(), 0);
+      // The flags never wrap: one line, left to right.
+      const code = row.locator('.offload-tag code');
+      assert.equal(await code.getAttribute('dir'), 'ltr');
+      const box = await code.boundingBox();
+      const line = await code.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || el.getBoundingClientRect().height);
+      assert.ok(box.height <= line * 1.5, `the flags wrap: ${box.height}px for a ${line}px line`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${lang} ${width}px overflows by ${overflow}px`);
+      await row.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${SHOTS}/cheapest-${lang}-${width}.png` });
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});

@@ -4,6 +4,7 @@
 // fewer layers on the GPU, host + GPU weights are the model's weights, and
 // a model that fits gets no offload; then the answer, its command and its speed.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -506,5 +507,56 @@ TEST_CASE(
     const double full = vram::offload_card_bytes(s.parts, n, 0, 1);
     const vram::OffloadPlan pick = vram::plan_offload(old, full * 0.6, 1);
     if (pick.kind != vram::OffloadPlan::Kind::kNone) CHECK(pick.per_gpu_bytes <= full * 0.6);
+  }
+}
+
+TEST_CASE("the cheapest cards offer a partial offload that meets the floor, as that card's plan") {
+  // gpt-oss-120b (MXFP4 experts) under llama.cpp: one 24 GB card cannot hold
+  // it, but with experts in host RAM its few active parameters decode fast
+  // enough, so that card is offered, priced below every card that holds it.
+  const json req = {{"model", "gpt-oss-120b"},
+                    {"engine", "llamacpp"},
+                    {"context", 8192},
+                    {"batch", 1},
+                    {"min_tokens_per_s", 10}};
+  const json r = testing::estimate(req);
+  const json* offered = nullptr;
+  double cheapest_whole = 1e300;
+  for (const json& row : r.at("fits")) {
+    if (row.contains("offload")) {
+      if (offered == nullptr) offered = &row;
+      CHECK(row.at("host_gb").get<double>() > 0);
+      CHECK(row.at("decode_expected_tokens_per_s").get<double>() >= 10);
+      CHECK(row.at("ttft_s").is_null());
+      CHECK(row.at("offload").at("label").at("id") == "fits.offload");
+      CHECK(row.at("offload").at("flags").at("id") == "offload.flags_experts");
+    } else {
+      cheapest_whole = std::min(cheapest_whole, row.at("monthly_usd").get<double>());
+    }
+  }
+  REQUIRE(offered != nullptr);
+  CHECK(offered->at("monthly_usd").get<double>() < cheapest_whole);
+  // The row is the plan that card gives at that count: same placement, host RAM and speed.
+  json one = req;
+  one["gpu"] = offered->at("gpu");
+  one["gpu_count"] = offered->at("count");
+  const json plan = testing::estimate(one);
+  const json& o = plan.at("serving").at("offload");
+  CHECK(o.at("kind") == "experts");
+  CHECK(o.at("n_cpu_moe") == offered->at("offload").at("n_cpu_moe"));
+  CHECK(o.at("ngl") == offered->at("offload").at("ngl"));
+  CHECK(o.at("host_gb").get<double>() == doctest::Approx(offered->at("host_gb").get<double>()));
+  CHECK(o.at("decode").at("expected_tokens_per_s").get<double>() ==
+        doctest::Approx(offered->at("decode_expected_tokens_per_s").get<double>()));
+  // Above its speed that offload is not offered (a count of the card that holds it whole may
+  // be), and every offload still offered meets the higher floor.
+  json high = req;
+  const double floor = offered->at("decode_expected_tokens_per_s").get<double>() + 0.5;
+  high["min_tokens_per_s"] = floor;
+  const json rh = testing::estimate(high);
+  for (const json& row : rh.at("fits")) {
+    if (!row.contains("offload")) continue;
+    CHECK(row.at("gpu") != offered->at("gpu"));
+    CHECK(row.at("decode_expected_tokens_per_s").get<double>() >= floor);
   }
 }

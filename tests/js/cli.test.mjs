@@ -320,3 +320,21 @@ test('--gpu-layers and --n-cpu-moe: the placement as typed, its VRAM, host RAM a
   assert.match(help, /--gpu-layers\s+As llama\.cpp counts -ngl.*default auto, 0 to 100,000/);
   assert.match(help, /--n-cpu-moe\s+MoE only/);
 });
+
+test('llama.cpp: a partial offload that meets the floor is offered among the cheapest cards, with its flags and host RAM', () => {
+  const args = ['estimate', '--model', 'gpt-oss-120b', '--engine', 'llamacpp', '--context', '8192'];
+  const answer = JSON.parse(run(...args, '--json').stdout);
+  const offered = answer.fits.filter((row) => row.offload);
+  assert.ok(offered.length > 0);
+  // Cheaper than every card that holds it whole, and each meets the floor.
+  const whole = answer.fits.filter((row) => !row.offload).map((row) => row.monthly_usd);
+  assert.ok(offered[0].monthly_usd < Math.min(...whole));
+  for (const row of offered) {
+    assert.ok(row.host_gb > 0 && row.decode_expected_tokens_per_s >= 10 && row.ttft_s === null);
+    assert.ok(row.offload.n_cpu_moe > 0, 'an MoE model keeps experts, not layers, on the host');
+  }
+  const r = run(...args);
+  assert.equal(r.status, 0);
+  const first = offered[0];
+  assert.match(r.stdout, new RegExp(`${first.count}× ${first.name}: \\$${first.monthly_usd} a month, ≈ ${first.decode_expected_tokens_per_s.toFixed(1)} tok/s per user; partial offload, ${first.host_gb.toFixed(1)} GB in host RAM \\(-ngl ${first.offload.ngl} --n-cpu-moe ${first.offload.n_cpu_moe}\\)`));
+});

@@ -102,8 +102,12 @@ export class CalculatorView {
     const training = state.mode !== 'inference';
     const speed = !training && fits.some((f) => f.decode_expected_tokens_per_s != null);
     const head = ['fits.card', 'fits.monthly', 'fits.spare', ...(speed ? ['fits.expected', 'fits.ttft', 'fits.decode'] : [])].map((k) => t(k));
-    const row = (f) => h('tr', { dataset: { gpu: f.gpu } },
+    const say = this.ctx.say(state.unit);
+    const row = (f) => h('tr', { dataset: { gpu: f.gpu, offload: String(Boolean(f.offload)) } },
       h('th', { scope: 'row' }, bdi(t('fits.cardName', { count: f.count, name: f.name })), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null,
+        // llama.cpp with the rest in host RAM: where it goes and how much.
+        // The flags as one left-to-right run that never wraps (as the command writes them).
+        f.offload ? h('span', { class: 'muted small offload-tag' }, say(f.offload.label), ' ', h('code', { dir: 'ltr' }, say(f.offload.flags))) : null,
         rentLink(this.ctx, { gpu: f.gpu, count: f.count, name: f.name, monthly_usd: f.monthly_usd ?? null }, 'cards')),
       h('td', { class: 'num' }, bdi(t('size.usd', { usd: f.monthly_usd }))),
       h('td', { class: 'num' }, bdi(t('size.gb', { bytes: bytes(f.spare_gb) }))),
@@ -115,10 +119,11 @@ export class CalculatorView {
     const table = (list, title) => dataTable(title, null, head, list.map(row), { class: 'fits' }, t('table.scrollCue'));
     const below = (!training && result.below_floor) || [];
     const floor = below.length ? below[0].reason.params.floor : null;
-    return h('section', { class: 'block' }, h('h3', {}, t('fits.title')),
+    return h('section', { class: 'block cheapest' }, h('h3', {}, t('fits.title')),
       fits.length ? table(fits.slice(0, 5), t('fits.title')) : h('p', {}, t('fits.none')),
       fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length - 5 }), () => table(fits.slice(5), t('fits.title'))) : null,
       h('p', { class: 'muted small' }, t('fits.note')),
+      fits.some((f) => f.offload) ? h('p', { class: 'muted small' }, t('fits.offloadNote')) : null,
       below.length ? h('div', { class: 'below-floor' },
         h('h4', {}, t('floor.title', { floor })),
         h('ul', {}, below.map((f) => h('li', { dataset: { gpu: f.gpu } }, this.ctx.say(state.unit)(f.reason)))),
