@@ -210,6 +210,7 @@ json offload_json(const OffloadPlan& o, const DecodeSpeed& d, double host_bandwi
               {"host_compute_gb", bytes_to_gb(o.host_compute_bytes)},
               {"host_gb", bytes_to_gb(o.host_bytes)},
               {"host_read_gb", bytes_to_gb(o.host_read_bytes)},
+              {"host_handoffs", o.host_handoffs},
               {"host_bandwidth_gbps", host_bandwidth_gbps},
               {"host_efficiency", host_efficiency},
               {"suggested", suggestion(o.suggested.get())},
@@ -235,6 +236,7 @@ json offload_json(const OffloadPlan& o, const DecodeSpeed& d, double host_bandwi
                    {"step_ms",
                     {{"gpu", d.memory_s * 1e3},
                      {"host", d.host_s * 1e3},
+                     {"handoffs", d.handoff_s * 1e3},
                      {"fixed", d.fixed_s * 1e3},
                      {"hops", d.hops_s * 1e3},
                      {"total", d.step_s * 1e3}}},
@@ -583,6 +585,14 @@ json estimate_json(const Catalog& catalog, const json& request) {
     warnings.push_back(
         Message{"warning.context_over", {{"context", setup.context}, {"max", model.max_context}}});
   }
+  // llama.cpp loads GGUF files: a format with no GGUF type is sized as asked, and said.
+  if (engine.profile->kind == EngineKind::kLlamacpp && !checkpoint) {
+    const WeightFormat* f =
+        setup.weights != nullptr ? setup.weights : catalog.formats.find_weight(model.native_format);
+    if (f != nullptr && !engine_runs(*engine.profile, *f)) {
+      warnings.push_back(Message{"warning.llamacpp_format", {{"format", f->name}}});
+    }
+  }
   if (gpu != nullptr && setup.weights != nullptr && setup.weights->needs("fp8") &&
       !gpu->supports("fp8")) {
     warnings.push_back(
@@ -750,7 +760,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
       const double host_bw = plan.options.at("host_bandwidth_gbps").get<double>();
       const DecodeSpeed ds = expected_offload_decode(
           model, plan, *gpu, speed_layout(*engine.profile, 1, 1, static_cast<int>(gpu_count)),
-          setup.batch, format_id, speed, catalog.speed, offload->host_read_bytes, host_bw);
+          setup.batch, format_id, speed, catalog.speed, offload->host_read_bytes, host_bw,
+          offload->host_handoffs);
       out["serving"]["offload"] =
           offload_json(*offload, ds, host_bw, speed.host_efficiency, req.min_tokens_per_s,
                        static_cast<int>(gpu_count), gpu->name, *engine.profile);
@@ -759,6 +770,12 @@ json estimate_json(const Catalog& catalog, const json& request) {
                                             {"bandwidth", host_bw},
                                             {"efficiency", speed.host_efficiency * 100},
                                             {"source", quotation(speed.host_source)}}});
+      if (offload->host_handoffs > 0 && speed.host_handoff_s > 0) {
+        out["assumptions"].push_back(Message{"assumption.offload_handoff",
+                                             {{"count", offload->host_handoffs},
+                                              {"us", speed.host_handoff_s * 1e6},
+                                              {"source", quotation(speed.host_handoff_source)}}});
+      }
     }
     if (!sf.fits) {
       warnings.push_back(
@@ -966,7 +983,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
         if (o.kind == OffloadPlan::Kind::kNone || !o.fits) continue;
         const DecodeSpeed ds = expected_offload_decode(
             model, p, card, speed_layout(*engine.profile, 1, 1, first), s.batch, format_id, speed,
-            catalog.speed, o.host_read_bytes, p.options.at("host_bandwidth_gbps").get<double>());
+            catalog.speed, o.host_read_bytes, p.options.at("host_bandwidth_gbps").get<double>(),
+            o.host_handoffs);
         if (held != 0 && ds.expected_tokens_per_s < req.min_tokens_per_s) continue;
         Option opt = rented(card, first, o.capacity_bytes, o.per_gpu_bytes);
         opt.layout = {1, 1, 1, first};

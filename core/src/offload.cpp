@@ -200,12 +200,14 @@ OffloadPlan describe(const OffloadParts& p, int ngl, int n_cpu_moe, double capac
       o.host_weights_bytes += experts;
       o.host_read_bytes += experts * p.experts_read_share;
       host_experts += experts;
+      if (experts > 0) ++o.host_handoffs;
     }
   }
   if (!slots.head) {
     // The output layer in host memory too (a tied model's is token_embd).
     o.host_weights_bytes += p.tied_head ? 0.0 : p.head_bytes;
     o.host_read_bytes += p.head_bytes;
+    if (first < o.layers) ++o.host_handoffs;
   }
   o.host_read_bytes += o.host_kv_bytes;
   o.kind = first > 0 || !slots.head ? OffloadPlan::Kind::kLayers

@@ -76,6 +76,9 @@ SpeedData speed_data_from_json(const json& j) {
       jr::require_positive(*host, at + ".host_efficiency");
       p.host_efficiency = jr::require_range(*host, 0.0, 1.0, at + ".host_efficiency");
       p.host_source = jr::get_string(e, "host_source", at);
+      p.host_handoff_s = micros(e, "host_handoff_us", at);
+      if (p.host_handoff_s > 0)
+        p.host_handoff_source = jr::get_string(e, "host_handoff_source", at);
     }
     p.source = jr::get_string(e, "source", at);
     data.engines.push_back(std::move(p));
@@ -182,7 +185,7 @@ DecodeSpeed expected_offload_decode(const ModelSpec& model, const InferencePlan&
                                     const Gpu& gpu, const SpeedLayout& layout, std::int64_t batch,
                                     const std::string& format_id, const SpeedProfile& profile,
                                     const SpeedData& data, double host_read_bytes,
-                                    double host_bandwidth_gbps) {
+                                    double host_bandwidth_gbps, int host_handoffs) {
   DecodeSpeed s = expected_decode(model, plan, gpu, layout, batch, format_id, false, profile, data);
   const int tp = std::max(1, layout.tensor_parallel);
   const DecodeCeiling ceiling = decode_ceiling(model, plan, gpu.bandwidth_gbps * tp, batch);
@@ -196,9 +199,10 @@ DecodeSpeed expected_offload_decode(const ModelSpec& model, const InferencePlan&
   s.ceiling_tokens_per_s = 1.0 / (gpu_bytes / ceiling.bandwidth_bytes_per_s + host / host_bw);
   s.memory_s *= gpu_bytes / ceiling.step_bytes;
   s.host_s = host / (host_bw * profile.host_efficiency);
+  s.handoff_s = std::max(0, host_handoffs) * profile.host_handoff_s;
   s.compute_bound = s.compute_s > s.memory_s;
   s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.alltoall_s +
-             s.hops_s + s.host_s;
+             s.hops_s + s.host_s + s.handoff_s;
   s.expected_tokens_per_s = 1.0 / s.step_s;
   s.expected_batch_tokens_per_s = s.expected_tokens_per_s * static_cast<double>(batch);
   return s;

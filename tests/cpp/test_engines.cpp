@@ -254,3 +254,32 @@ TEST_CASE("every total carries the measured error of its kind, from data/accurac
     CHECK(m.at("note").at("params").at("cases") == m.at("cases"));
   }
 }
+
+TEST_CASE("llama.cpp warns when the weights have no GGUF type, and only then") {
+  auto warned = [](const json& req) {
+    const json r = testing::estimate(req);
+    for (const json& w : r.at("warnings")) {
+      if (w.at("id") == "warning.llamacpp_format")
+        return w.at("params").at("format").get<std::string>();
+    }
+    return std::string();
+  };
+  const json fp8 = {{"model", "llama-3.1-8b"}, {"weights", "fp8"}, {"engine", "llamacpp"}};
+  CHECK(warned(fp8) == "FP8");
+  json awq = fp8;
+  awq["weights"] = "awq-int4";
+  CHECK(warned(awq) == "AWQ INT4 (group 128)");
+  for (const char* ok : {"q4_k_m", "q8_0", "bf16", "fp16", "fp32", "mxfp4"}) {
+    json r = fp8;
+    r["weights"] = ok;
+    INFO(ok);
+    CHECK(warned(r).empty());
+  }
+  // The checkpoint's own format: DeepSeek V3 is stored in FP8, gpt-oss in MXFP4 experts.
+  CHECK(warned({{"model", "deepseek-v3"}, {"engine", "llamacpp"}}) == "FP8");
+  CHECK(warned({{"model", "gpt-oss-120b"}, {"engine", "llamacpp"}}).empty());
+  // Other engines load FP8 and AWQ: no such warning.
+  json vllm = fp8;
+  vllm["engine"] = "vllm";
+  CHECK(warned(vllm).empty());
+}

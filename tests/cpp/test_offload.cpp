@@ -560,3 +560,39 @@ TEST_CASE("the cheapest cards offer a partial offload that meets the floor, as t
     CHECK(row.at("decode_expected_tokens_per_s").get<double>() >= floor);
   }
 }
+
+TEST_CASE(
+    "each layer whose experts the host computes is a hand-off a step pays; dense layers are not") {
+  const json moe = testing::estimate({{"model", "qwen3-30b-a3b"},
+                                      {"weights", "q4_k_m"},
+                                      {"engine", "llamacpp"},
+                                      {"gpu", "rtx-4090"},
+                                      {"engine_options", {{"gpu_layers", 99}, {"n_cpu_moe", 30}}}});
+  const json& o = moe.at("serving").at("offload");
+  REQUIRE(o.at("kind") == "experts");
+  CHECK(o.at("host_handoffs") == 30);
+  const double each = o.at("decode").at("step_ms").at("handoffs").get<double>() / 30;
+  CHECK(each == doctest::Approx(0.2));  // data/speed.json host_handoff_us
+  CHECK(moe.at("assumptions").dump().find("assumption.offload_handoff") != std::string::npos);
+  // More experts on the host: more hand-offs, a slower step.
+  const json more =
+      testing::estimate({{"model", "qwen3-30b-a3b"},
+                         {"weights", "q4_k_m"},
+                         {"engine", "llamacpp"},
+                         {"gpu", "rtx-4090"},
+                         {"engine_options", {{"gpu_layers", 99}, {"n_cpu_moe", 40}}}});
+  CHECK(more.at("serving").at("offload").at("host_handoffs") == 40);
+  CHECK(more.at("serving").at("offload").at("decode").at("expected_tokens_per_s").get<double>() <
+        o.at("decode").at("expected_tokens_per_s").get<double>());
+  // Whole layers in host RAM, the output layer on the GPU: the step crosses once, as a full-GPU
+  // run does (token_embd is in host memory there too).
+  const json dense = testing::estimate({{"model", "llama-3.1-70b"},
+                                        {"weights", "q4_k_m"},
+                                        {"engine", "llamacpp"},
+                                        {"gpu", "rtx-4090"}});
+  const json& d = dense.at("serving").at("offload");
+  REQUIRE(d.at("kind") == "layers");
+  CHECK(d.at("host_handoffs") == 0);
+  CHECK(d.at("decode").at("step_ms").at("handoffs").get<double>() == 0);
+  CHECK(dense.at("assumptions").dump().find("assumption.offload_handoff") == std::string::npos);
+}

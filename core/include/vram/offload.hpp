@@ -64,6 +64,9 @@ struct OffloadPlan {
   double host_compute_bytes = 0;  ///< a compute buffer for the host's share
   double host_bytes = 0;          ///< host RAM needed: weights + KV + compute buffer
   double host_read_bytes = 0;     ///< read from host memory per decoding step
+  /** Hand-offs a decoding step makes beyond a full-GPU run's: one round trip to the host and
+   * back for each GPU layer whose experts the host holds, one more for an output layer there. */
+  int host_handoffs = 0;
   /** A user's placement that does not fit: the plan's own pick (kind kNone: none fits). */
   std::shared_ptr<const OffloadPlan> suggested;
 };

@@ -25,6 +25,8 @@ struct SpeedProfile {
   double prefill_utilisation = 0.6;  ///< of dense TFLOP/s, prefill
   /** Of the host's memory bandwidth, for weights kept in host memory (0: not fitted). */
   double host_efficiency = 0;
+  double host_handoff_s = 0;  ///< one GPU -> host -> GPU round trip of a step (partial offload)
+  std::string host_handoff_source;
   std::string source;
   std::string host_source;
 };
@@ -64,7 +66,8 @@ struct DecodeSpeed {
   double allreduce_s = 0;
   double alltoall_s = 0;  ///< MoE layers' dispatch and combine over the data-parallel group
   double hops_s = 0;
-  double host_s = 0;  ///< bytes read from host memory (partial offload)
+  double host_s = 0;     ///< bytes read from host memory (partial offload)
+  double handoff_s = 0;  ///< the step's GPU <-> host round trips (partial offload)
   double step_s = 0;
   bool compute_bound = false;
   bool compute_known = false;  ///< the card states its TFLOP/s
@@ -118,7 +121,7 @@ DecodeSpeed expected_offload_decode(const ModelSpec& model, const InferencePlan&
                                     const Gpu& gpu, const SpeedLayout& layout, std::int64_t batch,
                                     const std::string& format_id, const SpeedProfile& profile,
                                     const SpeedData& data, double host_read_bytes,
-                                    double host_bandwidth_gbps);
+                                    double host_bandwidth_gbps, int host_handoffs);
 
 /**
  * Prefill of `prompt` tokens for one sequence: 2 x active params x prompt +
