@@ -827,6 +827,7 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
                              const json& options, const Gpu* gpu, const GpuCatalog& gpus,
                              const FormatCatalog& formats, bool explain) {
   InferencePlan plan;
+  plan.terms.reserve(8);  // room for every engine's terms (6 at most): the searches make many plans
   plan.options = options;
   const json& o = plan.options;
   plan.params = setup.params != nullptr ? *setup.params : param_totals(*setup.model);

@@ -328,7 +328,7 @@ json inverse_json(const InverseAnswers& a) {
           {"context_limited_by_model", a.context_limited_by_model},
           {"max_batch", a.max_batch},
           {"best_format", a.best_format ? json(a.best_format->id) : json(nullptr)},
-          {"formats", formats}};
+          {"formats", std::move(formats)}};
 }
 
 /** The largest n in [1, hi] for which fits(n) holds, or 0. */
@@ -626,7 +626,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
       {"kv_groups", kv_groups_json(plan.kv)},
       {"total_gb", bytes_to_gb(plan.total_bytes)},
       {"terms", terms_json(plan.terms)},
-      {"assumptions", assumptions},
+      {"assumptions", std::move(assumptions)},
       {"warnings", warnings},
   };
   // The overhead of the conventions, or everything but weights and KV cache.

@@ -19,6 +19,17 @@ bool targets(const std::vector<std::string>& list, const char* module) {
   return std::find(list.begin(), list.end(), module) != list.end();
 }
 
+/** Which LoRA modules a target list names: looked up once, not per layer and module. */
+struct Targeted {
+  bool q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, experts;
+};
+
+Targeted targeted(const std::vector<std::string>& t) {
+  return {targets(t, "q_proj"),    targets(t, "k_proj"),    targets(t, "v_proj"),
+          targets(t, "o_proj"),    targets(t, "gate_proj"), targets(t, "up_proj"),
+          targets(t, "down_proj"), targets(t, "experts")};
+}
+
 /** Widths of the attention projections: in and out of q, k, v and o. */
 struct AttentionWidths {
   double q_in, q_out, k_in, k_out, v_in, v_out, o_in, o_out;
@@ -87,10 +98,10 @@ struct LayerBytes {
   double transient = 0;
 };
 
-LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer, bool frozen) {
+LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer, bool frozen,
+                                 const Targeted& t) {
   const ModelSpec& m = *s.model;
   const double h = d(m.hidden_size);
-  const auto& t = s.lora_targets;
   // PEFT runs its adapters in fp32 by default (LoraModel's
   // autocast_adapter_dtype=True casts bf16/fp16 adapter weights to fp32) and
   // casts each adapted module's input to the adapter's dtype
@@ -101,10 +112,10 @@ LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer,
   // saves the bf16 input itself, shared by the modules that read it.
   const bool fp32_adapters = frozen && s.precision == Precision::kMixed;
   // Bytes saved for the input of `modules` reading one tensor `width` wide.
-  auto inputs = [&](double width, std::initializer_list<const char*> modules) {
+  auto inputs = [&](double width, std::initializer_list<bool> modules) {
     if (!frozen) return 2.0 * width;
     double adapted = 0;
-    for (const char* module : modules) adapted += targets(t, module) ? 1.0 : 0.0;
+    for (const bool module : modules) adapted += module ? 1.0 : 0.0;
     if (adapted == 0) return 0.0;
     return fp32_adapters ? 4.0 * width * adapted : 2.0 * width;
   };
@@ -120,14 +131,14 @@ LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer,
     transient += 2.0 * 2.0 * inner;
   } else {
     const AttentionWidths w = attention_widths(m, layer.attention);
-    saved += inputs(h, {"q_proj", "k_proj", "v_proj"});
+    saved += inputs(h, {t.q_proj, t.k_proj, t.v_proj});
     // Q, K and V, saved by the attention kernel.
     saved += 2.0 * (w.q_out + d(m.num_kv_heads * m.head_dim) + d(m.num_kv_heads * m.v_head_dim));
     // The flash and efficient SDPA kernels save their output for backward
     // (with the logsumexp), whatever o_proj does; o_proj's input is the
     // contiguous copy transpose(1, 2).reshape makes of it.
     if (s.flash_attention) saved += 2.0 * w.o_in;
-    saved += inputs(w.o_in, {"o_proj"});
+    saved += inputs(w.o_in, {t.o_proj});
     if (!s.flash_attention) {
       // Eager attention: softmax in fp32 (kept for its backward) and its bf16
       // copy (kept for the product with V), 6 bytes per score; Gemma 2's
@@ -142,12 +153,12 @@ LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer,
     }
   }
   auto mlp = [&](double width, double copies) {
-    double bytes = inputs(h, {"gate_proj", "up_proj"});
+    double bytes = inputs(h, {t.gate_proj, t.up_proj});
     // Gated (SwiGLU, GeGLU): the activation saves the gate's output, the
     // product saves the activation's output and up's, 3 x width; else the
     // activation saves fc1's output.
     bytes += 2.0 * (m.gated_mlp ? 3.0 : 1.0) * width;
-    bytes += inputs(width, {"down_proj"});
+    bytes += inputs(width, {t.down_proj});
     saved += copies * bytes;
     transient = std::max(transient, 2.0 * h * 2.0 + copies * 2.0 * 2.0 * width);
   };
@@ -186,20 +197,21 @@ double lora_params(const ModelSpec& m, std::int64_t rank, const std::vector<std:
   }
   const double r = d(rank);
   const double h = d(m.hidden_size);
+  const Targeted on = targeted(t);
   double count = 0;
   for (const LayerSpec& layer : m.layers) {
     if (layer.attention != LayerAttention::kState) {
       const AttentionWidths w = attention_widths(m, layer.attention);
-      if (targets(t, "q_proj")) count += r * (w.q_in + w.q_out);
-      if (targets(t, "k_proj")) count += r * (w.k_in + w.k_out);
-      if (targets(t, "v_proj")) count += r * (w.v_in + w.v_out);
-      if (targets(t, "o_proj")) count += r * (w.o_in + w.o_out);
+      if (on.q_proj) count += r * (w.q_in + w.q_out);
+      if (on.k_proj) count += r * (w.k_in + w.k_out);
+      if (on.v_proj) count += r * (w.v_in + w.v_out);
+      if (on.o_proj) count += r * (w.o_in + w.o_out);
     }
     auto ffn = [&](double width, double copies) {
       double c = 0;
-      if (m.gated_mlp && targets(t, "gate_proj")) c += r * (h + width);
-      if (targets(t, "up_proj")) c += r * (h + width);
-      if (targets(t, "down_proj")) c += r * (width + h);
+      if (m.gated_mlp && on.gate_proj) c += r * (h + width);
+      if (on.up_proj) c += r * (h + width);
+      if (on.down_proj) c += r * (width + h);
       return copies * c;
     };
     if (layer.mlp == LayerMlp::kDense) {
@@ -207,7 +219,7 @@ double lora_params(const ModelSpec& m, std::int64_t rank, const std::vector<std:
     } else {
       // Dense targets reach the shared experts; "experts" every routed one.
       count += ffn(d(m.moe.shared_intermediate), d(m.moe.shared_experts));
-      if (targets(t, "experts")) {
+      if (on.experts) {
         const double matrices = m.gated_mlp ? 3.0 : 2.0;
         count += d(m.moe.num_experts) * matrices * r * (h + d(m.moe.expert_intermediate));
       }
@@ -275,8 +287,9 @@ ActivationSize activation_size(const FinetuneSetup& s) {
   ActivationSize a;
   double all_saved = 0;
   double widest_transient = 0;
+  const Targeted t = targeted(s.lora_targets);
   for (const LayerSpec& layer : m.layers) {
-    const LayerBytes bytes = layer_bytes_per_token(s, layer, frozen);
+    const LayerBytes bytes = layer_bytes_per_token(s, layer, frozen, t);
     a.per_layer_bytes = std::max(a.per_layer_bytes, (bytes.saved + bytes.transient) * tokens);
     all_saved += bytes.saved * tokens;
     widest_transient = std::max(widest_transient, bytes.transient * tokens);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "vram/decode.hpp"
 #include "vram/engine.hpp"
@@ -18,28 +19,35 @@ using nlohmann::json;
 
 namespace {
 
+// option_json and its parts run for every card of every answer and grid
+// cell: they set keys one by one, since the {{key, value}, ...} form first
+// builds a two-element array per key.
 json layout_json(const Layout& l) {
-  return {{"tensor_parallel", l.tensor_parallel},
-          {"pipeline_stages", l.pipeline_stages},
-          {"servers", l.servers},
-          {"devices", l.devices}};
+  json out = json::object();
+  out["tensor_parallel"] = l.tensor_parallel;
+  out["pipeline_stages"] = l.pipeline_stages;
+  out["servers"] = l.servers;
+  out["devices"] = l.devices;
+  return out;
 }
 
 }  // namespace
 
 json option_json(const Option& o) {
-  return {{"gpu", o.gpu->id},
-          {"name", o.gpu->name},
-          {"count", o.count},
-          {"nodes", o.nodes},
-          {"by_quote", o.by_quote},
-          {"monthly_usd", o.by_quote || !o.priced ? json(nullptr) : json(o.monthly)},
-          {"list_monthly_usd", o.priced ? json(o.list_monthly) : json(nullptr)},
-          {"discount_percent", o.discount_percent},
-          {"capacity_gb", bytes_to_gb(o.capacity_bytes)},
-          {"spare_gb", bytes_to_gb(o.spare_bytes)},
-          {"tight", o.tight},
-          {"layout", layout_json(o.layout)}};
+  json out = json::object();
+  out["gpu"] = o.gpu->id;
+  out["name"] = o.gpu->name;
+  out["count"] = o.count;
+  out["nodes"] = o.nodes;
+  out["by_quote"] = o.by_quote;
+  out["monthly_usd"] = o.by_quote || !o.priced ? json(nullptr) : json(o.monthly);
+  out["list_monthly_usd"] = o.priced ? json(o.list_monthly) : json(nullptr);
+  out["discount_percent"] = o.discount_percent;
+  out["capacity_gb"] = bytes_to_gb(o.capacity_bytes);
+  out["spare_gb"] = bytes_to_gb(o.spare_bytes);
+  out["tight"] = o.tight;
+  out["layout"] = layout_json(o.layout);
+  return out;
 }
 
 namespace {
@@ -47,15 +55,19 @@ namespace {
 json fit_json(const FitAnswer& answer) {
   json excluded = json::array();
   for (const Exclusion& e : answer.excluded) {
-    excluded.push_back({{"gpu", e.option.gpu->id},
-                        {"name", e.option.gpu->name},
-                        {"count", e.option.count},
-                        {"monthly_usd", e.option.monthly},
-                        {"rule", e.rule},
-                        {"reason", e.reason}});
+    json row = json::object();
+    row["gpu"] = e.option.gpu->id;
+    row["name"] = e.option.gpu->name;
+    row["count"] = e.option.count;
+    row["monthly_usd"] = e.option.monthly;
+    row["rule"] = e.rule;
+    row["reason"] = e.reason;
+    excluded.push_back(std::move(row));
   }
-  return {{"pick", answer.found ? option_json(answer.pick) : json(nullptr)},
-          {"excluded", excluded}};
+  json out = json::object();
+  out["pick"] = answer.found ? option_json(answer.pick) : json(nullptr);
+  out["excluded"] = std::move(excluded);
+  return out;
 }
 
 json rules_json(const FitRules& rules) {
@@ -118,16 +130,16 @@ json grid_json(const Catalog& catalog, const json& request) {
       cell["method"] = method;
       cell["vram_gb"] = bytes_to_gb(need);
       cell["needs_fast_link"] = rules.needs_fast_link;
-      cells.push_back(cell);
+      cells.push_back(std::move(cell));
     }
-    rows.push_back({{"model", id}, {"name", imported.model.name}, {"cells", cells}});
+    rows.push_back({{"model", id}, {"name", imported.model.name}, {"cells", std::move(cells)}});
   }
   return {{"context", context},
           {"batch", batch},
           {"currency", gpus.currency},
           {"rules", rules_json(base)},
           {"conventions", Message{"grid.conventions"}},
-          {"rows", rows}};
+          {"rows", std::move(rows)}};
 }
 
 json devices_json(const Catalog& catalog, const json& request) {
@@ -170,7 +182,7 @@ json devices_json(const Catalog& catalog, const json& request) {
                     {"name", gpu.name},
                     {"vram_gb", gpu.vram_gb},
                     {"vendor", gpu.vendor},
-                    {"cells", cells}});
+                    {"cells", std::move(cells)}});
   }
   json out = {{"model", id},
               {"name", imported.model.name},
@@ -182,7 +194,7 @@ json devices_json(const Catalog& catalog, const json& request) {
               {"kv", kv.id},
               {"kv_bytes_per_token", cache.bytes_per_token},
               {"placeholders", imported.model.placeholders},
-              {"rows", rows}};
+              {"rows", std::move(rows)}};
   return out;
 }
 
@@ -337,7 +349,7 @@ json fit_models_json(const Catalog& catalog, const json& request) {
               {"kv", kv.id},
               {"context", req.context},
               {"batch", req.batch},
-              {"models", rows}};
+              {"models", std::move(rows)}};
   // A budget of one's own names no card: no "gpu" key rather than a null.
   if (gpu != nullptr) out["gpu"] = gpu->id;
   return out;

@@ -14,11 +14,17 @@ function build(element, attrs, children) {
       element.setAttribute(name, value === true ? '' : String(value));
     }
   }
-  for (const child of [children].flat(Infinity)) {
-    if (child === undefined || child === null || child === false) continue;
-    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
+  appendAll(element, children);
   return element;
+}
+
+// Nested lists of children, walked in place: every change rebuilds the
+// answer's elements, and flat(Infinity) copied each one's children first.
+function appendAll(element, children) {
+  for (const child of children) {
+    if (Array.isArray(child)) appendAll(element, child);
+    else if (child !== undefined && child !== null && child !== false) element.append(child instanceof Node ? child : String(child));
+  }
 }
 
 /** h('p', { class: 'x' }, 'text', child) */
