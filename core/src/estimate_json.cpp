@@ -675,7 +675,10 @@ json estimate_json(const Catalog& catalog, const json& request) {
     lp.context = setup.context;
     lp.batch = setup.batch;
     lp.layers = model.num_layers();
-    lp.weights = weights_id;
+    // A format the checkpoint already stores needs no quantization on load.
+    lp.weights = setup.weights != nullptr && setup.weights->id == model.native_format
+                     ? std::string("native")
+                     : weights_id;
     lp.kv = setup.kv->id;
     lp.options = plan.options;
     lp.model = model.repo;

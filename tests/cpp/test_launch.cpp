@@ -76,6 +76,20 @@ TEST_CASE("the issue's case: vllm serve with TP 4, 32k context, 20 sequences, FP
   CHECK(cmd.find("--gpu-memory-utilization") == std::string::npos);
 }
 
+TEST_CASE("FP8 chosen for a checkpoint stored in FP8 asks no quantization on load") {
+  for (const char* engine : {"vllm", "sglang"}) {
+    INFO(engine);
+    const json stored = testing::estimate(
+        {{"model", "deepseek-v3"}, {"weights", "fp8"}, {"engine", engine}, {"gpu", "h200-sxm"}});
+    CHECK(stored.at("launch").at("command").get<std::string>().find("--quantization") ==
+          std::string::npos);
+    const json cast = testing::estimate(
+        {{"model", "llama-3.1-8b"}, {"weights", "fp8"}, {"engine", engine}, {"gpu", "h200-sxm"}});
+    CHECK(cast.at("launch").at("command").get<std::string>().find("--quantization fp8") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("a preset's command names its hub repository where the engine downloads from the hub") {
   const auto& catalog = testing::calculator().catalog();
   int named = 0;
