@@ -126,7 +126,7 @@ export class CalculatorView {
       fits.some((f) => f.offload) ? h('p', { class: 'muted small' }, t('fits.offloadNote')) : null,
       below.length ? h('div', { class: 'below-floor' },
         h('h4', {}, t('floor.title', { floor })),
-        h('ul', {}, below.map((f) => h('li', { dataset: { gpu: f.gpu } }, this.ctx.say(state.unit)(f.reason)))),
+        h('ul', {}, below.map((f) => h('li', { dataset: { gpu: f.gpu } }, say(f.reason)))),
         h('p', { class: 'muted small' }, t('floor.note'))) : null);
   }
 
