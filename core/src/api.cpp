@@ -26,32 +26,32 @@ json Calculator::fit_models(const json& request) const {
 json Calculator::presets() const {
   json models = json::array();
   for (const ModelPreset& preset : catalog_.models) {
-    models.push_back({{"id", preset.id},
-                      {"name", preset.name},
-                      {"group", preset.group},
-                      {"family", preset.family},
-                      {"aliases", preset.aliases},
-                      {"source", preset.source},
-                      {"repo", preset.repo},
-                      {"placeholders", preset.placeholders}});
+    models.push_back(obj({{"id", preset.id},
+                          {"name", preset.name},
+                          {"group", preset.group},
+                          {"family", preset.family},
+                          {"aliases", preset.aliases},
+                          {"source", preset.source},
+                          {"repo", preset.repo},
+                          {"placeholders", preset.placeholders}}));
   }
   json engines = json::array();
   for (const EngineProfile& engine : catalog_.engines) {
-    engines.push_back({{"id", engine.id},
-                       {"name", engine.name},
-                       {"label", engine.label()},
-                       {"kind", to_string(engine.kind)},
-                       {"source", engine.source},
-                       {"defaults", engine.defaults},
-                       {"option_sources", engine.option_sources}});
+    engines.push_back(obj({{"id", engine.id},
+                           {"name", engine.name},
+                           {"label", engine.label()},
+                           {"kind", to_string(engine.kind)},
+                           {"source", engine.source},
+                           {"defaults", engine.defaults},
+                           {"option_sources", engine.option_sources}}));
   }
-  return json{{"models", models},
+  return obj({{"models", models},
               {"weight_formats", catalog_.formats.weights()},
               {"kv_formats", catalog_.formats.kv_formats()},
               {"gpus", catalog_.gpus.gpus},
               {"engines", engines},
               {"links", catalog_.presets},
-              {"data_versions", catalog_.data_versions}};
+              {"data_versions", catalog_.data_versions}});
 }
 
 json Calculator::schema() const { return schema_json(catalog_); }
@@ -77,7 +77,8 @@ json parse_json(std::string_view text, const std::string& field) {
   } catch (const json::exception& e) {
     // parse_error, and out_of_range for numbers such as 1e400.
     const std::string detail = Error::quote(e.what());
-    throw Error::make("parse_error", field, "error.parse", {{"field", field}, {"detail", detail}});
+    throw Error::make("parse_error", field, "error.parse",
+                      obj({{"field", field}, {"detail", detail}}));
   }
 }
 
@@ -115,7 +116,7 @@ std::string dispatch(const Calculator& calculator, std::string_view method,
   // A checkpoint's files, checked and summed as estimate would take them.
   if (method == "checkpoint") return dump(checkpoint_summary(checkpoint_from_json(request)));
   throw Error::make("unknown_method", "method", "error.unknown_method",
-                    {{"method", Error::quote(method)}});
+                    obj({{"method", Error::quote(method)}}));
 }
 
 }  // namespace
@@ -133,7 +134,7 @@ std::string error_answer(const Error& e) {
   if (const auto* t = dynamic_cast<const TruncatedError*>(&e)) {
     error["needed_bytes"] = t->needed_bytes();
   }
-  return dump(json{{"error", std::move(error)}});
+  return dump(obj({{"error", std::move(error)}}));
 }
 
 std::string call(const Calculator& calculator, std::string_view method,

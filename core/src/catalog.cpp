@@ -80,7 +80,7 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
     // plain string is text shown as written (note.text).
     for (const json& note : *notes) {
       if (note.is_string()) {
-        preset.notes.push_back({"note.text", {{"text", note}}});
+        preset.notes.push_back({"note.text", obj({{"text", note}})});
       } else if (note.is_object() && note.contains("id") && note.at("id").is_string()) {
         preset.notes.push_back(
             {note.at("id").get<std::string>(), note.value("params", json::object())});
@@ -133,7 +133,7 @@ Catalog Catalog::builtin() {
                                    {"presets", &presets},
                                    {"speed", &speed},
                                    {"accuracy", &accuracy}}) {
-    catalog.data_versions[name] = {{"updated", updated_date(*file, name)}};
+    catalog.data_versions[name] = obj({{"updated", updated_date(*file, name)}});
   }
   return catalog;
 }

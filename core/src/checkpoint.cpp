@@ -100,7 +100,9 @@ const gguf::TensorInfo* find_tensor(const gguf::Header& h, std::string_view name
   return nullptr;
 }
 
-json totals_json(const TensorTotals& t) { return {{"bytes", t.bytes}, {"elements", t.elements}}; }
+json totals_json(const TensorTotals& t) {
+  return obj({{"bytes", t.bytes}, {"elements", t.elements}});
+}
 
 json file_summary(const std::string& format, std::int64_t count,
                   const std::map<std::string, TensorTotals>& by_type,
@@ -114,8 +116,12 @@ json file_summary(const std::string& format, std::int64_t count,
   }
   json components = json::object();
   for (const auto& [component, t] : by_component) components[component] = totals_json(t);
-  return {{"format", format},         {"tensor_count", count}, {"bytes", all.bytes},
-          {"elements", all.elements}, {"by_type", types},      {"by_component", components}};
+  return obj({{"format", format},
+              {"tensor_count", count},
+              {"bytes", all.bytes},
+              {"elements", all.elements},
+              {"by_type", types},
+              {"by_component", components}});
 }
 
 json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
@@ -127,8 +133,8 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
     if (kv.value_kept) {
       metadata[kv.key] = kv.value;
     } else {
-      metadata[kv.key] = {
-          {"type", "array"}, {"element", kTypeNames[kv.array_type]}, {"length", kv.array_length}};
+      metadata[kv.key] = obj(
+          {{"type", "array"}, {"element", kTypeNames[kv.array_type]}, {"length", kv.array_length}});
     }
   }
   json tensors = json::array();
@@ -136,11 +142,11 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
   std::map<std::string, TensorTotals> by_component;
   for (const gguf::TensorInfo& t : h.tensors) {
     const char* type = gguf::find_type(t.type)->name;
-    tensors.push_back({{"name", t.name},
-                       {"type", type},
-                       {"shape", t.shape},
-                       {"offset", t.offset},
-                       {"bytes", t.bytes}});
+    tensors.push_back(obj({{"name", t.name},
+                           {"type", type},
+                           {"shape", t.shape},
+                           {"offset", t.offset},
+                           {"bytes", t.bytes}}));
     const auto b = static_cast<double>(t.bytes);
     const auto e = static_cast<double>(t.elements);
     by_type[type].bytes += b;
@@ -155,13 +161,17 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
   if (split_count && *split_count > 1) {
     const auto no = meta_int(h, "split.no");
     if (!no || *no >= *split_count) bad_key("split.no", "must be below split.count");
-    file["split"] = {{"no", *no}, {"count", *split_count}};
+    file["split"] = obj({{"no", *no}, {"count", *split_count}});
     if (const auto total = meta_int(h, "split.tensors.count")) file["split"]["tensors"] = *total;
   }
-  json out = {{"format", "gguf"},           {"version", h.version},
-              {"alignment", h.alignment},   {"header_bytes", h.data_offset},
-              {"data_bytes", h.data_bytes}, {"metadata", metadata},
-              {"tensors", tensors},         {"file", file}};
+  json out = obj({{"format", "gguf"},
+                  {"version", h.version},
+                  {"alignment", h.alignment},
+                  {"header_bytes", h.data_offset},
+                  {"data_bytes", h.data_bytes},
+                  {"metadata", metadata},
+                  {"tensors", tensors},
+                  {"file", file}});
   // Split parts after the first carry only split.* keys: no shape of their own.
   if (h.find("general.architecture") != nullptr) {
     // The tensors stand on their own; a shape the importer cannot read is
@@ -169,7 +179,7 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
     try {
       out["config"] = gguf_config(h);
     } catch (const Error& e) {
-      out["config_error"] = {{"code", e.code()}, {"field", e.field()}, {"message", e.what()}};
+      out["config_error"] = obj({{"code", e.code()}, {"field", e.field()}, {"message", e.what()}});
     }
   }
   return out;
@@ -181,10 +191,10 @@ json inspect_safetensors(std::string_view bytes, std::uint64_t file_size) {
   std::map<std::string, TensorTotals> by_type;
   std::map<std::string, TensorTotals> by_component;
   for (const safetensors::TensorInfo& t : h.tensors) {
-    tensors.push_back({{"name", t.name},
-                       {"dtype", t.dtype},
-                       {"shape", t.shape},
-                       {"data_offsets", {t.begin, t.end}}});
+    tensors.push_back(obj({{"name", t.name},
+                           {"dtype", t.dtype},
+                           {"shape", t.shape},
+                           {"data_offsets", {t.begin, t.end}}}));
     const auto b = static_cast<double>(t.bytes());
     const auto e = static_cast<double>(t.elements);
     by_type[t.dtype].bytes += b;
@@ -193,13 +203,13 @@ json inspect_safetensors(std::string_view bytes, std::uint64_t file_size) {
     c.bytes += b;
     c.elements += e;
   }
-  return {{"format", "safetensors"},
-          {"header_bytes", h.header_bytes},
-          {"data_bytes", h.data_bytes},
-          {"metadata", h.metadata},
-          {"tensors", tensors},
-          {"file", file_summary("safetensors", static_cast<std::int64_t>(h.tensors.size()), by_type,
-                                by_component)}};
+  return obj({{"format", "safetensors"},
+              {"header_bytes", h.header_bytes},
+              {"data_bytes", h.data_bytes},
+              {"metadata", h.metadata},
+              {"tensors", tensors},
+              {"file", file_summary("safetensors", static_cast<std::int64_t>(h.tensors.size()),
+                                    by_type, by_component)}});
 }
 
 double checked_amount(const json& object, const char* key, const std::string& prefix) {
@@ -267,7 +277,7 @@ json gguf_config(const gguf::Header& h) {
     }
     return *v;
   };
-  json cfg = {{"model_type", model_type_for(arch, h)}};
+  json cfg = obj({{"model_type", model_type_for(arch, h)}});
   cfg["hidden_size"] = required("embedding_length");
   cfg["num_hidden_layers"] = required("block_count");
   const std::int64_t heads = required("attention.head_count");
@@ -543,21 +553,21 @@ WeightsSize checkpoint_weights(const CheckpointWeights& checkpoint) {
 json checkpoint_summary(const CheckpointWeights& checkpoint) {
   json types = json::array();
   for (const auto& [type, t] : checkpoint.by_type) {
-    types.push_back({{"type", type},
-                     {"gb", bytes_to_gb(t.bytes)},
-                     {"elements", t.elements},
-                     {"bits_per_element", t.elements > 0 ? t.bytes * 8.0 / t.elements : 0.0}});
+    types.push_back(obj({{"type", type},
+                         {"gb", bytes_to_gb(t.bytes)},
+                         {"elements", t.elements},
+                         {"bits_per_element", t.elements > 0 ? t.bytes * 8.0 / t.elements : 0.0}}));
   }
   json components = json::object();
   for (const auto& [component, t] : checkpoint.by_component)
-    components[component] = {{"gb", bytes_to_gb(t.bytes)}, {"elements", t.elements}};
-  return {{"format", checkpoint.format},
-          {"files", checkpoint.files},
-          {"tensor_count", checkpoint.tensor_count},
-          {"elements", checkpoint.elements},
-          {"gb", bytes_to_gb(checkpoint.bytes)},
-          {"by_type", types},
-          {"by_component", components}};
+    components[component] = obj({{"gb", bytes_to_gb(t.bytes)}, {"elements", t.elements}});
+  return obj({{"format", checkpoint.format},
+              {"files", checkpoint.files},
+              {"tensor_count", checkpoint.tensor_count},
+              {"elements", checkpoint.elements},
+              {"gb", bytes_to_gb(checkpoint.bytes)},
+              {"by_type", types},
+              {"by_component", components}});
 }
 
 }  // namespace vram

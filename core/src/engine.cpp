@@ -71,7 +71,7 @@ json EngineProfile::label() const {
   if (!convention()) return name;
   json params = json::object();
   if (defaults.contains("overhead_gb")) {
-    params["size"] = Message{"size.gbPlain", {{"gb", defaults.at("overhead_gb")}}};
+    params["size"] = Message{"size.gbPlain", obj({{"gb", defaults.at("overhead_gb")}})};
   }
   if (defaults.contains("overhead_pct")) params["pct"] = defaults.at("overhead_pct");
   return Message{"engine." + id, params};
@@ -132,11 +132,11 @@ const EngineProfile& find_engine(const std::vector<EngineProfile>& engines, cons
 json storage_json(const WeightsSize& weights) {
   json parts = json::array();
   for (const WeightPart& part : weights.parts) {
-    parts.push_back({{"component", part.component},
-                     {"params", part.params},
-                     {"format", part.format->id},
-                     {"bits_per_weight", part.format->bits_per_weight},
-                     {"gb", bytes_to_gb(part.bytes)}});
+    parts.push_back(obj({{"component", part.component},
+                         {"params", part.params},
+                         {"format", part.format->id},
+                         {"bits_per_weight", part.format->bits_per_weight},
+                         {"gb", bytes_to_gb(part.bytes)}}));
   }
   return parts;
 }
@@ -196,17 +196,17 @@ namespace {
 json weight_parts(const WeightsSize& weights) {
   json parts = json::array();
   for (const WeightPart& part : weights.parts) {
-    parts.push_back(Message{"formula.weights_part",
-                            {{"params", part.params},
-                             {"bits", part.format->bits_per_weight},
-                             {"format", part.format->name}}});
+    parts.push_back(Message{"formula.weights_part", obj({{"params", part.params},
+                                                         {"bits", part.format->bits_per_weight},
+                                                         {"format", part.format->name}})});
   }
   return parts;
 }
 
 Message weights_formula(const WeightsSize& weights, int shards) {
-  return {shards > 1 ? "formula.weights_split" : "formula.weights",
-          {{"parts", weight_parts(weights)}, {"gpus", shards}, {"bytes", weights.bytes / shards}}};
+  return {
+      shards > 1 ? "formula.weights_split" : "formula.weights",
+      obj({{"parts", weight_parts(weights)}, {"gpus", shards}, {"bytes", weights.bytes / shards}})};
 }
 
 Message attention_word(LayerAttention kind) {
@@ -221,30 +221,30 @@ Message kv_formula(const ModelSpec& model, const KvFormat& kv, const KvCacheSize
     switch (group.attention) {
       case LayerAttention::kGlobal:
       case LayerAttention::kSliding:
-        groups.push_back(Message{"formula.kv_group",
-                                 {{"layers", group.layers},
-                                  {"attention", attention_word(group.attention)},
-                                  {"kv_heads", model.num_kv_heads},
-                                  {"k_dim", model.head_dim},
-                                  {"v_dim", model.v_head_dim},
-                                  {"bytes", kv.bytes_per_element()},
-                                  {"tokens", group.tokens_held}}});
+        groups.push_back(
+            Message{"formula.kv_group", obj({{"layers", group.layers},
+                                             {"attention", attention_word(group.attention)},
+                                             {"kv_heads", model.num_kv_heads},
+                                             {"k_dim", model.head_dim},
+                                             {"v_dim", model.v_head_dim},
+                                             {"bytes", kv.bytes_per_element()},
+                                             {"tokens", group.tokens_held}})});
         break;
       case LayerAttention::kMla:
-        groups.push_back(Message{"formula.kv_group_mla",
-                                 {{"layers", group.layers},
-                                  {"latent", model.mla.kv_lora_rank},
-                                  {"rope", model.mla.qk_rope_head_dim},
-                                  {"bytes", kv.bytes_per_element()},
-                                  {"tokens", group.tokens_held}}});
+        groups.push_back(Message{"formula.kv_group_mla", obj({{"layers", group.layers},
+                                                              {"latent", model.mla.kv_lora_rank},
+                                                              {"rope", model.mla.qk_rope_head_dim},
+                                                              {"bytes", kv.bytes_per_element()},
+                                                              {"tokens", group.tokens_held}})});
         break;
       case LayerAttention::kState:
-        groups.push_back(Message{"formula.kv_group_state",
-                                 {{"layers", group.layers}, {"state_bytes", group.state_bytes}}});
+        groups.push_back(
+            Message{"formula.kv_group_state",
+                    obj({{"layers", group.layers}, {"state_bytes", group.state_bytes}})});
         break;
     }
   }
-  return {"formula.kv", {{"groups", groups}, {"batch", batch}, {"bytes", cache.bytes}}};
+  return {"formula.kv", obj({{"groups", groups}, {"batch", batch}, {"bytes", cache.bytes}})};
 }
 
 Term weights_term(const WeightsSize& weights, const ParamTotals& params, int shards, bool explain) {
@@ -253,7 +253,7 @@ Term weights_term(const WeightsSize& weights, const ParamTotals& params, int sha
           {"term.weights"},
           weights.bytes / shards,
           weights_formula(weights, shards),
-          json{{"params", params.total}, {"storage", storage_json(weights)}, {"gpus", shards}}};
+          obj({{"params", params.total}, {"storage", storage_json(weights)}, {"gpus", shards}})};
 }
 
 /** `batch` is the one the cache was computed with (llama.cpp: 1, over context x batch cells). */
@@ -264,11 +264,11 @@ Term kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cach
           {"term.kv_cache"},
           cache.bytes,
           kv_formula(model, kv, cache, batch),
-          json{{"context", setup.context},
+          obj({{"context", setup.context},
                {"batch", setup.batch},
                {"kv_format", kv.id},
                {"bytes_per_element", kv.bytes_per_element()},
-               {"kv_bytes_per_token", cache.bytes_per_token}}};
+               {"kv_bytes_per_token", cache.bytes_per_token}})};
 }
 
 /** One data-parallel rank's cache: `users` of the request's users (all of them when dp is 1). */
@@ -287,11 +287,10 @@ Term gib_term(const char* id, double gib, const char* why, bool explain) {
   const Message label{std::string("term.") + id};
   if (!explain) return {id, label, gib * kBytesPerGiB, {}, {}};
   return {id, label, gib * kBytesPerGiB,
-          Message{"formula.gib",
-                  {{"gib", gib},
-                   {"bytes", gib * kBytesPerGiB},
-                   {"why", Message{std::string("why.") + why}}}},
-          json{{"gib", gib}}};
+          Message{"formula.gib", obj({{"gib", gib},
+                                      {"bytes", gib * kBytesPerGiB},
+                                      {"why", Message{std::string("why.") + why}}})},
+          obj({{"gib", gib}})};
 }
 
 /** The model as one GPU of a tensor-parallel group holds it: KV heads split, latents not. */
@@ -375,19 +374,18 @@ Term paged_weights_term(const InferencePlan& plan, const ModelSpec& m, int pp, b
   const double bytes = (rest / tp + routed * d(num) / d(den)) / pp;
   Term term{"weights", {"term.weights"}, bytes, {}, {}};
   if (!explain) return term;
-  term.formula = {"formula.weights_moe_split",
-                  {{"rest", rest},
-                   {"tp", tp},
-                   {"routed", routed},
-                   {"num", num},
-                   {"den", den},
-                   {"pp", pp},
-                   {"bytes", bytes}}};
-  term.inputs = {{"params", plan.params.total},
-                 {"storage", storage_json(plan.weights)},
-                 {"gpus", group * pp},
-                 {"routed_experts_gb", bytes_to_gb(routed)},
-                 {"experts_per_gpu", plan.expert_parallel ? json(num) : json(nullptr)}};
+  term.formula = {"formula.weights_moe_split", obj({{"rest", rest},
+                                                    {"tp", tp},
+                                                    {"routed", routed},
+                                                    {"num", num},
+                                                    {"den", den},
+                                                    {"pp", pp},
+                                                    {"bytes", bytes}})};
+  term.inputs = obj({{"params", plan.params.total},
+                     {"storage", storage_json(plan.weights)},
+                     {"gpus", group * pp},
+                     {"routed_experts_gb", bytes_to_gb(routed)},
+                     {"experts_per_gpu", plan.expert_parallel ? json(num) : json(nullptr)}});
   return term;
 }
 
@@ -473,17 +471,17 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
   Term act{"activations", {"term.vllm_activations"}, activations, {}, {}};
   if (explain) {
     act.formula = {top_k ? "formula.vllm_activations_top_k" : "formula.vllm_activations",
-                   {{"tokens", tokens},
-                    {"bytes_per_token", per_token},
-                    {"seqs", seqs},
-                    {"vocab", m.vocab_size},
-                    {"hidden", m.hidden_size},
-                    {"bytes", activations}}};
-    act.inputs = {{"max_num_batched_tokens", tokens},
-                  {"bytes_per_token", per_token},
-                  {"max_num_seqs", seqs},
-                  {"forward_gb", bytes_to_gb(forward)},
-                  {"sampler_gb", bytes_to_gb(sampler)}};
+                   obj({{"tokens", tokens},
+                        {"bytes_per_token", per_token},
+                        {"seqs", seqs},
+                        {"vocab", m.vocab_size},
+                        {"hidden", m.hidden_size},
+                        {"bytes", activations}})};
+    act.inputs = obj({{"max_num_batched_tokens", tokens},
+                      {"bytes_per_token", per_token},
+                      {"max_num_seqs", seqs},
+                      {"forward_gb", bytes_to_gb(forward)},
+                      {"sampler_gb", bytes_to_gb(sampler)}});
   }
   plan.terms.push_back(std::move(act));
   const bool eager = o.at("enforce_eager").get<bool>();
@@ -514,7 +512,7 @@ void plan_vllm(const InferenceSetup& setup, const json& o, const Gpu* gpu, const
         b.kv_budget_bytes <= 0
             ? Message{"warning.vllm_no_start"}
             : Message{"warning.vllm_short",
-                      {{"tokens", b.kv_tokens}, {"requested", setup.context * setup.batch}}});
+                      obj({{"tokens", b.kv_tokens}, {"requested", setup.context * setup.batch}})});
   }
 }
 
@@ -542,7 +540,7 @@ void plan_sglang(const InferenceSetup& setup, const json& o, const Gpu* gpu, con
   b.fits = b.kv_budget_bytes > 0 && cache.bytes <= b.kv_budget_bytes;
   if (!b.fits && explain) {
     plan.warnings.push_back(
-        Message{"warning.sglang_short", {{"pool", std::max(0.0, b.kv_budget_bytes)}}});
+        Message{"warning.sglang_short", obj({{"pool", std::max(0.0, b.kv_budget_bytes)}})});
   }
 }
 
@@ -553,11 +551,10 @@ void layer_share(Term& term, std::int64_t cards, std::int64_t here, std::int64_t
   term.bytes = term.bytes * d(here) / d(layers);
   if (!explain) return;
   if (!term.formula.id.empty()) {
-    term.formula = {"formula.layer_share",
-                    {{"inner", term.formula},
-                     {"layers_here", here},
-                     {"layers", layers},
-                     {"bytes", term.bytes}}};
+    term.formula = {"formula.layer_share", obj({{"inner", term.formula},
+                                                {"layers_here", here},
+                                                {"layers", layers},
+                                                {"bytes", term.bytes}})};
   }
   term.inputs["layers_on_card"] = here;
 }
@@ -600,7 +597,7 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
     if (host > 0) {
       weights.formula = {
           "formula.model_buffer",
-          {{"parts", weight_parts(plan.weights)}, {"host", host}, {"bytes", weights.bytes}}};
+          obj({{"parts", weight_parts(plan.weights)}, {"host", host}, {"bytes", weights.bytes}})};
     }
     weights.inputs["host_gb"] = bytes_to_gb(host);
   }
@@ -627,7 +624,7 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
   const bool flash = o.at("flash_attn").get<bool>();
   if (!flash && setup.kv->bits_per_element < 16 && explain) {
     // llama.cpp refuses to start with a quantized V cache and flash attention off.
-    plan.warnings.push_back({"warning.llamacpp_quantized_v", {{"kv", setup.kv->name}}});
+    plan.warnings.push_back({"warning.llamacpp_quantized_v", obj({{"kv", setup.kv->name}})});
   }
   const double hidden = ubatch * d(m.hidden_size) * 4.0 * 4.5;
   const double scores = flash ? 0.0 : d(cells) * ubatch * d(m.num_heads) * 4.0;
@@ -636,16 +633,16 @@ void plan_llamacpp(const InferenceSetup& setup, const json& o, bool explain, Inf
   Term buffer{"compute_buffer", {"term.compute_buffer"}, compute, {}, {}};
   if (explain) {
     buffer.formula = {flash ? "formula.compute_buffer_flash" : "formula.compute_buffer",
-                      {{"cells", cells},
-                       {"ubatch", ubatch},
-                       {"heads", m.num_heads},
-                       {"hidden", m.hidden_size},
-                       {"vocab", m.vocab_size},
-                       {"bytes", compute}}};
-    buffer.inputs = {{"n_ubatch", ubatch},
-                     {"flash_attn", flash},
-                     {"scores_bytes", scores},
-                     {"logits_bytes", logits}};
+                      obj({{"cells", cells},
+                           {"ubatch", ubatch},
+                           {"heads", m.num_heads},
+                           {"hidden", m.hidden_size},
+                           {"vocab", m.vocab_size},
+                           {"bytes", compute}})};
+    buffer.inputs = obj({{"n_ubatch", ubatch},
+                         {"flash_attn", flash},
+                         {"scores_bytes", scores},
+                         {"logits_bytes", logits}});
   }
   plan.terms.push_back(std::move(buffer));
   plan.terms.push_back(
@@ -692,16 +689,15 @@ TransformersLayerPeak transformers_layer_peak(const ModelSpec& m, const EnginePr
     }
   }
   if (!explain) return peak;
-  peak.layer = moe_widest ? Message{"formula.tf_layer_moe",
-                                    {{"hidden", m.hidden_size},
-                                     {"experts", m.moe.experts_per_token},
-                                     {"expert_ffn", m.moe.expert_intermediate},
-                                     {"bytes", a}}}
-                          : Message{"formula.tf_layer_dense",
-                                    {{"hidden", m.hidden_size},
-                                     {"ffn_tensors", ffn_tensors},
-                                     {"ffn", m.intermediate_size},
-                                     {"bytes", a}}};
+  peak.layer = moe_widest
+                   ? Message{"formula.tf_layer_moe", obj({{"hidden", m.hidden_size},
+                                                          {"experts", m.moe.experts_per_token},
+                                                          {"expert_ffn", m.moe.expert_intermediate},
+                                                          {"bytes", a}})}
+                   : Message{"formula.tf_layer_dense", obj({{"hidden", m.hidden_size},
+                                                            {"ffn_tensors", ffn_tensors},
+                                                            {"ffn", m.intermediate_size},
+                                                            {"bytes", a}})};
   return peak;
 }
 
@@ -771,42 +767,39 @@ void plan_transformers(const InferenceSetup& setup, const EngineProfile& engine,
       layer.per_token = attention_token;
       if (explain) {
         layer.layer = {"formula.tf_layer_attention",
-                       {{"hidden", m.hidden_size},
-                        {"q_width", m.num_heads * m.head_dim},
-                        {"kv_width", m.num_kv_heads * (m.head_dim + m.v_head_dim)},
-                        {"bytes", a}}};
+                       obj({{"hidden", m.hidden_size},
+                            {"q_width", m.num_heads * m.head_dim},
+                            {"kv_width", m.num_kv_heads * (m.head_dim + m.v_head_dim)},
+                            {"bytes", a}})};
       }
     }
     Term term{"attention_mask", {"term.attention_mask"}, mask, {}, {}};
     if (explain) {
-      term.formula =
-          sdpa_widest
-              ? Message{"formula.tf_mask_sdpa",
-                        {{"context", setup.context},
-                         {"window", m.sliding_window},
-                         {"bytes_per_element", a},
-                         {"bytes", mask}}}
-              : Message{
-                    "formula.tf_mask",
-                    {{"context", setup.context}, {"window", m.sliding_window}, {"bytes", mask}}};
-      term.inputs = {{"context", setup.context}, {"sliding_window", m.sliding_window}};
+      term.formula = sdpa_widest
+                         ? Message{"formula.tf_mask_sdpa", obj({{"context", setup.context},
+                                                                {"window", m.sliding_window},
+                                                                {"bytes_per_element", a},
+                                                                {"bytes", mask}})}
+                         : Message{"formula.tf_mask", obj({{"context", setup.context},
+                                                           {"window", m.sliding_window},
+                                                           {"bytes", mask}})};
+      term.inputs = obj({{"context", setup.context}, {"sliding_window", m.sliding_window}});
     }
     mask_term = std::move(term);
   }
   const double activations = tokens * layer.per_token + positions * per_position;
   Term act{"prefill_activations", {"term.prefill_activations"}, activations, {}, {}};
   if (explain) {
-    act.formula = {"formula.tf_prefill",
-                   {{"tokens", tokens},
-                    {"per_token", layer.per_token},
-                    {"layer", layer.layer},
-                    {"positions", positions},
-                    {"per_position", per_position},
-                    {"bytes", activations}}};
-    act.inputs = {{"context", setup.context},
-                  {"batch", setup.batch},
-                  {"bytes_per_token", layer.per_token},
-                  {"bytes_per_position", per_position}};
+    act.formula = {"formula.tf_prefill", obj({{"tokens", tokens},
+                                              {"per_token", layer.per_token},
+                                              {"layer", layer.layer},
+                                              {"positions", positions},
+                                              {"per_position", per_position},
+                                              {"bytes", activations}})};
+    act.inputs = obj({{"context", setup.context},
+                      {"batch", setup.batch},
+                      {"bytes_per_token", layer.per_token},
+                      {"bytes_per_position", per_position}});
   }
   plan.terms.push_back(std::move(act));
   if (mask > 0) plan.terms.push_back(std::move(mask_term));
@@ -862,15 +855,14 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
     const double bytes = overhead_bytes(overhead, plan.weights.bytes, plan.kv.bytes);
     Term term{"overhead", {"term.overhead"}, bytes, {}, {}};
     if (explain) {
-      term.formula =
-          overhead.kind == Overhead::Kind::kFlat
-              ? Message{"formula.overhead_flat", {{"bytes", bytes}, {"engine", engine.label()}}}
-              : Message{"formula.overhead_pct",
-                        {{"pct", overhead.percent},
-                         {"weights", plan.weights.bytes},
-                         {"kv", plan.kv.bytes},
-                         {"bytes", bytes}}};
-      term.inputs = {{"kind", to_string(engine.kind)}, {"overhead_gb", bytes_to_gb(bytes)}};
+      term.formula = overhead.kind == Overhead::Kind::kFlat
+                         ? Message{"formula.overhead_flat",
+                                   obj({{"bytes", bytes}, {"engine", engine.label()}})}
+                         : Message{"formula.overhead_pct", obj({{"pct", overhead.percent},
+                                                                {"weights", plan.weights.bytes},
+                                                                {"kv", plan.kv.bytes},
+                                                                {"bytes", bytes}})};
+      term.inputs = obj({{"kind", to_string(engine.kind)}, {"overhead_gb", bytes_to_gb(bytes)}});
     }
     plan.terms.push_back(std::move(term));
   } else if (engine.kind == EngineKind::kVllm) {
@@ -890,24 +882,24 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
     const std::string why = engine.option_sources.value(it.key(), "");
     plan.assumptions.push_back(
         {why.empty() ? "assumption.engine_option" : "assumption.engine_option_why",
-         {{"engine", engine.label()},
-          {"key", it.key()},
-          // A switch reads on or off in the reader's language.
-          {"value",
-           it->is_boolean() ? json(Message{it->get<bool>() ? "word.on" : "word.off"}) : *it},
-          {"why", quotation(why)}}});
+         obj({{"engine", engine.label()},
+              {"key", it.key()},
+              // A switch reads on or off in the reader's language.
+              {"value",
+               it->is_boolean() ? json(Message{it->get<bool>() ? "word.on" : "word.off"}) : *it},
+              {"why", quotation(why)}})});
   }
   for (auto it = engine.option_sources.begin(); it != engine.option_sources.end(); ++it) {
     if (!o.contains(it.key())) {
       plan.assumptions.push_back(
           {"assumption.engine_note",
-           {{"engine", engine.label()}, {"key", it.key()}, {"why", quotation(*it)}}});
+           obj({{"engine", engine.label()}, {"key", it.key()}, {"why", quotation(*it)}})});
     }
   }
   if (plan.budget.present && plan.budget.usable_estimated && gpu != nullptr) {
     plan.warnings.push_back(
         {"warning.usable_estimated",
-         {{"gpu", gpu->name}, {"source", quotation(gpus.usable_default_source)}}});
+         obj({{"gpu", gpu->name}, {"source", quotation(gpus.usable_default_source)}})});
   }
   return plan;
 }

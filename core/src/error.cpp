@@ -14,7 +14,7 @@ Error Error::make(const std::string& code, const std::string& field, const std::
 
 Error::Error(std::string code, std::string field, const std::string& message)
     : Error(code, field, message,
-            Message{"error." + code, json{{"field", field}, {"detail", message}}}) {}
+            Message{"error." + code, obj({{"field", field}, {"detail", message}})}) {}
 
 Error::Error(std::string code, std::string field, const std::string& message, Message translatable)
     : std::runtime_error(message),
@@ -25,52 +25,52 @@ Error::Error(std::string code, std::string field, const std::string& message, Me
 Error Error::out_of_range(const std::string& field, const json& value, const json& min,
                           const json& max) {
   return make("invalid_value", field, "error.range",
-              {{"field", field}, {"value", value}, {"min", min}, {"max", max}});
+              obj({{"field", field}, {"value", value}, {"min", min}, {"max", max}}));
 }
 
 Error Error::missing(const std::string& field) {
-  return make("missing_field", field, "error.missing", {{"field", field}});
+  return make("missing_field", field, "error.missing", obj({{"field", field}}));
 }
 
 Error Error::wrong_type(const std::string& field, const std::string& expected,
                         const std::string& actual) {
   return make("wrong_type", field, "error.type",
-              {{"field", field}, {"expected", expected}, {"actual", actual}});
+              obj({{"field", field}, {"expected", expected}, {"actual", actual}}));
 }
 
 Error Error::not_whole(const std::string& field) {
-  return make("invalid_value", field, "error.whole", {{"field", field}});
+  return make("invalid_value", field, "error.whole", obj({{"field", field}}));
 }
 
 Error Error::not_finite(const std::string& field) {
-  return make("invalid_value", field, "error.finite", {{"field", field}});
+  return make("invalid_value", field, "error.finite", obj({{"field", field}}));
 }
 
 Error Error::not_positive(const std::string& field, bool allow_zero) {
   return make("invalid_value", field, allow_zero ? "error.non_negative" : "error.positive",
-              {{"field", field}});
+              obj({{"field", field}}));
 }
 
 Error Error::too_deep(const std::string& field, std::size_t limit) {
-  return make("too_deep", field, "error.too_deep", {{"field", field}, {"limit", limit}});
+  return make("too_deep", field, "error.too_deep", obj({{"field", field}, {"limit", limit}}));
 }
 
 Error Error::too_large(const std::string& field, std::size_t size, std::size_t limit) {
   return make("too_large", field, "error.too_large",
-              {{"field", field}, {"size", size}, {"limit", limit}});
+              obj({{"field", field}, {"size", size}, {"limit", limit}}));
 }
 
 Error Error::too_long(const std::string& field, std::size_t length, std::size_t limit) {
   return make("invalid_value", field, "error.too_long",
-              {{"field", field}, {"length", length}, {"limit", limit}});
+              obj({{"field", field}, {"length", length}, {"limit", limit}}));
 }
 
 json Error::to_json() const {
-  return json{{"code", code_},
+  return obj({{"code", code_},
               {"field", field_},
               {"message", what()},
               {"message_id", message_.id},
-              {"params", message_.params}};
+              {"params", message_.params}});
 }
 
 std::string Error::quote(std::string_view input) {

@@ -30,11 +30,11 @@ namespace {
 json terms_json(const std::vector<Term>& terms) {
   json out = json::array();
   for (const Term& term : terms) {
-    out.push_back({{"id", term.id},
-                   {"label", term.label},
-                   {"gb", bytes_to_gb(term.bytes)},
-                   {"formula", term.formula.id.empty() ? json(nullptr) : json(term.formula)},
-                   {"inputs", term.inputs}});
+    out.push_back(obj({{"id", term.id},
+                       {"label", term.label},
+                       {"gb", bytes_to_gb(term.bytes)},
+                       {"formula", term.formula.id.empty() ? json(nullptr) : json(term.formula)},
+                       {"inputs", term.inputs}}));
   }
   return out;
 }
@@ -42,12 +42,12 @@ json terms_json(const std::vector<Term>& terms) {
 json kv_groups_json(const KvCacheSize& cache) {
   json groups = json::array();
   for (const KvGroup& group : cache.groups) {
-    groups.push_back({{"attention", to_string(group.attention)},
-                      {"layers", group.layers},
-                      {"bytes_per_token_per_layer", group.bytes_per_token},
-                      {"tokens_held", group.tokens_held},
-                      {"state_bytes_per_layer", group.state_bytes},
-                      {"gb", bytes_to_gb(group.bytes)}});
+    groups.push_back(obj({{"attention", to_string(group.attention)},
+                          {"layers", group.layers},
+                          {"bytes_per_token_per_layer", group.bytes_per_token},
+                          {"tokens_held", group.tokens_held},
+                          {"state_bytes_per_layer", group.state_bytes},
+                          {"gb", bytes_to_gb(group.bytes)}}));
   }
   return groups;
 }
@@ -100,36 +100,36 @@ json import_warnings(const ImportedModel& imported) {
  */
 json fit_json(double capacity, double need, bool fits, const Message& basis, std::int64_t cards) {
   const double spare = capacity - need;
-  return {{"capacity_gb", bytes_to_gb(capacity)},
-          {"basis", basis},
-          {"spare_gb", bytes_to_gb(spare)},
-          {"fits", fits},
-          {"tight", fits && is_tight(spare, static_cast<int>(cards), FitRules{})}};
+  return obj({{"capacity_gb", bytes_to_gb(capacity)},
+              {"basis", basis},
+              {"spare_gb", bytes_to_gb(spare)},
+              {"fits", fits},
+              {"tight", fits && is_tight(spare, static_cast<int>(cards), FitRules{})}});
 }
 
 json budget_json(const EngineBudget& b) {
-  return {{"usable_gb", bytes_to_gb(b.usable_bytes)},
-          {"usable_gib", b.usable_bytes / kBytesPerGiB},
-          {"usable_estimated", b.usable_estimated},
-          {"reserved_gb", bytes_to_gb(b.reserved_bytes)},
-          {"kv_budget_gb", bytes_to_gb(b.kv_budget_bytes)},
-          {"kv_budget_gib", b.kv_budget_bytes / kBytesPerGiB},
-          {"kv_bytes_per_token", b.kv_bytes_per_token},
-          {"kv_blocks", b.kv_blocks},
-          {"kv_tokens", b.kv_tokens},
-          {"max_concurrency", b.max_concurrency},
-          {"fits", b.fits}};
+  return obj({{"usable_gb", bytes_to_gb(b.usable_bytes)},
+              {"usable_gib", b.usable_bytes / kBytesPerGiB},
+              {"usable_estimated", b.usable_estimated},
+              {"reserved_gb", bytes_to_gb(b.reserved_bytes)},
+              {"kv_budget_gb", bytes_to_gb(b.kv_budget_bytes)},
+              {"kv_budget_gib", b.kv_budget_bytes / kBytesPerGiB},
+              {"kv_bytes_per_token", b.kv_bytes_per_token},
+              {"kv_blocks", b.kv_blocks},
+              {"kv_tokens", b.kv_tokens},
+              {"max_concurrency", b.max_concurrency},
+              {"fits", b.fits}});
 }
 
 json decode_json(const DecodeCeiling& c) {
-  return {{"bandwidth_gbps", c.bandwidth_bytes_per_s / 1e9},
-          {"guide_tokens_per_s", c.guide_tokens_per_s},
-          {"active_weight_gb", bytes_to_gb(c.active_weight_bytes)},
-          {"kv_read_gb", bytes_to_gb(c.kv_read_bytes)},
-          {"step_gb", bytes_to_gb(c.step_bytes)},
-          {"experts_touched", c.experts_touched},
-          {"stream_tokens_per_s", c.stream_tokens_per_s},
-          {"batch_tokens_per_s", c.batch_tokens_per_s}};
+  return obj({{"bandwidth_gbps", c.bandwidth_bytes_per_s / 1e9},
+              {"guide_tokens_per_s", c.guide_tokens_per_s},
+              {"active_weight_gb", bytes_to_gb(c.active_weight_bytes)},
+              {"kv_read_gb", bytes_to_gb(c.kv_read_bytes)},
+              {"step_gb", bytes_to_gb(c.step_bytes)},
+              {"experts_touched", c.experts_touched},
+              {"stream_tokens_per_s", c.stream_tokens_per_s},
+              {"batch_tokens_per_s", c.batch_tokens_per_s}});
 }
 
 /** The expected figures beside the ceiling: per user, for the batch, and the step's parts. */
@@ -138,13 +138,13 @@ void add_expected(json& out, const DecodeSpeed& d, double floor) {
   out["expected_tokens_per_s"] = d.expected_tokens_per_s;
   out["expected_batch_tokens_per_s"] = d.expected_batch_tokens_per_s;
   out["efficiency"] = d.efficiency;
-  out["step_ms"] = {{"memory", d.memory_s * 1e3},
-                    {"compute", d.compute_known ? json(d.compute_s * 1e3) : json(nullptr)},
-                    {"fixed", d.fixed_s * 1e3},
-                    {"allreduce", d.allreduce_s * 1e3},
-                    {"alltoall", d.alltoall_s * 1e3},
-                    {"hops", d.hops_s * 1e3},
-                    {"total", d.step_s * 1e3}};
+  out["step_ms"] = obj({{"memory", d.memory_s * 1e3},
+                        {"compute", d.compute_known ? json(d.compute_s * 1e3) : json(nullptr)},
+                        {"fixed", d.fixed_s * 1e3},
+                        {"allreduce", d.allreduce_s * 1e3},
+                        {"alltoall", d.alltoall_s * 1e3},
+                        {"hops", d.hops_s * 1e3},
+                        {"total", d.step_s * 1e3}});
   out["compute_bound"] = d.compute_bound;
   out["min_tokens_per_s"] = floor;
   out["meets_floor"] = d.expected_tokens_per_s >= floor;
@@ -170,21 +170,21 @@ std::string launch_flag(const EngineProfile& engine, const char* carries) {
 /** "-ngl N", with "--n-cpu-moe K" when it is given: a placement as the command writes it. */
 Message placement_flags(const OffloadPlan& o, const EngineProfile& engine) {
   const std::string ngl = launch_flag(engine, "gpu_layers");
-  return o.n_cpu_moe > 0 ? Message{"offload.flags_experts",
-                                   {{"ngl_flag", ngl},
-                                    {"ngl", o.ngl},
-                                    {"moe_flag", launch_flag(engine, "n_cpu_moe")},
-                                    {"n_cpu_moe", o.n_cpu_moe}}}
-                         : Message{"offload.flags_layers", {{"ngl_flag", ngl}, {"ngl", o.ngl}}};
+  return o.n_cpu_moe > 0
+             ? Message{"offload.flags_experts", obj({{"ngl_flag", ngl},
+                                                     {"ngl", o.ngl},
+                                                     {"moe_flag", launch_flag(engine, "n_cpu_moe")},
+                                                     {"n_cpu_moe", o.n_cpu_moe}})}
+             : Message{"offload.flags_layers", obj({{"ngl_flag", ngl}, {"ngl", o.ngl}})};
 }
 
 /** The plan's own pick beside a user's placement that does not fit: what the user may take. */
 json suggestion(const OffloadPlan* s) {
   if (s == nullptr || s->kind == OffloadPlan::Kind::kNone) return nullptr;
-  return {{"ngl", s->ngl},
-          {"n_cpu_moe", s->n_cpu_moe},
-          {"per_gpu_gb", bytes_to_gb(s->per_gpu_bytes)},
-          {"host_gb", bytes_to_gb(s->host_bytes)}};
+  return obj({{"ngl", s->ngl},
+              {"n_cpu_moe", s->n_cpu_moe},
+              {"per_gpu_gb", bytes_to_gb(s->per_gpu_bytes)},
+              {"host_gb", bytes_to_gb(s->host_bytes)}});
 }
 
 /** A partial offload (offload.hpp) with its speed: what sits where, and the headline. Speed only
@@ -193,76 +193,75 @@ json offload_json(const OffloadPlan& o, const DecodeSpeed& d, double host_bandwi
                   double host_efficiency, double floor, int cards, const std::string& gpu,
                   const EngineProfile& engine) {
   const bool experts = o.kind == OffloadPlan::Kind::kExperts;
-  json out = {{"kind", experts                                ? "experts"
-                       : o.kind == OffloadPlan::Kind::kLayers ? "layers"
-                                                              : "none"},
-              {"placement", o.user ? "user" : "auto"},
-              {"fits", o.fits},
-              {"layers", o.layers},
-              {"gpu_layers", o.gpu_layers},
-              {"ngl", o.ngl},
-              {"n_cpu_moe", o.n_cpu_moe},
-              {"per_gpu_gb", bytes_to_gb(o.per_gpu_bytes)},
-              {"capacity_per_gpu_gb", bytes_to_gb(o.capacity_bytes)},
-              {"gpu_weights_gb", bytes_to_gb(o.gpu_weights_bytes)},
-              {"host_weights_gb", bytes_to_gb(o.host_weights_bytes)},
-              {"host_kv_gb", bytes_to_gb(o.host_kv_bytes)},
-              {"host_compute_gb", bytes_to_gb(o.host_compute_bytes)},
-              {"host_gb", bytes_to_gb(o.host_bytes)},
-              {"host_read_gb", bytes_to_gb(o.host_read_bytes)},
-              {"host_handoffs", o.host_handoffs},
-              {"host_bandwidth_gbps", host_bandwidth_gbps},
-              {"host_efficiency", host_efficiency},
-              {"suggested", suggestion(o.suggested.get())},
-              {"flags", placement_flags(o, engine)}};
+  json out = obj({{"kind", experts                                ? "experts"
+                           : o.kind == OffloadPlan::Kind::kLayers ? "layers"
+                                                                  : "none"},
+                  {"placement", o.user ? "user" : "auto"},
+                  {"fits", o.fits},
+                  {"layers", o.layers},
+                  {"gpu_layers", o.gpu_layers},
+                  {"ngl", o.ngl},
+                  {"n_cpu_moe", o.n_cpu_moe},
+                  {"per_gpu_gb", bytes_to_gb(o.per_gpu_bytes)},
+                  {"capacity_per_gpu_gb", bytes_to_gb(o.capacity_bytes)},
+                  {"gpu_weights_gb", bytes_to_gb(o.gpu_weights_bytes)},
+                  {"host_weights_gb", bytes_to_gb(o.host_weights_bytes)},
+                  {"host_kv_gb", bytes_to_gb(o.host_kv_bytes)},
+                  {"host_compute_gb", bytes_to_gb(o.host_compute_bytes)},
+                  {"host_gb", bytes_to_gb(o.host_bytes)},
+                  {"host_read_gb", bytes_to_gb(o.host_read_bytes)},
+                  {"host_handoffs", o.host_handoffs},
+                  {"host_bandwidth_gbps", host_bandwidth_gbps},
+                  {"host_efficiency", host_efficiency},
+                  {"suggested", suggestion(o.suggested.get())},
+                  {"flags", placement_flags(o, engine)}});
   if (!o.fits) {
     const OffloadPlan* s = o.suggested.get();
     out["decode"] = nullptr;
-    out["headline"] =
-        Message{"offload.short",
-                {{"placement", placement_flags(o, engine)},
-                 {"need", o.per_gpu_bytes},
-                 {"capacity", o.capacity_bytes},
-                 {"gpu", gpu},
-                 {"suggestion",
-                  s == nullptr || s->kind == OffloadPlan::Kind::kNone
-                      ? Message{"offload.suggest_none"}
-                      : Message{"offload.suggest", {{"placement", placement_flags(*s, engine)}}}}}};
+    out["headline"] = Message{
+        "offload.short",
+        obj({{"placement", placement_flags(o, engine)},
+             {"need", o.per_gpu_bytes},
+             {"capacity", o.capacity_bytes},
+             {"gpu", gpu},
+             {"suggestion", s == nullptr || s->kind == OffloadPlan::Kind::kNone
+                                ? Message{"offload.suggest_none"}
+                                : Message{"offload.suggest",
+                                          obj({{"placement", placement_flags(*s, engine)}})}}})};
     return out;
   }
-  out["decode"] = {{"ceiling_tokens_per_s", d.ceiling_tokens_per_s},
-                   {"expected_tokens_per_s", d.expected_tokens_per_s},
-                   {"expected_batch_tokens_per_s", d.expected_batch_tokens_per_s},
-                   {"step_ms",
-                    {{"gpu", d.memory_s * 1e3},
-                     {"host", d.host_s * 1e3},
-                     {"handoffs", d.handoff_s * 1e3},
-                     {"fixed", d.fixed_s * 1e3},
-                     {"hops", d.hops_s * 1e3},
-                     {"total", d.step_s * 1e3}}},
-                   {"min_tokens_per_s", floor},
-                   {"meets_floor", d.expected_tokens_per_s >= floor}};
+  out["decode"] = obj({{"ceiling_tokens_per_s", d.ceiling_tokens_per_s},
+                       {"expected_tokens_per_s", d.expected_tokens_per_s},
+                       {"expected_batch_tokens_per_s", d.expected_batch_tokens_per_s},
+                       {"step_ms", obj({{"gpu", d.memory_s * 1e3},
+                                        {"host", d.host_s * 1e3},
+                                        {"handoffs", d.handoff_s * 1e3},
+                                        {"fixed", d.fixed_s * 1e3},
+                                        {"hops", d.hops_s * 1e3},
+                                        {"total", d.step_s * 1e3}})},
+                       {"min_tokens_per_s", floor},
+                       {"meets_floor", d.expected_tokens_per_s >= floor}});
   out["headline"] = Message{experts                                ? "offload.experts"
                             : o.kind == OffloadPlan::Kind::kLayers ? "offload.layers"
                                                                    : "offload.all",
-                            {{"gpu_layers", o.gpu_layers},
-                             {"layers", o.layers},
-                             {"n_cpu_moe", o.n_cpu_moe},
-                             {"cards", cards},
-                             {"host", o.host_bytes},
-                             {"tokens", d.expected_tokens_per_s}}};
+                            obj({{"gpu_layers", o.gpu_layers},
+                                 {"layers", o.layers},
+                                 {"n_cpu_moe", o.n_cpu_moe},
+                                 {"cards", cards},
+                                 {"host", o.host_bytes},
+                                 {"tokens", d.expected_tokens_per_s}})};
   return out;
 }
 
 json prefill_json(const PrefillSpeed& p, std::int64_t prompt) {
-  return {{"prompt_tokens", prompt},
-          {"known", p.known},
-          {"tflops", p.tflops > 0 ? json(p.tflops) : json(nullptr)},
-          {"fp8", p.fp8},
-          {"utilisation", p.utilisation},
-          {"tflop", p.flops / 1e12},
-          {"ttft_s", p.known ? json(p.seconds) : json(nullptr)},
-          {"tokens_per_s", p.known ? json(p.tokens_per_s) : json(nullptr)}};
+  return obj({{"prompt_tokens", prompt},
+              {"known", p.known},
+              {"tflops", p.tflops > 0 ? json(p.tflops) : json(nullptr)},
+              {"fp8", p.fp8},
+              {"utilisation", p.utilisation},
+              {"tflop", p.flops / 1e12},
+              {"ttft_s", p.known ? json(p.seconds) : json(nullptr)},
+              {"tokens_per_s", p.known ? json(p.tokens_per_s) : json(nullptr)}});
 }
 
 /**
@@ -284,22 +283,23 @@ bool fp8_compute(const EngineProfile& engine, const WeightFormat* weights, const
 json moe_layout_json(const ModelSpec& model, const ServingLayout& layout) {
   if (layout.moe_layout.empty()) return nullptr;
   const int group = layout.moe_group();
-  return {{"id", layout.moe_layout},
-          {"label", Message{"moe_layout." + layout.moe_layout,
-                            {{"tp", layout.tensor_parallel},
-                             {"dp", layout.data_parallel},
-                             {"ep", layout.expert_parallel_size()},
-                             {"group", group},
-                             {"experts", model.moe.num_experts},
-                             {"per_gpu", experts_per_gpu(model, layout.expert_parallel_size())}}}},
-          {"attention_tensor_parallel", layout.tensor_parallel},
-          {"data_parallel", layout.data_parallel},
-          {"expert_parallel_size", layout.expert_parallel_size()},
-          {"moe_group", group},
-          {"experts", model.moe.num_experts},
-          {"experts_per_gpu", layout.expert_parallel
-                                  ? json(experts_per_gpu(model, layout.expert_parallel_size()))
-                                  : json(nullptr)}};
+  return obj({{"id", layout.moe_layout},
+              {"label",
+               Message{"moe_layout." + layout.moe_layout,
+                       obj({{"tp", layout.tensor_parallel},
+                            {"dp", layout.data_parallel},
+                            {"ep", layout.expert_parallel_size()},
+                            {"group", group},
+                            {"experts", model.moe.num_experts},
+                            {"per_gpu", experts_per_gpu(model, layout.expert_parallel_size())}})}},
+              {"attention_tensor_parallel", layout.tensor_parallel},
+              {"data_parallel", layout.data_parallel},
+              {"expert_parallel_size", layout.expert_parallel_size()},
+              {"moe_group", group},
+              {"experts", model.moe.num_experts},
+              {"experts_per_gpu", layout.expert_parallel
+                                      ? json(experts_per_gpu(model, layout.expert_parallel_size()))
+                                      : json(nullptr)}});
 }
 
 /** How a plan's cards run a step: tensor groups at once, stages (or llama.cpp's layers) in turn. */
@@ -318,17 +318,17 @@ SpeedLayout speed_layout(const EngineProfile& engine, int tensor_parallel, int p
 json inverse_json(const InverseAnswers& a) {
   json formats = json::array();
   for (const FormatFit& fit : a.formats) {
-    formats.push_back({{"format", fit.format->id},
-                       {"total_gb", bytes_to_gb(fit.total_bytes)},
-                       {"fits", fit.fits},
-                       {"supported", fit.supported}});
+    formats.push_back(obj({{"format", fit.format->id},
+                           {"total_gb", bytes_to_gb(fit.total_bytes)},
+                           {"fits", fit.fits},
+                           {"supported", fit.supported}}));
   }
-  return {{"budget_gb", bytes_to_gb(a.budget_bytes)},
-          {"max_context", a.max_context},
-          {"context_limited_by_model", a.context_limited_by_model},
-          {"max_batch", a.max_batch},
-          {"best_format", a.best_format ? json(a.best_format->id) : json(nullptr)},
-          {"formats", std::move(formats)}};
+  return obj({{"budget_gb", bytes_to_gb(a.budget_bytes)},
+              {"max_context", a.max_context},
+              {"context_limited_by_model", a.context_limited_by_model},
+              {"max_batch", a.max_batch},
+              {"best_format", a.best_format ? json(a.best_format->id) : json(nullptr)},
+              {"formats", std::move(formats)}});
 }
 
 /** The largest n in [1, hi] for which fits(n) holds, or 0. */
@@ -368,11 +368,10 @@ json measured_error(const Catalog& catalog, const char* category, const char* no
   const json& c = catalog.accuracy.at(category);
   json out = c;
   out["category"] = category;
-  out["note"] = Message{note,
-                        {{"low", c.at("low_pct")},
-                         {"high", c.at("high_pct")},
-                         {"cases", c.at("cases")},
-                         {"measurements", c.at("measurements")}}};
+  out["note"] = Message{note, obj({{"low", c.at("low_pct")},
+                                   {"high", c.at("high_pct")},
+                                   {"cases", c.at("cases")},
+                                   {"measurements", c.at("measurements")}})};
   return out;
 }
 
@@ -404,7 +403,7 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
   if (req.overhead_gb) {
     // The flat convention's knob, with its range.
     const EngineProfile& guide = find_engine(catalog.engines, "guide", "engine");
-    engine_options(guide, json{{"overhead_gb", *req.overhead_gb}}, "");
+    engine_options(guide, obj({{"overhead_gb", *req.overhead_gb}}), "");
     s.overhead_bytes = gb_to_bytes(*req.overhead_gb);
     s.overhead_set = true;
   }
@@ -414,45 +413,45 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
   json assumptions = plan.assumptions;
   if (plan.params.total_declared) {
     assumptions.push_back(
-        Message{"assumption.params_declared_finetune", {{"params", plan.params.total}}});
+        Message{"assumption.params_declared_finetune", obj({{"params", plan.params.total}})});
   }
   assumptions.push_back(Message{"assumption.units_finetune"});
   json warnings = import_warnings(imported);
   if (s.zero > 0 && s.gpus == 1) warnings.push_back(Message{"warning.zero_single"});
   if (model.max_context > 0 && s.seq > model.max_context) {
-    warnings.push_back(Message{"warning.seq_over", {{"max", model.max_context}}});
+    warnings.push_back(Message{"warning.seq_over", obj({{"max", model.max_context}})});
   }
 
-  json out = {
-      {"mode", to_string(s.method)},
-      {"finetune_profile", to_string(s.profile)},
-      {"model", model_summary(model, plan.params)},
-      {"params_total", plan.params.total},
-      {"params_active", plan.params.active},
-      {"trainable_params", plan.trainable_params},
-      {"adapter_params", plan.adapter_params},
-      {"seq", s.seq},
-      {"micro_batch", s.micro_batch},
-      {"optimizer", to_string(s.optimizer)},
-      {"precision", to_string(s.precision)},
-      {"loss", to_string(s.loss)},
-      {"zero", s.zero},
-      {"gpu_count", s.gpus},
-      {"weights_gb", bytes_to_gb(plan.weights_bytes + plan.adapter_bytes)},
-      {"gradients_gb", bytes_to_gb(plan.gradients_bytes)},
-      {"optimizer_gb", bytes_to_gb(plan.optimizer_bytes)},
-      {"activations_gb", bytes_to_gb(plan.activations.total_bytes)},
-      {"kv_cache_gb", 0.0},
-      {"overhead_gb", bytes_to_gb(plan.overhead_bytes)},
-      {"allocator_peak_gb", bytes_to_gb(plan.allocator_peak_bytes)},
-      {"allocator_reserve_gb", bytes_to_gb(plan.reserve_bytes)},
-      {"allocator_reserved_gb", bytes_to_gb(plan.allocator_peak_bytes + plan.reserve_bytes)},
-      {"total_basis", s.profile == FinetuneProfile::kGuide ? "guide" : "device"},
-      {"host_ram_gb", bytes_to_gb(plan.host_bytes)},
-      {"total_gb", bytes_to_gb(plan.total_bytes)},
-      {"terms", terms_json(plan.terms)},
-      {"assumptions", assumptions},
-      {"warnings", warnings}};
+  json out =
+      obj({{"mode", to_string(s.method)},
+           {"finetune_profile", to_string(s.profile)},
+           {"model", model_summary(model, plan.params)},
+           {"params_total", plan.params.total},
+           {"params_active", plan.params.active},
+           {"trainable_params", plan.trainable_params},
+           {"adapter_params", plan.adapter_params},
+           {"seq", s.seq},
+           {"micro_batch", s.micro_batch},
+           {"optimizer", to_string(s.optimizer)},
+           {"precision", to_string(s.precision)},
+           {"loss", to_string(s.loss)},
+           {"zero", s.zero},
+           {"gpu_count", s.gpus},
+           {"weights_gb", bytes_to_gb(plan.weights_bytes + plan.adapter_bytes)},
+           {"gradients_gb", bytes_to_gb(plan.gradients_bytes)},
+           {"optimizer_gb", bytes_to_gb(plan.optimizer_bytes)},
+           {"activations_gb", bytes_to_gb(plan.activations.total_bytes)},
+           {"kv_cache_gb", 0.0},
+           {"overhead_gb", bytes_to_gb(plan.overhead_bytes)},
+           {"allocator_peak_gb", bytes_to_gb(plan.allocator_peak_bytes)},
+           {"allocator_reserve_gb", bytes_to_gb(plan.reserve_bytes)},
+           {"allocator_reserved_gb", bytes_to_gb(plan.allocator_peak_bytes + plan.reserve_bytes)},
+           {"total_basis", s.profile == FinetuneProfile::kGuide ? "guide" : "device"},
+           {"host_ram_gb", bytes_to_gb(plan.host_bytes)},
+           {"total_gb", bytes_to_gb(plan.total_bytes)},
+           {"terms", terms_json(plan.terms)},
+           {"assumptions", assumptions},
+           {"warnings", warnings}});
 
   const GpuCatalog gpus = request_catalog(catalog, req.catalog);
   FitRules rules;
@@ -494,8 +493,9 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
       t.micro_batch = v;
       return fits(t);
     });
-    out["inverse"] = {
-        {"budget_gb", bytes_to_gb(capacity)}, {"max_seq", max_seq}, {"max_micro_batch", max_micro}};
+    out["inverse"] = obj({{"budget_gb", bytes_to_gb(capacity)},
+                          {"max_seq", max_seq},
+                          {"max_micro_batch", max_micro}});
   }
   return out;
 }
@@ -543,8 +543,9 @@ json estimate_json(const Catalog& catalog, const json& request) {
   json assumptions = json::array();
   json warnings = import_warnings(imported);
   if (setup.weights == nullptr && checkpoint) {
-    assumptions.push_back(Message{"assumption.weights_checkpoint",
-                                  {{"format", checkpoint->format}, {"files", checkpoint->files}}});
+    assumptions.push_back(
+        Message{"assumption.weights_checkpoint",
+                obj({{"format", checkpoint->format}, {"files", checkpoint->files}})});
   } else if (setup.weights == nullptr) {
     // The formats by name (BF16, MXFP4), as every other answer names them.
     auto format_name = [&](const std::string& id) {
@@ -553,54 +554,56 @@ json estimate_json(const Catalog& catalog, const json& request) {
     };
     assumptions.push_back(
         model.native_expert_format.empty()
-            ? Message{"assumption.weights_native", {{"format", format_name(model.native_format)}}}
+            ? Message{"assumption.weights_native",
+                      obj({{"format", format_name(model.native_format)}})}
             : Message{"assumption.weights_native_experts",
-                      {{"format", format_name(model.native_format)},
-                       {"experts", format_name(model.native_expert_format)}}});
+                      obj({{"format", format_name(model.native_format)},
+                           {"experts", format_name(model.native_expert_format)}})});
     if (!model.native_format_note.empty()) {
-      assumptions.push_back(Message{"note.text", {{"text", model.native_format_note}}});
+      assumptions.push_back(Message{"note.text", obj({{"text", model.native_format_note}})});
     }
   }
   if (plan.params.total_declared) {
     assumptions.push_back(
         Message{"assumption.params_declared",
-                {{"params", plan.params.total}, {"computed", plan.params.computed.total()}}});
+                obj({{"params", plan.params.total}, {"computed", plan.params.computed.total()}})});
   }
-  assumptions.push_back(Message{
-      "assumption.kv_format", {{"format", setup.kv->name}, {"bits", setup.kv->bits_per_element}}});
+  assumptions.push_back(
+      Message{"assumption.kv_format",
+              obj({{"format", setup.kv->name}, {"bits", setup.kv->bits_per_element}})});
   if (std::any_of(model.layers.begin(), model.layers.end(),
                   [](const LayerSpec& l) { return l.attention == LayerAttention::kState; })) {
     assumptions.push_back(Message{"assumption.ssm_state"});
   }
   assumptions.push_back(Message{
       "assumption.engine",
-      {{"engine", engine.profile->label()}, {"source", quotation(engine.profile->source)}}});
+      obj({{"engine", engine.profile->label()}, {"source", quotation(engine.profile->source)}})});
   for (const Message& m : plan.assumptions) assumptions.push_back(m);
   assumptions.push_back(Message{"assumption.units"});
   for (const Message& m : plan.warnings) warnings.push_back(m);
   if (!model.placeholders.empty()) {
-    warnings.push_back(Message{"warning.placeholders", {{"fields", model.placeholders}}});
+    warnings.push_back(Message{"warning.placeholders", obj({{"fields", model.placeholders}})});
   }
   if (model.max_context > 0 && setup.context > model.max_context) {
-    warnings.push_back(
-        Message{"warning.context_over", {{"context", setup.context}, {"max", model.max_context}}});
+    warnings.push_back(Message{"warning.context_over",
+                               obj({{"context", setup.context}, {"max", model.max_context}})});
   }
   // llama.cpp loads GGUF files: a format with no GGUF type is sized as asked, and said.
   if (engine.profile->kind == EngineKind::kLlamacpp && !checkpoint) {
     const WeightFormat* f =
         setup.weights != nullptr ? setup.weights : catalog.formats.find_weight(model.native_format);
     if (f != nullptr && !engine_runs(*engine.profile, *f)) {
-      warnings.push_back(Message{"warning.llamacpp_format", {{"format", f->name}}});
+      warnings.push_back(Message{"warning.llamacpp_format", obj({{"format", f->name}})});
     }
   }
   if (gpu != nullptr && setup.weights != nullptr && setup.weights->needs("fp8") &&
       !gpu->supports("fp8")) {
     warnings.push_back(
-        Message{"warning.no_fp8", {{"gpu", gpu->name}, {"architecture", gpu->architecture}}});
+        Message{"warning.no_fp8", obj({{"gpu", gpu->name}, {"architecture", gpu->architecture}})});
   }
 
   const ParamCount& c = plan.params.computed;
-  json out = {
+  json out = obj({
       {"model", model_summary(model, plan.params)},
       {"params_total", plan.params.total},
       {"params_active", plan.params.active},
@@ -613,12 +616,11 @@ json estimate_json(const Catalog& catalog, const json& request) {
       {"kv", setup.kv->id},
       {"context", setup.context},
       {"batch", setup.batch},
-      {"engine",
-       {{"id", engine.profile->id},
-        {"name", engine.profile->name},
-        {"label", engine.profile->label()},
-        {"kind", to_string(engine.profile->kind)},
-        {"options", plan.options}}},
+      {"engine", obj({{"id", engine.profile->id},
+                      {"name", engine.profile->name},
+                      {"label", engine.profile->label()},
+                      {"kind", to_string(engine.profile->kind)},
+                      {"options", plan.options}})},
       {"tensor_parallel", plan.tensor_parallel},
       {"weights_gb", bytes_to_gb(plan.weights.bytes)},
       {"kv_cache_gb", bytes_to_gb(plan.kv.bytes)},
@@ -628,7 +630,7 @@ json estimate_json(const Catalog& catalog, const json& request) {
       {"terms", terms_json(plan.terms)},
       {"assumptions", std::move(assumptions)},
       {"warnings", warnings},
-  };
+  });
   // The overhead of the conventions, or everything but weights and KV cache.
   double overhead = 0;
   for (const Term& term : plan.terms) {
@@ -731,33 +733,33 @@ json estimate_json(const Catalog& catalog, const json& request) {
     out["gpu_count"] = gpu_count;
     const int needed =
         cards_needed(setup, *engine.profile, engine.options, *gpu, gpus, catalog.formats);
-    out["serving"] = {{"gpus", layout.gpus},
-                      {"tensor_parallel", layout.tensor_parallel},
-                      {"pipeline_parallel", layout.pipeline_parallel},
-                      {"nodes", layout.nodes},
-                      {"split", layout.split},
-                      {"layout", Message{"split." + layout.split,
-                                         {{"tp", layout.tensor_parallel},
-                                          {"pp", layout.pipeline_parallel},
-                                          {"dp", layout.data_parallel},
-                                          {"gpus", layout.gpus}}}},
-                      {"kv_heads_replicated", layout.kv_heads_replicated},
-                      {"data_parallel", layout.data_parallel},
-                      {"expert_parallel_size", layout.expert_parallel_size()},
-                      {"moe_layout", moe_layout_json(model, layout)},
-                      {"per_gpu_gb", bytes_to_gb(sf.per_gpu_need_bytes)},
-                      {"total_gb", bytes_to_gb(sf.per_gpu_need_bytes * cards)},
-                      {"capacity_per_gpu_gb", bytes_to_gb(sf.per_gpu_capacity_bytes)},
-                      {"capacity_gb", bytes_to_gb(sf.per_gpu_capacity_bytes * cards)},
-                      {"kv_budget_gb", bytes_to_gb(sf.kv_budget_bytes)},
-                      {"kv_budget_total_gb", bytes_to_gb(sf.kv_budget_bytes * cards)},
-                      {"kv_tokens", sf.kv_tokens},
-                      {"max_concurrency", sf.max_concurrency},
-                      {"users", setup.batch},
-                      {"max_users", static_cast<std::int64_t>(std::floor(sf.max_concurrency))},
-                      {"fits", sf.fits},
-                      {"cards_needed", needed > 0 ? json(needed) : json(nullptr)},
-                      {"cards_searched", serving_counts(gpus.node_size).back()}};
+    out["serving"] =
+        obj({{"gpus", layout.gpus},
+             {"tensor_parallel", layout.tensor_parallel},
+             {"pipeline_parallel", layout.pipeline_parallel},
+             {"nodes", layout.nodes},
+             {"split", layout.split},
+             {"layout", Message{"split." + layout.split, obj({{"tp", layout.tensor_parallel},
+                                                              {"pp", layout.pipeline_parallel},
+                                                              {"dp", layout.data_parallel},
+                                                              {"gpus", layout.gpus}})}},
+             {"kv_heads_replicated", layout.kv_heads_replicated},
+             {"data_parallel", layout.data_parallel},
+             {"expert_parallel_size", layout.expert_parallel_size()},
+             {"moe_layout", moe_layout_json(model, layout)},
+             {"per_gpu_gb", bytes_to_gb(sf.per_gpu_need_bytes)},
+             {"total_gb", bytes_to_gb(sf.per_gpu_need_bytes * cards)},
+             {"capacity_per_gpu_gb", bytes_to_gb(sf.per_gpu_capacity_bytes)},
+             {"capacity_gb", bytes_to_gb(sf.per_gpu_capacity_bytes * cards)},
+             {"kv_budget_gb", bytes_to_gb(sf.kv_budget_bytes)},
+             {"kv_budget_total_gb", bytes_to_gb(sf.kv_budget_bytes * cards)},
+             {"kv_tokens", sf.kv_tokens},
+             {"max_concurrency", sf.max_concurrency},
+             {"users", setup.batch},
+             {"max_users", static_cast<std::int64_t>(std::floor(sf.max_concurrency))},
+             {"fits", sf.fits},
+             {"cards_needed", needed > 0 ? json(needed) : json(nullptr)},
+             {"cards_searched", serving_counts(gpus.node_size).back()}});
     if (offload) {
       // Its speed: the cards' layers in turn, then what the host reads.
       const double host_bw = plan.options.at("host_bandwidth_gbps").get<double>();
@@ -768,25 +770,25 @@ json estimate_json(const Catalog& catalog, const json& request) {
       out["serving"]["offload"] =
           offload_json(*offload, ds, host_bw, speed.host_efficiency, req.min_tokens_per_s,
                        static_cast<int>(gpu_count), gpu->name, *engine.profile);
-      out["assumptions"].push_back(Message{"assumption.offload",
-                                           {{"compute", offload->host_compute_bytes},
-                                            {"bandwidth", host_bw},
-                                            {"efficiency", speed.host_efficiency * 100},
-                                            {"source", quotation(speed.host_source)}}});
+      out["assumptions"].push_back(
+          Message{"assumption.offload", obj({{"compute", offload->host_compute_bytes},
+                                             {"bandwidth", host_bw},
+                                             {"efficiency", speed.host_efficiency * 100},
+                                             {"source", quotation(speed.host_source)}})});
       if (offload->host_handoffs > 0 && speed.host_handoff_s > 0) {
-        out["assumptions"].push_back(Message{"assumption.offload_handoff",
-                                             {{"count", offload->host_handoffs},
-                                              {"us", speed.host_handoff_s * 1e6},
-                                              {"source", quotation(speed.host_handoff_source)}}});
+        out["assumptions"].push_back(Message{
+            "assumption.offload_handoff", obj({{"count", offload->host_handoffs},
+                                               {"us", speed.host_handoff_s * 1e6},
+                                               {"source", quotation(speed.host_handoff_source)}})});
       }
     }
     if (!sf.fits) {
       warnings.push_back(
           needed > 0
               ? Message{"warning.cards_needed",
-                        {{"gpu", gpu->name}, {"count", needed}, {"now", gpu_count}}}
+                        obj({{"gpu", gpu->name}, {"count", needed}, {"now", gpu_count}})}
               : Message{"warning.no_count_holds",
-                        {{"gpu", gpu->name}, {"max", serving_counts(gpus.node_size).back()}}});
+                        obj({{"gpu", gpu->name}, {"max", serving_counts(gpus.node_size).back()}})});
       out["warnings"] = warnings;
     }
     // Decode speed only for a setup that holds the answer. Tensor
@@ -816,42 +818,41 @@ json estimate_json(const Catalog& catalog, const json& request) {
       out["prefill"] = prefill_json(
           expected_prefill(model, plan, *gpu, sl, setup.context, fp8, speed), setup.context);
       json& notes = out["assumptions"];
-      notes.push_back(Message{"assumption.speed",
-                              {{"engine", engine.profile->label()},
-                               {"efficiency", ds.efficiency * 100},
-                               {"per_layer_us", speed.per_layer_s * 1e6},
-                               {"source", quotation(speed.source)}}});
+      notes.push_back(Message{"assumption.speed", obj({{"engine", engine.profile->label()},
+                                                       {"efficiency", ds.efficiency * 100},
+                                                       {"per_layer_us", speed.per_layer_s * 1e6},
+                                                       {"source", quotation(speed.source)}})});
       if (sl.tensor_parallel > 1) {
         notes.push_back(
             Message{"assumption.speed_allreduce",
-                    {{"gpu", gpu->name},
-                     {"tp", sl.tensor_parallel},
-                     {"link", Message{"link." + gpu->interconnect.kind}},
-                     {"gbps", gpu->interconnect.gbps},
-                     {"latency_us", catalog.speed.latency(gpu->interconnect.topology) * 1e6},
-                     {"sync_us", speed.allreduce_sync_s * 1e6}}});
+                    obj({{"gpu", gpu->name},
+                         {"tp", sl.tensor_parallel},
+                         {"link", Message{"link." + gpu->interconnect.kind}},
+                         {"gbps", gpu->interconnect.gbps},
+                         {"latency_us", catalog.speed.latency(gpu->interconnect.topology) * 1e6},
+                         {"sync_us", speed.allreduce_sync_s * 1e6}})});
       }
       if (sl.stages > 1) {
-        notes.push_back(Message{"assumption.speed_stages", {{"stages", sl.stages}}});
+        notes.push_back(Message{"assumption.speed_stages", obj({{"stages", sl.stages}})});
       }
       if (sl.data_parallel > 1) {
         notes.push_back(Message{
             sl.expert_parallel ? "assumption.speed_alltoall_ep" : "assumption.speed_alltoall",
-            {{"dp", sl.data_parallel},
-             {"group", sl.tensor_parallel * sl.data_parallel},
-             {"experts", model.moe.experts_per_token},
-             {"gpu", gpu->name},
-             {"gbps", gpu->interconnect.gbps},
-             {"sync_us", speed.allreduce_sync_s * 1e6}}});
+            obj({{"dp", sl.data_parallel},
+                 {"group", sl.tensor_parallel * sl.data_parallel},
+                 {"experts", model.moe.experts_per_token},
+                 {"gpu", gpu->name},
+                 {"gbps", gpu->interconnect.gbps},
+                 {"sync_us", speed.allreduce_sync_s * 1e6}})});
       }
       if (!ds.compute_known) {
-        notes.push_back(Message{"assumption.speed_no_tflops", {{"gpu", gpu->name}}});
+        notes.push_back(Message{"assumption.speed_no_tflops", obj({{"gpu", gpu->name}})});
       }
       if (ds.expected_tokens_per_s < req.min_tokens_per_s) {
-        warnings.push_back(Message{"warning.below_floor",
-                                   {{"expected", ds.expected_tokens_per_s},
-                                    {"floor", req.min_tokens_per_s},
-                                    {"users", setup.batch}}});
+        warnings.push_back(
+            Message{"warning.below_floor", obj({{"expected", ds.expected_tokens_per_s},
+                                                {"floor", req.min_tokens_per_s},
+                                                {"users", setup.batch}})});
         out["warnings"] = warnings;
       }
     }
@@ -868,12 +869,11 @@ json estimate_json(const Catalog& catalog, const json& request) {
       fits.push_back(std::move(row));
       return;
     }
-    row["reason"] = Message{"floor.below",
-                            {{"gpu", option.gpu->name},
-                             {"count", option.count},
-                             {"expected", ds.expected_tokens_per_s},
-                             {"floor", req.min_tokens_per_s},
-                             {"users", setup.batch}}};
+    row["reason"] = Message{"floor.below", obj({{"gpu", option.gpu->name},
+                                                {"count", option.count},
+                                                {"expected", ds.expected_tokens_per_s},
+                                                {"floor", req.min_tokens_per_s},
+                                                {"users", setup.batch}})};
     below.push_back(std::move(row));
   };
   if (engine.profile->convention()) {
@@ -991,14 +991,12 @@ json estimate_json(const Catalog& catalog, const json& request) {
         if (held != 0 && ds.expected_tokens_per_s < req.min_tokens_per_s) continue;
         Option opt = rented(card, first, o.capacity_bytes, o.per_gpu_bytes);
         opt.layout = {1, 1, 1, first};
-        found.push_back(Found{opt,
-                              ds,
-                              PrefillSpeed{},
-                              o.host_bytes,
-                              {{"ngl", o.ngl},
-                               {"n_cpu_moe", o.n_cpu_moe},
-                               {"flags", placement_flags(o, *engine.profile)},
-                               {"label", Message{"fits.offload", {{"host", o.host_bytes}}}}}});
+        found.push_back(
+            Found{opt, ds, PrefillSpeed{}, o.host_bytes,
+                  obj({{"ngl", o.ngl},
+                       {"n_cpu_moe", o.n_cpu_moe},
+                       {"flags", placement_flags(o, *engine.profile)},
+                       {"label", Message{"fits.offload", obj({{"host", o.host_bytes}})}}})});
       }
     }
     std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
@@ -1021,12 +1019,11 @@ json estimate_json(const Catalog& catalog, const json& request) {
         fits.push_back(std::move(row));
         continue;
       }
-      row["reason"] = Message{"floor.offload",
-                              {{"gpu", f.option.gpu->name},
-                               {"count", f.option.count},
-                               {"host", f.host_bytes},
-                               {"expected", f.decode.expected_tokens_per_s},
-                               {"floor", req.min_tokens_per_s}}};
+      row["reason"] = Message{"floor.offload", obj({{"gpu", f.option.gpu->name},
+                                                    {"count", f.option.count},
+                                                    {"host", f.host_bytes},
+                                                    {"expected", f.decode.expected_tokens_per_s},
+                                                    {"floor", req.min_tokens_per_s}})};
       below.push_back(std::move(row));
     }
     out["fits"] = std::move(fits);

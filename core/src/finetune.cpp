@@ -354,12 +354,11 @@ double allocator_reserve_bytes(const FinetuneSetup& s, const ActivationSize& a, 
 
 Message reserve_formula(const FinetuneSetup& s, const ActivationSize& a, double grads,
                         double bytes) {
-  return {"formula.ft_reserve",
-          {{"freed_share", kReserveFreedShare},
-           {"freed", freed_bytes(s, a)},
-           {"grads_share", kReserveGradientShare},
-           {"grads", reserve_gradients(s, grads)},
-           {"bytes", bytes}}};
+  return {"formula.ft_reserve", obj({{"freed_share", kReserveFreedShare},
+                                     {"freed", freed_bytes(s, a)},
+                                     {"grads_share", kReserveGradientShare},
+                                     {"grads", reserve_gradients(s, grads)},
+                                     {"bytes", bytes}})};
 }
 
 void validate_setup(const FinetuneSetup& s) {
@@ -380,13 +379,12 @@ void validate_setup(const FinetuneSetup& s) {
 Term make_term(const char* id, Message label, double bytes, bool explain, Message inner,
                double shards = 1, int zero = 0, json inputs = json::object()) {
   if (!explain) return {id, std::move(label), bytes, {}, {}};
-  Message formula = shards > 1
-                        ? Message{"formula.sharded",
-                                  {{"inner", std::move(inner)},
-                                   {"gpus", shards},
-                                   {"zero", zero},
-                                   {"bytes", bytes}}}
-                        : Message{"formula.total", {{"inner", std::move(inner)}, {"bytes", bytes}}};
+  Message formula =
+      shards > 1 ? Message{"formula.sharded", obj({{"inner", std::move(inner)},
+                                                   {"gpus", shards},
+                                                   {"zero", zero},
+                                                   {"bytes", bytes}})}
+                 : Message{"formula.total", obj({{"inner", std::move(inner)}, {"bytes", bytes}})};
   return {id, std::move(label), bytes, std::move(formula), std::move(inputs)};
 }
 
@@ -406,7 +404,7 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
 
   // --- what is stored, and what trains --------------------------------------
   double weight_bpp = 2.0;  // bf16
-  Message weight_format{"format.named", {{"name", "BF16"}}};
+  Message weight_format{"format.named", obj({{"name", "BF16"}})};
   if (!full) {
     plan.adapter_params = lora_params(m, s.lora_rank, s.lora_targets);
     plan.trainable_params = plan.adapter_params;
@@ -418,11 +416,11 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
         const WeightFormat& nf4 = formats.weight("nf4", "finetune");
         weight_bpp = nf4.bytes_per_param();
         weight_format = {"format.with_constants",
-                         {{"name", nf4.name}, {"bits", nf4.bits_per_weight}}};
+                         obj({{"name", nf4.name}, {"bits", nf4.bits_per_weight}})};
       }
     } else if (s.base_format != nullptr && !guide) {
       weight_bpp = s.base_format->bytes_per_param();
-      weight_format = {"format.named", {{"name", s.base_format->name}}};
+      weight_format = {"format.named", obj({{"name", s.base_format->name}})};
     }
   } else {
     plan.trainable_params = P;
@@ -432,8 +430,9 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   // embeddings, lm_head, norms and router stay 16-bit, or 32-bit after
   // PEFT's prepare_model_for_kbit_training.
   double base_bytes = P * weight_bpp;
-  Message base_formula{"formula.ft_params",
-                       {{"params", P}, {"bytes_per_param", weight_bpp}, {"format", weight_format}}};
+  Message base_formula{
+      "formula.ft_params",
+      obj({{"params", P}, {"bytes_per_param", weight_bpp}, {"format", weight_format}})};
   // LoRA over a base in a format that covers the linear layers only (int8,
   // fp8, ...): the same split, the rest 16-bit.
   const bool linear_only = s.method == FinetuneMethod::kQlora ||
@@ -445,12 +444,11 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
     const bool qlora = s.method == FinetuneMethod::kQlora;
     const double kept_bpp = qlora && s.upcast_unquantized ? 4.0 : 2.0;
     base_bytes = (P - kept) * weight_bpp + kept * kept_bpp;
-    base_formula = {"formula.ft_qlora_base",
-                    {{"linear", P - kept},
-                     {"bytes_per_param", weight_bpp},
-                     {"format", weight_format},
-                     {"kept", kept},
-                     {"kept_bytes", kept_bpp}}};
+    base_formula = {"formula.ft_qlora_base", obj({{"linear", P - kept},
+                                                  {"bytes_per_param", weight_bpp},
+                                                  {"format", weight_format},
+                                                  {"kept", kept},
+                                                  {"kept_bytes", kept_bpp}})};
   }
 
   const double T = plan.trainable_params;
@@ -462,7 +460,7 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   // LoRA: FP32 adapter weights and gradients, moments; no master copy.
   // Pure BF16: everything 2 bytes, no master copy.
   const double adapter_bpp = pure ? 2.0 : 4.0;
-  const Message adapter_format{"format.named", {{"name", pure ? "BF16" : "FP32"}}};
+  const Message adapter_format{"format.named", obj({{"name", pure ? "BF16" : "FP32"}})};
   const double grad_bpp = full ? 2.0 : adapter_bpp;
   const double master_bpp = full && !pure ? 4.0 : 0.0;
   double weights_gpu = full ? 2.0 * P : base_bytes;
@@ -488,41 +486,41 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   plan.gradients_bytes = grads;
   plan.optimizer_bytes = optimizer;
 
-  plan.terms.push_back(make_term("weights", {full ? "term.weights_bf16" : "term.frozen_base"},
-                                 weights_gpu, explain, base_formula, shards_3, s.zero,
-                                 {{"params", P}, {"bytes_per_param", full ? 2.0 : weight_bpp}}));
+  plan.terms.push_back(
+      make_term("weights", {full ? "term.weights_bf16" : "term.frozen_base"}, weights_gpu, explain,
+                base_formula, shards_3, s.zero,
+                obj({{"params", P}, {"bytes_per_param", full ? 2.0 : weight_bpp}})));
   if (!full) {
-    plan.terms.push_back(
-        make_term("adapter", {"term.adapter", {{"format", adapter_format}}}, adapter_gpu, explain,
-                  {"formula.ft_adapter",
-                   {{"params", T},
-                    {"rank", s.lora_rank},
-                    {"share", 100.0 * T / P},
-                    {"bytes_per_param", adapter_bpp}}},
-                  shards_3, s.zero,
-                  {{"adapter_params", T}, {"rank", s.lora_rank}, {"targets", s.lora_targets}}));
+    plan.terms.push_back(make_term(
+        "adapter", {"term.adapter", obj({{"format", adapter_format}})}, adapter_gpu, explain,
+        {"formula.ft_adapter", obj({{"params", T},
+                                    {"rank", s.lora_rank},
+                                    {"share", 100.0 * T / P},
+                                    {"bytes_per_param", adapter_bpp}})},
+        shards_3, s.zero,
+        obj({{"adapter_params", T}, {"rank", s.lora_rank}, {"targets", s.lora_targets}})));
   }
   // The guide sums every term; the physical profile counts the gradients
   // where they appear, in the backward pass (below).
   if (guide) {
     plan.terms.push_back(
         make_term("gradients", {"term.gradients"}, grads, explain,
-                  {"formula.ft_trainable", {{"params", T}, {"bytes_per_param", grad_bpp}}},
-                  shards_2, s.zero, {{"bytes_per_param", grad_bpp}}));
+                  {"formula.ft_trainable", obj({{"params", T}, {"bytes_per_param", grad_bpp}})},
+                  shards_2, s.zero, obj({{"bytes_per_param", grad_bpp}})));
   }
   plan.terms.push_back(make_term(
       "optimizer", {"term.optimizer"}, optimizer, explain,
       s.offload_optimizer
-          ? Message{"formula.ft_offloaded", {{"host", optimizer_total}}}
-          : Message{"formula.ft_optimizer",
-                    {{"params", T},
-                     {"master", master_bpp},
-                     {"state", moments},
-                     {"optimizer", Message{std::string("optimizer.") + to_string(s.optimizer)}}}},
+          ? Message{"formula.ft_offloaded", obj({{"host", optimizer_total}})}
+          : Message{"formula.ft_optimizer", obj({{"params", T},
+                                                 {"master", master_bpp},
+                                                 {"state", moments},
+                                                 {"optimizer", Message{std::string("optimizer.") +
+                                                                       to_string(s.optimizer)}}})},
       s.offload_optimizer ? 1 : shards_1, s.zero,
-      {{"optimizer", to_string(s.optimizer)},
-       {"master_bytes", master_bpp},
-       {"state_bytes", moments}}));
+      obj({{"optimizer", to_string(s.optimizer)},
+           {"master_bytes", master_bpp},
+           {"state_bytes", moments}})));
 
   if (guide && full) {
     // The guide: 16 bytes per parameter, then +15% for activations and
@@ -531,48 +529,47 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
     constexpr double kGuideExtraPercent = 15.0;
     const double extra = kGuideExtraPercent / 100.0 * states;
     plan.activations.total_bytes = extra;
-    plan.terms.push_back(
-        make_term("activations", {"term.activations_guide"}, extra, explain,
-                  {"formula.ft_guide_extra", {{"pct", kGuideExtraPercent}, {"states", states}}}));
+    plan.terms.push_back(make_term(
+        "activations", {"term.activations_guide"}, extra, explain,
+        {"formula.ft_guide_extra", obj({{"pct", kGuideExtraPercent}, {"states", states}})}));
     plan.overhead_bytes = 0;
     plan.allocator_peak_bytes = states + extra;
   } else {
     plan.activations = activation_size(s);
     const ActivationSize& a = plan.activations;
-    const json activation_inputs = {{"seq", s.seq},
-                                    {"micro_batch", s.micro_batch},
-                                    {"checkpointing", s.checkpointing},
-                                    {"flash_attention", s.flash_attention},
-                                    {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}};
-    const Message logits_formula{"formula.ft_logits",
-                                 {{"seq", s.seq},
+    const json activation_inputs = obj({{"seq", s.seq},
+                                        {"micro_batch", s.micro_batch},
+                                        {"checkpointing", s.checkpointing},
+                                        {"flash_attention", s.flash_attention},
+                                        {"per_layer_gb", bytes_to_gb(a.per_layer_bytes)}});
+    const Message logits_formula{
+        "formula.ft_logits", obj({{"seq", s.seq},
                                   {"batch", s.micro_batch},
                                   {"vocab", m.vocab_size},
                                   {"bytes_per_logit", loss_bytes_per_logit(s)},
-                                  {"loss", Message{std::string("loss.") + to_string(s.loss)}}}};
+                                  {"loss", Message{std::string("loss.") + to_string(s.loss)}}})};
     if (guide) {
       // The guide's LoRA and QLoRA rows: every term summed, 2 GB of runtime.
       const double summed = a.stored_bytes + a.backward_layer_bytes;
-      plan.terms.push_back(make_term("activations", {"term.activations"}, summed, explain,
-                                     s.checkpointing ? Message{"formula.ft_checkpointed",
-                                                               {{"layers", m.num_layers()},
-                                                                {"inputs", a.checkpoint_bytes},
-                                                                {"layer", a.per_layer_bytes},
-                                                                {"seq", s.seq},
-                                                                {"batch", s.micro_batch}}}
-                                                     : Message{"formula.ft_saved",
-                                                               {{"saved", a.saved_bytes},
-                                                                {"transient", a.transient_bytes},
-                                                                {"seq", s.seq},
-                                                                {"batch", s.micro_batch}}},
-                                     1, 0, activation_inputs));
+      plan.terms.push_back(make_term(
+          "activations", {"term.activations"}, summed, explain,
+          s.checkpointing ? Message{"formula.ft_checkpointed", obj({{"layers", m.num_layers()},
+                                                                    {"inputs", a.checkpoint_bytes},
+                                                                    {"layer", a.per_layer_bytes},
+                                                                    {"seq", s.seq},
+                                                                    {"batch", s.micro_batch}})}
+                          : Message{"formula.ft_saved", obj({{"saved", a.saved_bytes},
+                                                             {"transient", a.transient_bytes},
+                                                             {"seq", s.seq},
+                                                             {"batch", s.micro_batch}})},
+          1, 0, activation_inputs));
       plan.terms.push_back(
           make_term("logits", {"term.logits"}, a.logits_bytes, explain, logits_formula));
       plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : 2e9;
       plan.terms.push_back(
           make_term("overhead", {"term.overhead"}, plan.overhead_bytes, explain,
                     {s.overhead_set ? "formula.ft_overhead_set" : "formula.ft_overhead_guide",
-                     {{"bytes", plan.overhead_bytes}}}));
+                     obj({{"bytes", plan.overhead_bytes}})}));
       plan.allocator_peak_bytes =
           weights_gpu + adapter_gpu + grads + optimizer + summed + a.logits_bytes;
     } else {
@@ -594,35 +591,33 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
       plan.terms.push_back(make_term(
           "activations", {"term.activations"}, a.stored_bytes, explain,
           s.checkpointing
-              ? Message{"formula.ft_stored_checkpointed",
-                        {{"layers", m.num_layers()},
-                         {"hidden", m.hidden_size},
-                         {"element_bytes", a.residual_bytes},
-                         {"seq", s.seq},
-                         {"batch", s.micro_batch}}}
+              ? Message{"formula.ft_stored_checkpointed", obj({{"layers", m.num_layers()},
+                                                               {"hidden", m.hidden_size},
+                                                               {"element_bytes", a.residual_bytes},
+                                                               {"seq", s.seq},
+                                                               {"batch", s.micro_batch}})}
               : Message{"formula.ft_stored_saved",
-                        {{"saved", a.saved_bytes}, {"seq", s.seq}, {"batch", s.micro_batch}}},
+                        obj({{"saved", a.saved_bytes}, {"seq", s.seq}, {"batch", s.micro_batch}})},
           1, 0, activation_inputs));
       plan.terms.push_back(
           make_term("logits", {"term.logits"}, a.logits_bytes, explain, logits_formula));
       plan.terms.push_back(make_term("backward", {"term.backward"}, backward, explain,
-                                     {"formula.ft_backward",
-                                      {{"layer", a.backward_layer_bytes},
-                                       {"grads", grads},
-                                       {"step", step},
-                                       {"stored", a.stored_bytes},
-                                       {"loss", a.logits_bytes}}},
+                                     {"formula.ft_backward", obj({{"layer", a.backward_layer_bytes},
+                                                                  {"grads", grads},
+                                                                  {"step", step},
+                                                                  {"stored", a.stored_bytes},
+                                                                  {"loss", a.logits_bytes}})},
                                      1, 0,
-                                     {{"gradients_gb", bytes_to_gb(grads)},
-                                      {"layer_gb", bytes_to_gb(a.backward_layer_bytes)},
-                                      {"step_gb", bytes_to_gb(step)}}));
+                                     obj({{"gradients_gb", bytes_to_gb(grads)},
+                                          {"layer_gb", bytes_to_gb(a.backward_layer_bytes)},
+                                          {"step_gb", bytes_to_gb(step)}})));
       plan.allocator_peak_bytes =
           weights_gpu + adapter_gpu + optimizer + a.stored_bytes + a.logits_bytes + backward;
       plan.overhead_bytes = s.overhead_set ? s.overhead_bytes : s.context_bytes;
       plan.terms.push_back(
           make_term("overhead", {"term.overhead"}, plan.overhead_bytes, explain,
                     {s.overhead_set ? "formula.ft_overhead_set" : "formula.ft_overhead",
-                     {{"bytes", plan.overhead_bytes}}}));
+                     obj({{"bytes", plan.overhead_bytes}})}));
       plan.reserve_bytes = allocator_reserve_bytes(s, a, grads);
       plan.terms.push_back(make_term("reserve", {"term.reserve"}, plan.reserve_bytes, explain,
                                      reserve_formula(s, a, grads, plan.reserve_bytes)));
@@ -633,32 +628,31 @@ FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats,
   if (explain) {
     auto& a = plan.assumptions;
     a.push_back({"assumption.finetune_setup",
-                 {{"method", Message{std::string("mode.") + to_string(s.method)}},
-                  {"profile", Message{std::string("profile.") + to_string(s.profile)}},
-                  {"precision", Message{std::string("precision.") + to_string(s.precision)}},
-                  {"optimizer", Message{std::string("optimizer.") + to_string(s.optimizer)}},
-                  {"seq", s.seq},
-                  {"micro_batch", s.micro_batch},
-                  {"checkpointing", on_off(s.checkpointing)},
-                  {"flash_attention", on_off(s.flash_attention)}}});
+                 obj({{"method", Message{std::string("mode.") + to_string(s.method)}},
+                      {"profile", Message{std::string("profile.") + to_string(s.profile)}},
+                      {"precision", Message{std::string("precision.") + to_string(s.precision)}},
+                      {"optimizer", Message{std::string("optimizer.") + to_string(s.optimizer)}},
+                      {"seq", s.seq},
+                      {"micro_batch", s.micro_batch},
+                      {"checkpointing", on_off(s.checkpointing)},
+                      {"flash_attention", on_off(s.flash_attention)}})});
     if (!full) {
       // Bytes per adapter parameter: its weight, its gradient and its optimizer state.
-      a.push_back({"assumption.lora",
-                   {{"rank", s.lora_rank},
-                    {"targets", s.lora_targets},
-                    {"params", T},
-                    {"share", 100.0 * T / P},
-                    {"format", adapter_format},
-                    {"bytes", adapter_bpp + grad_bpp + moments}}});
+      a.push_back({"assumption.lora", obj({{"rank", s.lora_rank},
+                                           {"targets", s.lora_targets},
+                                           {"params", T},
+                                           {"share", 100.0 * T / P},
+                                           {"format", adapter_format},
+                                           {"bytes", adapter_bpp + grad_bpp + moments}})});
     }
     if (s.gpus > 1 || s.zero > 0) {
-      a.push_back({"assumption.zero", {{"zero", s.zero}, {"gpus", s.gpus}}});
+      a.push_back({"assumption.zero", obj({{"zero", s.zero}, {"gpus", s.gpus}})});
     }
     if (guide) {
       a.push_back({"assumption.finetune_guide"});
     } else {
       a.push_back({"assumption.finetune_total",
-                   {{"peak", plan.allocator_peak_bytes}, {"reserve", plan.reserve_bytes}}});
+                   obj({{"peak", plan.allocator_peak_bytes}, {"reserve", plan.reserve_bytes}})});
     }
   }
   return plan;

@@ -45,7 +45,7 @@ const char* broken_rule(const Option& o, const FitRules& rules) {
 /** Why `rule` excluded `o`, for people (built only for the exclusions reported). */
 Message reason_for(const Option& o, const std::string& rule) {
   const Gpu& g = *o.gpu;
-  json params = {{"gpu", g.name}};
+  json params = obj({{"gpu", g.name}});
   if (rule == "fp8") params["architecture"] = g.architecture;
   if (rule == "min_order") params["count"] = g.min_order;
   if (rule == "capacity") {
@@ -81,7 +81,7 @@ int device_count(double cards, const std::string& field) {
   const double whole = std::ceil(cards);
   if (!(whole >= 0 && whole <= limits::kMaxDevices)) {
     throw Error::make("invalid_value", field, "error.too_many_devices",
-                      {{"field", field}, {"limit", limits::kMaxDevices}});
+                      obj({{"field", field}, {"limit", limits::kMaxDevices}}));
   }
   return static_cast<int>(whole);
 }

@@ -75,21 +75,21 @@ void from_json(const json& j, KvFormat& format) {
 }
 
 void to_json(json& j, const WeightFormat& format) {
-  j = json{{"id", format.id},
+  j = obj({{"id", format.id},
            {"name", format.name},
            {"bits_per_weight", format.bits_per_weight},
            {"requires", format.requires_features},
            {"gguf", format.gguf},
            {"covers", format.covers},
-           {"source", format.source}};
+           {"source", format.source}});
   if (!format.covers_source.empty()) j["covers_source"] = format.covers_source;
 }
 
 void to_json(json& j, const KvFormat& format) {
-  j = json{{"id", format.id},
+  j = obj({{"id", format.id},
            {"name", format.name},
            {"bits_per_element", format.bits_per_element},
-           {"source", format.source}};
+           {"source", format.source}});
 }
 
 FormatCatalog format_catalog_from_json(const json& j) {

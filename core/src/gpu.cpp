@@ -242,7 +242,7 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
 }
 
 void to_json(json& j, const Gpu& gpu) {
-  j = json{{"id", gpu.id},
+  j = obj({{"id", gpu.id},
            {"name", gpu.name},
            {"vendor", gpu.vendor},
            {"vram_gb", gpu.vram_gb},
@@ -252,15 +252,14 @@ void to_json(json& j, const Gpu& gpu) {
            {"architecture", gpu.architecture},
            {"fp8", gpu.fp8},
            {"nvfp4", gpu.nvfp4},
-           {"interconnect",
-            {{"kind", gpu.interconnect.kind},
-             {"gbps", gpu.interconnect.gbps},
-             {"topology", gpu.interconnect.topology}}},
+           {"interconnect", obj({{"kind", gpu.interconnect.kind},
+                                 {"gbps", gpu.interconnect.gbps},
+                                 {"topology", gpu.interconnect.topology}})},
            {"stack", gpu.stack},
            {"stock", gpu.stock},
            {"min_order", gpu.min_order},
            {"regions", gpu.regions},
-           {"notes", gpu.notes}};
+           {"notes", gpu.notes}});
   if (gpu.usable_gib > 0) j["usable_gib"] = gpu.usable_gib;
   // Dense TFLOP/s where the catalog states them (no FP8 entry: no FP8 tensor cores).
   if (gpu.tflops_bf16 > 0) j["tflops"]["bf16"] = gpu.tflops_bf16;

@@ -47,7 +47,8 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
 
   import::Context ctx{root, *cfg, root_prefix, prefix,       outer_type, model_type,
                       out,  m,    0,           std::nullopt, false};
-  if (family == nullptr) ctx.warn({"import.unknown_model_type", {{"model_type", m.model_type}}});
+  if (family == nullptr)
+    ctx.warn({"import.unknown_model_type", obj({{"model_type", m.model_type}})});
 
   // --- the fields every decoder has, each in its range ---------------------
   m.hidden_size = ctx.get_int_any({"hidden_size", "n_embd", "d_model"}, 1, limits::kMaxHidden);
@@ -64,7 +65,7 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
   } else {
     if (m.hidden_size % m.num_heads != 0) {
       const std::string field = ctx.field("head_dim");
-      throw Error::make("missing_field", field, "error.head_dim_required", {{"field", field}});
+      throw Error::make("missing_field", field, "error.head_dim_required", obj({{"field", field}}));
     }
     m.head_dim = m.hidden_size / m.num_heads;
   }
@@ -99,7 +100,8 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
   });
   if (any_sliding && m.sliding_window <= 0) {
     const std::string field = ctx.field("sliding_window");
-    throw Error::make("missing_field", field, "error.sliding_window_required", {{"field", field}});
+    throw Error::make("missing_field", field, "error.sliding_window_required",
+                      obj({{"field", field}}));
   }
   if (!any_sliding) m.sliding_window = 0;
 

@@ -58,7 +58,7 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
     if (is_switch && value != true) continue;
     const bool is_env = f.contains("env") && f.at("env") == true;
     if (is_env) env += word(f.at("flag")) + "=" + word(value) + " ";
-    args.push_back({{"flag", f.at("flag")}, {"value", value}, {"env", is_env}});
+    args.push_back(obj({{"flag", f.at("flag")}, {"value", value}, {"env", is_env}}));
     if (is_switch) args.back()["switch"] = true;
   }
   // An engine that downloads from the hub takes the preset's repository id;
@@ -80,21 +80,21 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
     command += " " + word(a.at("flag"));
     if (!a.contains("switch")) command += " " + word(a.at("value"));
   }
-  json out = {{"engine", id},
-              {"version", l.at("version")},
-              {"source", l.at("source")},
-              {"args", args},
-              {"command", command}};
+  json out = obj({{"engine", id},
+                  {"version", l.at("version")},
+                  {"source", l.at("source")},
+                  {"args", args},
+                  {"command", command}});
   if (!model.is_null()) out["model"] = model;  // Ollama's server names none
   // A program with no server setting for a partial offload says how to get it.
   if (plan.gpu_layers >= 0 && l.contains("offload")) {
     const json& offload = l.at("offload");
     out["notes"] = json::array(
         {Message{plan.n_cpu_moe > 0 ? "launch.note_offload_experts" : "launch.note_offload_layers",
-                 {{"name", l.at("name")},
-                  {"option", Message{"quote.text", {{"text", offload.at("option")}}}},
-                  {"layers", plan.gpu_layers},
-                  {"n_cpu_moe", plan.n_cpu_moe}}}});
+                 obj({{"name", l.at("name")},
+                      {"option", Message{"quote.text", obj({{"text", offload.at("option")}})}},
+                      {"layers", plan.gpu_layers},
+                      {"n_cpu_moe", plan.n_cpu_moe}})}});
   }
   return out;
 }
@@ -158,9 +158,9 @@ json training_value(const json& f, const FinetuneSetup& s) {
   if (what == "loss") return to_string(s.loss);
   if (what == "zero") {
     if (s.zero == 0 && !s.offload_optimizer) return nullptr;
-    json zero = {{"stage", s.zero}};
-    if (s.offload_optimizer) zero["offload_optimizer"] = {{"device", "cpu"}};
-    return json{{"zero_optimization", zero}};
+    json zero = obj({{"stage", s.zero}});
+    if (s.offload_optimizer) zero["offload_optimizer"] = obj({{"device", "cpu"}});
+    return obj({{"zero_optimization", zero}});
   }
   throw Error("internal", "engines.training_launch", "unknown training value '" + what + "'");
 }
@@ -199,7 +199,7 @@ json training_launch_json(const json& section, const FinetuneSetup& plan) {
         if (!f.at("values").contains(key)) continue;
         value = f.at("values").at(key);
       }
-      args.push_back({{"call", call.at("call")}, {"flag", f.at("flag")}, {"value", value}});
+      args.push_back(obj({{"call", call.at("call")}, {"flag", f.at("flag")}, {"value", value}}));
       parts.push_back(f.at("flag").get<std::string>() + "=" + python(value));
     }
     std::string line =
@@ -207,28 +207,29 @@ json training_launch_json(const json& section, const FinetuneSetup& plan) {
     for (std::size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? "" : ", ") + parts[i];
     command += (command.empty() ? "" : "\n") + line + ")";
   }
-  json out = {{"engine", section.at("id")},
-              {"name", section.at("name")},
-              {"version", section.at("version")},
-              {"source", section.at("source")},
-              {"model", model},
-              {"args", args},
-              {"command", command}};
+  json out = obj({{"engine", section.at("id")},
+                  {"name", section.at("name")},
+                  {"version", section.at("version")},
+                  {"source", section.at("source")},
+                  {"model", model},
+                  {"args", args},
+                  {"command", command}});
   // What the calls cannot say: the Trainer's "sgd" has no momentum, and
   // TRL has no chunked loss (torchtune's CEWithChunkedOutputLoss has).
   json notes = json::array();
   if (plan.optimizer == Optimizer::kSgd && plan.momentum > 0) {
     const std::string sgd = "optimizers=(torch.optim.SGD(model.parameters(), lr=..., momentum=" +
                             json(plan.momentum).dump() + "), None)";
-    notes.push_back(Message{"launch.note_sgd_momentum",
-                            {{"momentum", plan.momentum},
-                             {"option", Message{"quote.text", {{"text", "optim=\"sgd\""}}}},
-                             {"code", Message{"quote.text", {{"text", sgd}}}}}});
+    notes.push_back(
+        Message{"launch.note_sgd_momentum",
+                obj({{"momentum", plan.momentum},
+                     {"option", Message{"quote.text", obj({{"text", "optim=\"sgd\""}})}},
+                     {"code", Message{"quote.text", obj({{"text", sgd}})}}})});
   }
   if (plan.loss == Loss::kChunked) {
-    notes.push_back(
-        Message{"launch.note_chunked_loss",
-                {{"name", Message{"quote.text", {{"text", "CEWithChunkedOutputLoss"}}}}}});
+    notes.push_back(Message{
+        "launch.note_chunked_loss",
+        obj({{"name", Message{"quote.text", obj({{"text", "CEWithChunkedOutputLoss"}})}}})});
   }
   out["notes"] = notes;
   if (plan.gpus > 1) {

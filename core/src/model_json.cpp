@@ -37,10 +37,10 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
     if (gap_with > 0.03 && gap_without < gap_with) {
       notes.push_back(
           Message{"note.active_embedding",
-                  {{"official", official}, {"without", without}, {"with", c.active()}}});
+                  obj({{"official", official}, {"without", without}, {"with", c.active()}})});
     }
   }
-  json out = {
+  json out = obj({
       {"id", m.id},
       {"name", m.name},
       {"model_type", m.model_type},
@@ -64,20 +64,19 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
       {"params_total", params.total},
       {"params_active", params.active},
       {"params_declared", params.total_declared},
-      {"params_computed",
-       {{"total", c.total()},
-        {"active", c.active()},
-        {"embedding", c.embedding},
-        {"lm_head", c.lm_head},
-        {"attention", c.attention},
-        {"mlp_dense", c.mlp_dense},
-        {"experts_routed", c.experts_routed},
-        {"experts_shared", c.experts_shared},
-        {"router", c.router},
-        {"norms", c.norms},
-        {"ssm", c.ssm},
-        {"extras", c.extras},
-        {"not_loaded", c.extras_excluded}}},
+      {"params_computed", obj({{"total", c.total()},
+                               {"active", c.active()},
+                               {"embedding", c.embedding},
+                               {"lm_head", c.lm_head},
+                               {"attention", c.attention},
+                               {"mlp_dense", c.mlp_dense},
+                               {"experts_routed", c.experts_routed},
+                               {"experts_shared", c.experts_shared},
+                               {"router", c.router},
+                               {"norms", c.norms},
+                               {"ssm", c.ssm},
+                               {"extras", c.extras},
+                               {"not_loaded", c.extras_excluded}})},
       {"official_params_total",
        m.official_params_total > 0 ? json(m.official_params_total) : json(nullptr)},
       {"official_params_active",
@@ -85,26 +84,26 @@ json model_summary(const ModelSpec& m, const ParamTotals& params) {
       {"params_source", m.params_source},
       {"placeholders", m.placeholders},
       {"notes", notes},
-  };
+  });
   if (!m.native_expert_format.empty()) out["native_expert_format"] = m.native_expert_format;
   if (m.is_moe()) {
-    out["moe"] = {{"experts", m.moe.num_experts},
-                  {"experts_per_token", m.moe.experts_per_token},
-                  {"shared_experts", m.moe.shared_experts},
-                  {"expert_intermediate_size", m.moe.expert_intermediate},
-                  {"moe_layers", moe_layers}};
+    out["moe"] = obj({{"experts", m.moe.num_experts},
+                      {"experts_per_token", m.moe.experts_per_token},
+                      {"shared_experts", m.moe.shared_experts},
+                      {"expert_intermediate_size", m.moe.expert_intermediate},
+                      {"moe_layers", moe_layers}});
   }
   if (m.mla.kv_lora_rank > 0) {
-    out["mla"] = {{"kv_lora_rank", m.mla.kv_lora_rank},
-                  {"q_lora_rank", m.mla.q_lora_rank},
-                  {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
-                  {"qk_nope_head_dim", m.mla.qk_nope_head_dim}};
+    out["mla"] = obj({{"kv_lora_rank", m.mla.kv_lora_rank},
+                      {"q_lora_rank", m.mla.q_lora_rank},
+                      {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                      {"qk_nope_head_dim", m.mla.qk_nope_head_dim}});
   }
   for (const ExtraParams& extra : m.extras) {
-    out["extras"].push_back({{"id", extra.id},
-                             {"label", extra.label},
-                             {"params", extra.count},
-                             {"resident", extra.resident}});
+    out["extras"].push_back(obj({{"id", extra.id},
+                                 {"label", extra.label},
+                                 {"params", extra.count},
+                                 {"resident", extra.resident}}));
   }
   return out;
 }

@@ -377,7 +377,7 @@ json read_fields(const json& request, const std::vector<FieldSpec>& fields,
 }
 
 json field_json(const FieldSpec& f, const Catalog& catalog) {
-  json out = {{"name", f.name}, {"type", to_string(f.type)}, {"help", f.help}};
+  json out = obj({{"name", f.name}, {"type", to_string(f.type)}, {"help", f.help}});
   if (!f.default_value.is_null()) out["default"] = f.default_value;
   FieldSpec range = f;
   if (!f.range_from.empty()) {
@@ -441,13 +441,12 @@ json schema_json(const Catalog& catalog) {
   };
   json engines = json::object();
   for (const EngineProfile& e : catalog.engines) engines[e.id] = table(e.knobs);
-  return {{"requests",
-           {{"estimate", table(estimate_fields())},
-            {"grid", table(grid_fields())},
-            {"devices", table(devices_fields())},
-            {"fleet", table(fleet_fields())},
-            {"fit_models", table(fit_models_fields())}}},
-          {"engines", engines}};
+  return obj({{"requests", obj({{"estimate", table(estimate_fields())},
+                                {"grid", table(grid_fields())},
+                                {"devices", table(devices_fields())},
+                                {"fleet", table(fleet_fields())},
+                                {"fit_models", table(fit_models_fields())}})},
+              {"engines", engines}});
 }
 
 }  // namespace vram

@@ -57,7 +57,7 @@ void check_moe_layout(const ModelSpec& model, const EngineProfile& engine, Servi
   if (!model.is_moe()) {
     throw Error::make("invalid_value",
                       dp ? "engine_options.data_parallel_size" : "engine_options.expert_parallel",
-                      "error.moe_layout_dense", {{"engine", engine.name}});
+                      "error.moe_layout_dense", obj({{"engine", engine.name}}));
   }
   layout.moe_layout = layout.expert_parallel ? (dp ? "expert_dp_attention" : "expert")
                       : dp                   ? "dp_attention"
@@ -67,12 +67,12 @@ void check_moe_layout(const ModelSpec& model, const EngineProfile& engine, Servi
   const std::int64_t experts = model.moe.num_experts;
   if (ep > experts) {
     throw Error::make("invalid_value", "engine_options.expert_parallel",
-                      "error.expert_parallel_too_wide", {{"ep", ep}, {"experts", experts}});
+                      "error.expert_parallel_too_wide", obj({{"ep", ep}, {"experts", experts}}));
   }
   if (engine.kind == EngineKind::kSglang && experts % ep != 0) {
     throw Error::make("invalid_value", "engine_options.expert_parallel",
                       "error.expert_parallel_uneven",
-                      {{"engine", engine.name}, {"ep", ep}, {"experts", experts}});
+                      obj({{"engine", engine.name}, {"ep", ep}, {"experts", experts}}));
   }
 }
 
@@ -102,7 +102,7 @@ ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine,
                                                             : "sum";
     if (engine.splits_layers() && layout.gpus > model.num_layers()) {
       throw Error::make("invalid_value", "gpu_count", "error.more_gpus_than_layers",
-                        {{"gpus", layout.gpus}, {"layers", model.num_layers()}});
+                        obj({{"gpus", layout.gpus}, {"layers", model.num_layers()}}));
     }
     return layout;
   }
@@ -110,7 +110,7 @@ ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine,
   const int dp = std::max(1, data_parallel);
   if (layout.gpus % dp != 0) {
     throw Error::make("invalid_value", "gpu_count", "error.gpu_count_data_parallel",
-                      {{"gpus", layout.gpus}, {"dp", dp}});
+                      obj({{"gpus", layout.gpus}, {"dp", dp}}));
   }
   const int replica = layout.gpus / dp;
   int tp = 1;
@@ -126,7 +126,7 @@ ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine,
   layout.expert_parallel = expert_parallel;
   if (layout.pipeline_parallel > model.num_layers()) {
     throw Error::make("invalid_value", "gpu_count", "error.more_gpus_than_layers",
-                      {{"gpus", layout.gpus}, {"layers", model.num_layers()}});
+                      obj({{"gpus", layout.gpus}, {"layers", model.num_layers()}}));
   }
   layout.kv_heads_replicated = !has_mla(model) && model.num_kv_heads > 0 && tp > model.num_kv_heads;
   layout.split = split_name(tp, layout.pipeline_parallel, dp);
@@ -161,18 +161,18 @@ ServingLayout resolve_layout(const ModelSpec& model, const EngineProfile& engine
     layout.gpus = layout.tensor_parallel * layout.pipeline_parallel * layout.data_parallel;
     if (gpus_given && gpus != layout.gpus) {
       throw Error::make("invalid_value", "gpu_count", "error.gpu_count_layout",
-                        {{"gpus", gpus},
-                         {"tp", layout.tensor_parallel},
-                         {"pp", layout.pipeline_parallel},
-                         {"dp", layout.data_parallel},
-                         {"product", layout.gpus}});
+                        obj({{"gpus", gpus},
+                             {"tp", layout.tensor_parallel},
+                             {"pp", layout.pipeline_parallel},
+                             {"dp", layout.data_parallel},
+                             {"product", layout.gpus}}));
     }
     if (!tensor_parallel_legal(model, layout.tensor_parallel)) {
       throw Error::make("invalid_value", "engine_options.tensor_parallel_size",
                         "error.tensor_parallel_illegal",
-                        {{"tp", layout.tensor_parallel},
-                         {"heads", model.num_heads},
-                         {"kv_heads", model.num_kv_heads}});
+                        obj({{"tp", layout.tensor_parallel},
+                             {"heads", model.num_heads},
+                             {"kv_heads", model.num_kv_heads}}));
     }
     layout.nodes = (layout.gpus + node_size - 1) / std::max(1, node_size);
     layout.kv_heads_replicated =

@@ -71,10 +71,10 @@ json fit_json(const FitAnswer& answer) {
 }
 
 json rules_json(const FitRules& rules) {
-  return {{"usable_fraction", rules.usable_fraction},
-          {"tight_single_gb", bytes_to_gb(rules.tight_single_bytes)},
-          {"tight_per_card_gb", bytes_to_gb(rules.tight_per_card_bytes)},
-          {"set_sizes", rules.set_sizes}};
+  return obj({{"usable_fraction", rules.usable_fraction},
+              {"tight_single_gb", bytes_to_gb(rules.tight_single_bytes)},
+              {"tight_per_card_gb", bytes_to_gb(rules.tight_per_card_bytes)},
+              {"set_sizes", rules.set_sizes}});
 }
 
 /** The grid's memory figure for one model and method, in bytes. */
@@ -132,14 +132,15 @@ json grid_json(const Catalog& catalog, const json& request) {
       cell["needs_fast_link"] = rules.needs_fast_link;
       cells.push_back(std::move(cell));
     }
-    rows.push_back({{"model", id}, {"name", imported.model.name}, {"cells", std::move(cells)}});
+    rows.push_back(
+        obj({{"model", id}, {"name", imported.model.name}, {"cells", std::move(cells)}}));
   }
-  return {{"context", context},
-          {"batch", batch},
-          {"currency", gpus.currency},
-          {"rules", rules_json(base)},
-          {"conventions", Message{"grid.conventions"}},
-          {"rows", std::move(rows)}};
+  return obj({{"context", context},
+              {"batch", batch},
+              {"currency", gpus.currency},
+              {"rules", rules_json(base)},
+              {"conventions", Message{"grid.conventions"}},
+              {"rows", std::move(rows)}});
 }
 
 json devices_json(const Catalog& catalog, const json& request) {
@@ -167,34 +168,34 @@ json devices_json(const Catalog& catalog, const json& request) {
       const Layout layout = deployable_layout(minimum, gpus.node_size);
       const double room_min = minimum * gpu.vram_bytes() * usable - weights;
       const double room = layout.devices * gpu.vram_bytes() * usable - weights;
-      cells.push_back({{"format", format.id},
-                       {"format_name", format.name},
-                       {"weights_gb", bytes_to_gb(weights)},
-                       {"min_devices", minimum},
-                       {"layout", layout_json(layout)},
-                       {"kv_room_gb", bytes_to_gb(room)},
-                       {"kv_room_min_devices_gb", bytes_to_gb(room_min)},
-                       {"kv_cache_gb", bytes_to_gb(cache.bytes)},
-                       {"kv_fits", cache.bytes <= room},
-                       {"kv_fits_min_devices", cache.bytes <= room_min}});
+      cells.push_back(obj({{"format", format.id},
+                           {"format_name", format.name},
+                           {"weights_gb", bytes_to_gb(weights)},
+                           {"min_devices", minimum},
+                           {"layout", layout_json(layout)},
+                           {"kv_room_gb", bytes_to_gb(room)},
+                           {"kv_room_min_devices_gb", bytes_to_gb(room_min)},
+                           {"kv_cache_gb", bytes_to_gb(cache.bytes)},
+                           {"kv_fits", cache.bytes <= room},
+                           {"kv_fits_min_devices", cache.bytes <= room_min}}));
     }
-    rows.push_back({{"accelerator", gpu.id},
-                    {"name", gpu.name},
-                    {"vram_gb", gpu.vram_gb},
-                    {"vendor", gpu.vendor},
-                    {"cells", std::move(cells)}});
+    rows.push_back(obj({{"accelerator", gpu.id},
+                        {"name", gpu.name},
+                        {"vram_gb", gpu.vram_gb},
+                        {"vendor", gpu.vendor},
+                        {"cells", std::move(cells)}}));
   }
-  json out = {{"model", id},
-              {"name", imported.model.name},
-              {"params_total", params.total},
-              {"params_active", params.active},
-              {"usable_fraction", usable},
-              {"context", context},
-              {"batch", batch},
-              {"kv", kv.id},
-              {"kv_bytes_per_token", cache.bytes_per_token},
-              {"placeholders", imported.model.placeholders},
-              {"rows", std::move(rows)}};
+  json out = obj({{"model", id},
+                  {"name", imported.model.name},
+                  {"params_total", params.total},
+                  {"params_active", params.active},
+                  {"usable_fraction", usable},
+                  {"context", context},
+                  {"batch", batch},
+                  {"kv", kv.id},
+                  {"kv_bytes_per_token", cache.bytes_per_token},
+                  {"placeholders", imported.model.placeholders},
+                  {"rows", std::move(rows)}});
   return out;
 }
 
@@ -211,21 +212,22 @@ json fleet_json(const Catalog& catalog, const json& request) {
   json out = json::array();
   for (const Gpu& gpu : gpus.gpus) {
     if (!gpu.priced) continue;  // the fleet is what can be rented
-    json row = {{"id", gpu.id},
-                {"name", gpu.name},
-                {"memory_type", gpu.memory_type},
-                {"architecture", gpu.architecture},
-                {"fp8", gpu.fp8},
-                {"min_order", gpu.min_order},
-                {"vram_gb", gpu.vram_gb},
-                {"bandwidth_gbps", gpu.bandwidth_gbps},
-                {"monthly_usd", gpu.monthly_usd},
-                {"usd_per_gb_month", gpu.monthly_usd / gpu.vram_gb},
-                {"gbps_per_usd_month",
-                 gpu.monthly_usd > 0 ? json(gpu.bandwidth_gbps / gpu.monthly_usd) : json(nullptr)},
-                {"usd_per_hour", gpu.monthly_usd / gpus.hours_per_month},
-                {"interconnect", gpu.interconnect.kind},
-                {"notes", gpu.notes}};
+    json row =
+        obj({{"id", gpu.id},
+             {"name", gpu.name},
+             {"memory_type", gpu.memory_type},
+             {"architecture", gpu.architecture},
+             {"fp8", gpu.fp8},
+             {"min_order", gpu.min_order},
+             {"vram_gb", gpu.vram_gb},
+             {"bandwidth_gbps", gpu.bandwidth_gbps},
+             {"monthly_usd", gpu.monthly_usd},
+             {"usd_per_gb_month", gpu.monthly_usd / gpu.vram_gb},
+             {"gbps_per_usd_month",
+              gpu.monthly_usd > 0 ? json(gpu.bandwidth_gbps / gpu.monthly_usd) : json(nullptr)},
+             {"usd_per_hour", gpu.monthly_usd / gpus.hours_per_month},
+             {"interconnect", gpu.interconnect.kind},
+             {"notes", gpu.notes}});
     if (imported) {
       // The model on this card alone: the cards it needs (guide convention),
       // their price, and the decode ceiling of that set.
@@ -280,10 +282,10 @@ json fleet_json(const Catalog& catalog, const json& request) {
             tokens_per_month > 0 ? json(o.monthly / tokens_per_month * 1e6) : json(nullptr);
       } else {
         row["fit"] = nullptr;
-        row["unfit_reason"] =
-            answer.found || answer.excluded.empty()
-                ? Message{"fleet.beyond_node", {{"gpu", gpu.name}, {"node_size", gpus.node_size}}}
-                : answer.excluded.front().reason;
+        row["unfit_reason"] = answer.found || answer.excluded.empty()
+                                  ? Message{"fleet.beyond_node",
+                                            obj({{"gpu", gpu.name}, {"node_size", gpus.node_size}})}
+                                  : answer.excluded.front().reason;
       }
     }
     out.push_back(row);
@@ -326,14 +328,14 @@ json fit_models_json(const Catalog& catalog, const json& request) {
     const bool needs_fp8 = format != nullptr ? format->needs("fp8") : model.native_format == "fp8";
     // A budget names no card: only a card can lack FP8.
     const bool no_fp8 = gpu != nullptr && !req.budget_gb && needs_fp8 && !gpu->supports("fp8");
-    rows.push_back({{"id", preset.id},
-                    {"name", preset.name},
-                    {"group", preset.group},
-                    {"total_gb", bytes_to_gb(plan.total_bytes)},
-                    {"spare_gb", bytes_to_gb(capacity - plan.total_bytes)},
-                    {"context_over", model.max_context > 0 && req.context > model.max_context},
-                    {"no_fp8", no_fp8},
-                    {"fits", plan.total_bytes <= capacity && !no_fp8}});
+    rows.push_back(obj({{"id", preset.id},
+                        {"name", preset.name},
+                        {"group", preset.group},
+                        {"total_gb", bytes_to_gb(plan.total_bytes)},
+                        {"spare_gb", bytes_to_gb(capacity - plan.total_bytes)},
+                        {"context_over", model.max_context > 0 && req.context > model.max_context},
+                        {"no_fp8", no_fp8},
+                        {"fits", plan.total_bytes <= capacity && !no_fp8}}));
   }
   // Largest first: the biggest model that fits is the answer people look for.
   std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
@@ -342,14 +344,14 @@ json fit_models_json(const Catalog& catalog, const json& request) {
   const char* basis = req.budget_gb        ? "basis.budget"
                       : req.gpu_count == 1 ? "basis.marketed_one"
                                            : "basis.marketed";
-  json out = {{"capacity_gb", bytes_to_gb(capacity)},
-              {"basis", Message{basis}},
-              {"gpu_count", req.budget_gb ? 1 : req.gpu_count},
-              {"weights", req.weights},
-              {"kv", kv.id},
-              {"context", req.context},
-              {"batch", req.batch},
-              {"models", std::move(rows)}};
+  json out = obj({{"capacity_gb", bytes_to_gb(capacity)},
+                  {"basis", Message{basis}},
+                  {"gpu_count", req.budget_gb ? 1 : req.gpu_count},
+                  {"weights", req.weights},
+                  {"kv", kv.id},
+                  {"context", req.context},
+                  {"batch", req.batch},
+                  {"models", std::move(rows)}});
   // A budget of one's own names no card: no "gpu" key rather than a null.
   if (gpu != nullptr) out["gpu"] = gpu->id;
   return out;

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vram/json_object.hpp"
+
 namespace vram {
 
 /**
@@ -21,14 +23,14 @@ struct Message {
 };
 
 inline void to_json(nlohmann::json& j, const Message& m) {
-  j = nlohmann::json{{"id", m.id}, {"params", m.params}};
+  j = obj({{"id", m.id}, {"params", m.params}});
 }
 
 /**
  * Text a source is cited by, as written (data/engines.json, data/gpus.json):
  * an English quotation, shown as such in every language (docs/i18n.md).
  */
-inline Message quotation(const std::string& text) { return {"quote.text", {{"text", text}}}; }
+inline Message quotation(const std::string& text) { return {"quote.text", obj({{"text", text}})}; }
 
 /**
  * The message in English (vram::render over the embedded en.json), for the

@@ -25,7 +25,7 @@ void import_bamba(Context& c) {
   if (auto head = c.opt_int("mamba_d_head", 1, limits::kMaxHeadDim);
       head && *head * m.ssm.n_heads != m.ssm.d_inner) {
     const std::string field = c.field("mamba_d_head");
-    throw Error::make("invalid_value", field, "error.mamba_d_head", {{"field", field}});
+    throw Error::make("invalid_value", field, "error.mamba_d_head", obj({{"field", field}}));
   }
   for (LayerSpec& layer : m.layers) layer.attention = LayerAttention::kState;
   const json* indices = jr::find(c.cfg, "attn_layer_indices");

@@ -58,8 +58,9 @@ bool apply_layer_types(Context& c) {
   if (!types->is_array())
     throw Error::wrong_type(field, "a list of strings", jr::type_name(*types));
   if (static_cast<std::int64_t>(types->size()) != c.m.num_layers()) {
-    throw Error::make("invalid_value", field, "error.layer_count",
-                      {{"field", field}, {"entries", types->size()}, {"layers", c.m.num_layers()}});
+    throw Error::make(
+        "invalid_value", field, "error.layer_count",
+        obj({{"field", field}, {"entries", types->size()}, {"layers", c.m.num_layers()}}));
   }
   for (std::size_t i = 0; i < types->size(); ++i) {
     const json& type = (*types)[i];
@@ -75,7 +76,7 @@ bool apply_layer_types(Context& c) {
     } else {
       const std::string quoted = Error::quote(name);
       throw Error::make("invalid_value", field, "error.layer_type",
-                        {{"field", field}, {"value", quoted}});
+                        obj({{"field", field}, {"value", quoted}}));
     }
   }
   return true;
@@ -166,7 +167,8 @@ void detect_storage(Context& c, const std::string& dtype) {
   m.native_format = dtype_format(dtype);
   if (m.native_format.empty()) {
     if (!dtype.empty()) {
-      c.warn({"import.torch_dtype_unknown", {{"dtype", Error::quote(dtype)}, {"format", "bf16"}}});
+      c.warn({"import.torch_dtype_unknown",
+              obj({{"dtype", Error::quote(dtype)}, {"format", "bf16"}})});
     }
     m.native_format = "bf16";
   }
@@ -207,7 +209,7 @@ void detect_storage(Context& c, const std::string& dtype) {
     m.native_format_note =
         "checkpoint quantized with " + method + " (stored as " + m.native_format + "); " + declared;
   } else if (!method.empty()) {
-    c.warn({"import.quant_method_unknown", {{"method", method}, {"format", m.native_format}}});
+    c.warn({"import.quant_method_unknown", obj({{"method", method}, {"format", m.native_format}})});
   }
 }
 

@@ -39,7 +39,7 @@ void deepseek_moe(Context& c) {
     const double module = layer.total() + 2.0 * h * h + 3.0 * h;
     m.extras.push_back(
         {"mtp", "multi-token-prediction modules", static_cast<double>(mtp) * module, false});
-    m.import_notes.push_back({"import.mtp", {{"modules", mtp}}});
+    m.import_notes.push_back({"import.mtp", obj({{"modules", mtp}})});
   }
 }
 
