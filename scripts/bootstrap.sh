@@ -7,8 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang and libclang-rt-14-dev (libFuzzer and the ASan/UBSan runtimes,
-# which clang-14 does not pull in) build the fuzz targets (docs/fuzzing.md).
-packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev chromium clang-format
+# which clang-14 does not pull in) build the fuzz targets (docs/fuzzing.md);
+# zopfli deflates the wasm module for the page (tools/build-page.mjs).
+packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev chromium clang-format zopfli
           clang libclang-rt-14-dev)
 
 installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)

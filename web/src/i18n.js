@@ -50,14 +50,30 @@ function isolated(catalog) {
   return out;
 }
 
+/**
+ * One language's catalog as bundled. In the page's build (tools/build-page.mjs)
+ * English is its JSON text and every other language the JSON text of its
+ * entries in English's key order (null where it has none: English shows),
+ * so the three languages carry each key once (issue 12, the page's weight).
+ */
+function plainCatalog(lang) {
+  const source = SOURCES[lang];
+  const parsed = typeof source === 'string' ? JSON.parse(source) : source;
+  if (!Array.isArray(parsed)) return parsed;
+  const keys = Object.keys(catalogOf('en', false));
+  const out = {};
+  parsed.forEach((entry, i) => {
+    if (entry !== null && i < keys.length) out[keys[i]] = entry;
+  });
+  return out;
+}
+
 /** One language's catalog, isolated for right-to-left text when `rtl`; read once, on first use. */
 const catalogs = new Map();
 function catalogOf(lang, rtl) {
   const key = `${lang}|${rtl}`;
   if (!catalogs.has(key)) {
-    const source = SOURCES[lang];
-    const plain = typeof source === 'string' ? JSON.parse(source) : source;
-    catalogs.set(key, rtl ? isolated(catalogOf(lang, false)) : plain);
+    catalogs.set(key, rtl ? isolated(catalogOf(lang, false)) : plainCatalog(lang));
   }
   return catalogs.get(key);
 }
