@@ -75,3 +75,28 @@ test('no view shows a message id instead of its text', async () => {
     }
   }
 });
+
+// The page's build ships Arabic and Persian as their entries in English's key
+// order (tools/build-page.mjs, web/src/i18n.js plainCatalog): one entry out of
+// place would shift every later one. Each language's words as the shipped
+// element renders them, key by key, against its catalog: every entry with no
+// placeholder and no digit renders as written.
+test('the shipped page speaks each catalog entry under its own key, in Arabic and Persian', async () => {
+  for (const lang of ['ar', 'fa']) {
+    const catalog = JSON.parse(readFileSync(join(root, `data/messages/${lang}.json`), 'utf8'));
+    const plain = Object.entries(catalog).filter(
+      ([id, entry]) => typeof entry === 'string' && !id.startsWith('cli.') && !id.startsWith('usage.') && !/[{}0-9\u0660-\u066C\u06F0-\u06F9]/.test(entry),
+    );
+    assert.ok(plain.length > 200, `${lang}: only ${plain.length} plain entries`);
+    const browser = await openPage(`?lang=${lang}`);
+    try {
+      const shown = await browser.page.evaluate((ids) => {
+        const t = document.querySelector('vram-calculator').t;
+        return ids.map((id) => t(id));
+      }, plain.map(([id]) => id));
+      plain.forEach(([id, entry], i) => assert.equal(shown[i], entry, `${lang}: ${id}`));
+    } finally {
+      await browser.close();
+    }
+  }
+});
