@@ -21,9 +21,9 @@ constexpr std::string_view kNoValue = "\u2013";
 // Nested messages come from results, but a result is input too: bound it.
 constexpr int kMaxDepth = 16;
 
-constexpr std::string_view kStyles[] = {"",    "int", "d0",   "d1",   "d2",  "d3",  "d4",
-                                        "d5",  "d6",  "gb",   "gb0",  "gb2", "gib", "pct",
-                                        "usd", "msg", "plus", "list", "rate"};
+constexpr std::string_view kStyles[] = {"",    "int", "d0",   "d1",   "d2",   "d3",  "d4",
+                                        "d5",  "d6",  "gb",   "gb0",  "gb2",  "gib", "pct",
+                                        "usd", "msg", "plus", "list", "rate", "code"};
 constexpr std::string_view kCategories[] = {"zero", "one", "two", "few", "many", "other"};
 
 bool name_char(char c) {
@@ -227,6 +227,7 @@ class Renderer {
     if (style == "pct") return number(x, 0, 2, "", system_.percent);
     // A speed: whole units from 10 up, one decimal below (2.3 tokens/s, not 2).
     if (style == "rate") return std::fabs(x) < 9.95 ? number(x, 1, 1) : number(x, 0, 0);
+    if (style == "code") return code_number(x);
     return number(x, 0, 0, "$", "");  // usd, the last style parse_placeholder lets through
   }
 
@@ -280,6 +281,16 @@ class Renderer {
     for (char c : fraction) out += system_.digits[c - '0'];
     out += suffix;
     return out;
+  }
+
+  // A number a program reads (a command's flag: `-ngl 37`): whole, rounded
+  // half away from zero, in Latin digits and ungrouped in every language.
+  static std::string code_number(double value) {
+    if (!std::isfinite(value)) return std::string(kNoValue);
+    double rounded = round_display(value, 0);
+    if (!std::isfinite(rounded)) rounded = value;
+    const std::string plain = shortest_decimal(std::fabs(rounded));
+    return (rounded < 0 ? "-" : "") + plain.substr(0, plain.find('.'));
   }
 
   const MessageCatalogs& catalogs_;

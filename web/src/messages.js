@@ -22,7 +22,7 @@ import { BYTES_PER_GB, BYTES_PER_GIB, numberFormat, roundDisplay } from './forma
 const NO_VALUE = '\u2013';
 // Nested messages come from results, but a result is input too: bound it.
 const MAX_DEPTH = 16;
-const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list|rate))?\}/g;
+const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list|rate|code))?\}/g;
 
 // Digits and separators (docs/i18n.md): the Intl locale that writes them,
 // and the percent sign. Any other language writes Latin digits.
@@ -54,6 +54,17 @@ function pluralCategory(lang, value) {
 }
 
 const isMessage = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && typeof value.id === 'string';
+
+// A number a program reads (a command's flag: `-ngl 37`): whole, rounded half
+// away from zero, in Latin digits and ungrouped in every language.
+let codeFormat = null;
+function codeNumber(value) {
+  if (!Number.isFinite(value)) return NO_VALUE;
+  let rounded = roundDisplay(value, 0);
+  if (!Number.isFinite(rounded)) rounded = value;
+  codeFormat ??= new Intl.NumberFormat('en-US', { useGrouping: false, maximumFractionDigits: 0 });
+  return `${rounded < 0 ? '-' : ''}${codeFormat.format(Math.abs(rounded))}`;
+}
 
 /** A renderer for one language, digit system and display unit (see above). */
 export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = {}) {
@@ -102,6 +113,7 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
       case 'usd': return number(value, 0, 0, '$');
       // A speed: whole units from 10 up, one decimal below (2.3 tokens/s, not 2).
       case 'rate': return Math.abs(value) < 9.95 ? number(value, 1, 1) : number(value, 0, 0);
+      case 'code': return codeNumber(value);
       default: return number(value, Number(style[1]), Number(style[1])); // d0 .. d6
     }
   }
