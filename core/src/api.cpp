@@ -5,6 +5,7 @@
 #include "tables.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
+#include "vram/inverse.hpp"
 #include "vram/limits.hpp"
 #include "vram/schema.hpp"
 
@@ -37,13 +38,20 @@ json Calculator::presets() const {
   }
   json engines = json::array();
   for (const EngineProfile& engine : catalog_.engines) {
+    // The weight formats the engine loads (engine_runs): the page moves the
+    // weights to one of them when the engine changes.
+    json loads = json::array();
+    for (const WeightFormat& format : catalog_.formats.weights()) {
+      if (engine_runs(engine, format)) loads.push_back(format.id);
+    }
     engines.push_back(obj({{"id", engine.id},
                            {"name", engine.name},
                            {"label", engine.label()},
                            {"kind", to_string(engine.kind)},
                            {"source", engine.source},
                            {"defaults", engine.defaults},
-                           {"option_sources", engine.option_sources}}));
+                           {"option_sources", engine.option_sources},
+                           {"loads", std::move(loads)}}));
   }
   return obj({{"models", models},
               {"weight_formats", catalog_.formats.weights()},

@@ -588,12 +588,17 @@ json estimate_json(const Catalog& catalog, const json& request) {
     warnings.push_back(Message{"warning.context_over",
                                obj({{"context", setup.context}, {"max", model.max_context}})});
   }
-  // llama.cpp loads GGUF files: a format with no GGUF type is sized as asked, and said.
-  if (engine.profile->kind == EngineKind::kLlamacpp && !checkpoint) {
+  // llama.cpp loads GGUF files, vLLM, SGLang and transformers safetensors
+  // checkpoints: a format the engine does not load is sized as asked, and said.
+  if (!engine.profile->convention() && !checkpoint) {
     const WeightFormat* f =
         setup.weights != nullptr ? setup.weights : catalog.formats.find_weight(model.native_format);
     if (f != nullptr && !engine_runs(*engine.profile, *f)) {
-      warnings.push_back(Message{"warning.llamacpp_format", obj({{"format", f->name}})});
+      warnings.push_back(
+          engine.profile->kind == EngineKind::kLlamacpp
+              ? Message{"warning.llamacpp_format", obj({{"format", f->name}})}
+              : Message{"warning.gguf_format",
+                        obj({{"format", f->name}, {"engine", engine.profile->label()}})});
     }
   }
   if (gpu != nullptr && setup.weights != nullptr && setup.weights->needs("fp8") &&

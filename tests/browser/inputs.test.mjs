@@ -107,3 +107,41 @@ for (const lang of ['en', 'ar']) {
     }
   });
 }
+
+// Weights the new engine does not load move to the nearest it does, said
+// beside the weights (web/src/state.js weightsFor), and the answer then
+// carries no format warning; picking weights again clears the line.
+for (const [lang, moved] of [['en', /Weight format moved from FP8 to GGUF Q8_0: llama\.cpp \/ Ollama does not load FP8/], ['fa', /دقت وزن‌ها از FP8 به GGUF Q8_0 تغییر کرد/]]) {
+  test(`changing the engine to llama.cpp moves FP8 weights to GGUF Q8_0 and says so (${lang})`, async () => {
+    const browser = await openPage(`?lang=${lang}&model=llama-3.1-8b&gpu=rtx-4090`, { viewport: { width: 390, height: 844 } });
+    try {
+      const { page } = browser;
+      const weights = page.locator('vram-calculator #weights');
+      const note = page.locator('vram-calculator #weights-note');
+      assert.equal(await weights.inputValue(), 'fp8');
+      assert.equal(await note.isHidden(), true);
+      const answer = () => page.evaluate(() => new Promise((resolve) => {
+        document.querySelector('vram-calculator').addEventListener('vram-result', (event) => resolve(event.detail), { once: true });
+      }));
+      const result = answer();
+      await page.locator('vram-calculator #engine').selectOption('llamacpp');
+      const detail = await result;
+      assert.equal(await weights.inputValue(), 'q8_0');
+      assert.match((await note.textContent()).replace(/[\u2066-\u2069]/g, ''), moved);
+      const ids = (detail.result?.warnings || detail.warnings || []).map((w) => w.id);
+      assert.ok(!ids.includes('warning.llamacpp_format'), JSON.stringify(ids));
+      await page.waitForFunction(() => /[?&]weights=q8_0\b/.test(window.location.search));
+      await screenshot(page, `weights-moved-${lang}-390`);
+      await weights.selectOption('q4_k_m');
+      await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.getElementById('weights-note').hidden);
+      // Back to vLLM: a GGUF type moves to what the RTX 4090 runs (FP8 on Ada).
+      await page.locator('vram-calculator #engine').selectOption('vllm');
+      const four = await weights.inputValue();
+      assert.ok(['int4', 'nf4', 'awq-int4', 'gptq-int4', 'mxfp4'].includes(four), four);
+      assert.equal(await note.isHidden(), false);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}

@@ -6,6 +6,7 @@
 
 #include "helpers.hpp"
 #include "vram/error.hpp"
+#include "vram/inverse.hpp"
 #include "vram/units.hpp"
 
 using nlohmann::json;
@@ -282,4 +283,60 @@ TEST_CASE("llama.cpp warns when the weights have no GGUF type, and only then") {
   json vllm = fp8;
   vllm["engine"] = "vllm";
   CHECK(warned(vllm).empty());
+}
+
+TEST_CASE(
+    "vLLM, SGLang and transformers warn on a GGUF type; the conventions and llama.cpp do not") {
+  auto warned = [](const json& req) {
+    const json r = testing::estimate(req);
+    for (const json& w : r.at("warnings")) {
+      if (w.at("id") == "warning.gguf_format") return w.at("params");
+    }
+    return json();
+  };
+  for (const char* engine : {"vllm", "sglang", "transformers"}) {
+    INFO(engine);
+    const json p = warned({{"model", "llama-3.1-8b"}, {"weights", "q4_k_m"}, {"engine", engine}});
+    CHECK(p.at("format") == "GGUF Q4_K_M");
+    CHECK(p.contains("engine"));
+    CHECK(
+        warned({{"model", "llama-3.1-8b"}, {"weights", "awq-int4"}, {"engine", engine}}).is_null());
+  }
+  for (const char* engine : {"guide", "percent", "llamacpp"}) {
+    INFO(engine);
+    CHECK(warned({{"model", "llama-3.1-8b"}, {"weights", "q4_k_m"}, {"engine", engine}}).is_null());
+  }
+}
+
+TEST_CASE("each engine in the preset list names the weight formats it loads, by engine_runs") {
+  const vram::Calculator& calc = testing::calculator();
+  const json presets = calc.presets();
+  const auto& formats = calc.catalog().formats.weights();
+  REQUIRE(presets.at("engines").size() == calc.catalog().engines.size());
+  for (std::size_t i = 0; i < calc.catalog().engines.size(); ++i) {
+    const vram::EngineProfile& engine = calc.catalog().engines[i];
+    const json& loads = presets.at("engines")[i].at("loads");
+    INFO(engine.id);
+    std::size_t runs = 0;
+    for (const vram::WeightFormat& f : formats) {
+      const bool listed = std::find(loads.begin(), loads.end(), f.id) != loads.end();
+      CHECK(listed == vram::engine_runs(engine, f));
+      runs += listed ? 1 : 0;
+    }
+    CHECK(runs == loads.size());
+    CHECK(runs > 0);
+  }
+  // The two families: llama.cpp loads Q8_0 and not FP8; vLLM the other way round.
+  auto loads_of = [&](const std::string& id) {
+    for (const json& e : presets.at("engines")) {
+      if (e.at("id") == id) return e.at("loads");
+    }
+    return json();
+  };
+  const json llamacpp = loads_of("llamacpp");
+  const json vllm = loads_of("vllm");
+  CHECK(std::find(llamacpp.begin(), llamacpp.end(), "q8_0") != llamacpp.end());
+  CHECK(std::find(llamacpp.begin(), llamacpp.end(), "fp8") == llamacpp.end());
+  CHECK(std::find(vllm.begin(), vllm.end(), "fp8") != vllm.end());
+  CHECK(std::find(vllm.begin(), vllm.end(), "q8_0") == vllm.end());
 }

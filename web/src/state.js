@@ -285,6 +285,37 @@ export function engineById(catalog, id) {
   return catalog.engines.find((e) => e.id === id);
 }
 
+/**
+ * The weight format to size under an engine: `weights` itself when the
+ * engine loads it (each engine's `loads`, from the core's engine_runs) or it
+ * is the checkpoint's own ('native'); else the nearest the engine loads:
+ * of its own file type (llama.cpp: a GGUF type), that the card runs (with no
+ * card, one that needs no card feature), of the same whole bits per weight
+ * where there is one (4-bit stays 4-bit), nearest in bits per weight, the
+ * wider of two as near. FP8 under llama.cpp is GGUF Q8_0, AWQ INT4 is GGUF
+ * IQ4_XS; GGUF Q8_0 under vLLM is FP8 on a card that runs it, INT8 on one
+ * that does not.
+ */
+export function weightsFor(catalog, engineId, weights, gpuId) {
+  const engine = engineById(catalog, engineId);
+  if (!engine || !Array.isArray(engine.loads) || weights === 'native' || engine.loads.includes(weights)) return weights;
+  const byId = new Map(catalog.weight_formats.map((f) => [f.id, f]));
+  const own = byId.get(weights);
+  if (!own) return weights;
+  const gpu = catalog.gpus.find((g) => g.id === gpuId);
+  let candidates = engine.loads.map((id) => byId.get(id)).filter((f) => f && (f.requires || []).every((feature) => gpu && gpu[feature]));
+  if (candidates.some((f) => f.gguf)) candidates = candidates.filter((f) => f.gguf);
+  const whole = (f) => Math.floor(f.bits_per_weight + 1e-9);
+  const sameWhole = candidates.filter((f) => whole(f) === whole(own));
+  if (sameWhole.length) candidates = sameWhole;
+  let best = null;
+  for (const f of candidates) {
+    const distance = Math.abs(f.bits_per_weight - own.bits_per_weight);
+    if (!best || distance < best.distance || (distance === best.distance && f.bits_per_weight > best.format.bits_per_weight)) best = { format: f, distance };
+  }
+  return best ? best.format.id : weights;
+}
+
 /** An engine knob's reading rule, from the core's schema (data/engines.json's limits). */
 function knobSpec(catalog, engineId, key) {
   const knobs = (catalog.schema.engines || {})[engineId] || [];
@@ -316,8 +347,8 @@ export function parseQuery(search, catalog, base = defaultState(catalog)) {
   }
   const params = new URLSearchParams(search);
   const preset = params.get('preset');
+  const link = preset !== null ? (catalog.links || []).find((l) => l.id === preset) : undefined;
   if (preset !== null) {
-    const link = (catalog.links || []).find((l) => l.id === preset);
     if (link) {
       // A preset is held to the same schema as a URL: it is data too.
       const query = new URLSearchParams();
@@ -348,8 +379,14 @@ export function parseQuery(search, catalog, base = defaultState(catalog)) {
     if (error) problems.push({ param: name, error });
     else state[name] = value;
   }
-  // Options belong to the engine: a different engine starts from its defaults.
-  if (state.engine !== base.engine) state.opts = {};
+  // Options belong to the engine: a different engine starts from its defaults,
+  // and from weights it loads unless the link names them.
+  if (state.engine !== base.engine) {
+    state.opts = {};
+    if (!params.has('weights') && !(link && link.state && 'weights' in link.state)) {
+      state.weights = weightsFor(catalog, state.engine, state.weights, state.gpu);
+    }
+  }
   const engine = engineById(catalog, state.engine);
   for (const [name, raw] of options) {
     const key = name.slice(OPTION_PREFIX.length);

@@ -14,7 +14,7 @@ import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseNumber } from '../numbers.js
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
-  choicesOf, engineById, inputLimits, readOption, readParam,
+  choicesOf, engineById, inputLimits, readOption, readParam, weightsFor,
 } from '../state.js';
 
 /**
@@ -122,6 +122,8 @@ export class InputsPanel {
     this.file = h('input', { id: 'config-file', type: 'file', class: 'file visually-hidden', multiple: true, accept: '.json,application/json,.gguf,.safetensors' });
     this.file.addEventListener('change', () => this.loadFiles(this.file.files));
     this.checkpointInfo = h('p', { id: 'checkpoint-info', class: 'hint', 'aria-live': 'polite', hidden: true });
+    // Said when an engine change moves the weights to a format it loads.
+    this.weightsNote = h('p', { id: 'weights-note', class: 'hint', 'aria-live': 'polite', hidden: true });
     // A Hugging Face model id, fetched only when the user asks (web/src/checkpoint.js hubFiles).
     this.hubId = h('input', { id: 'hub-id', type: 'text', spellcheck: 'false', dir: 'ltr', placeholder: 'Qwen/Qwen3-32B-AWQ' });
     this.hubToken = h('input', { id: 'hub-token', type: 'password', autocomplete: 'off', dir: 'ltr' });
@@ -144,7 +146,7 @@ export class InputsPanel {
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('engine'), this.engineOptions),
+      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('engine'), this.engineOptions),
       finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), SGD_ONLY.map(f), FINETUNE_ONLY.slice(3, 5).map(f), LORA_ONLY.map(f), QLORA_ONLY.map(f), FINETUNE_ONLY.slice(5).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
@@ -313,7 +315,23 @@ export class InputsPanel {
       return;
     }
     const patch = { [name]: value };
-    if (name === 'engine') patch.opts = {};
+    let note = null;
+    if (name === 'engine') {
+      patch.opts = {};
+      // Weights the new engine does not load move to the nearest it does, and that is said.
+      const { catalog, state, t } = this.ctx;
+      const weights = weightsFor(catalog, value, state.weights, state.gpu);
+      if (weights !== state.weights) {
+        patch.weights = weights;
+        const formatName = (id) => (catalog.weight_formats.find((f) => f.id === id) || { name: id }).name;
+        note = t('input.weightsMoved', { from: formatName(state.weights), to: formatName(weights), engine: engineLabel(t, engineById(catalog, value)) });
+      }
+    }
+    // A select commits on input and on change: only a new value rewrites the line.
+    if ((name === 'engine' || name === 'weights') && value !== this.ctx.state[name]) {
+      this.weightsNote.hidden = !note;
+      this.weightsNote.textContent = note || '';
+    }
     this.ctx.change(patch, { push });
   }
 

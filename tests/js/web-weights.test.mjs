@@ -1,0 +1,46 @@
+// The weights an engine change leaves (web/src/state.js weightsFor), over the
+// core's own preset list: each engine's `loads` (engine_runs) and the weight
+// formats with their bits. A format the new engine does not load moves to
+// the nearest it does; a link that names its weights keeps them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultState, parseQuery, weightsFor } from '../../web/src/state.js';
+import { core } from './module.mjs';
+
+const api = await core();
+const catalog = { ...api.presets(), schema: api.schema() };
+
+test('every engine lists the formats it loads, and keeps them', () => {
+  for (const engine of catalog.engines) {
+    assert.ok(engine.loads.length > 0, engine.id);
+    for (const id of engine.loads) assert.equal(weightsFor(catalog, engine.id, id, 'h100-sxm'), id, `${engine.id} ${id}`);
+    assert.equal(weightsFor(catalog, engine.id, 'native'), 'native', engine.id);
+  }
+});
+
+test('llama.cpp takes the GGUF type nearest the weights, of the same whole bits', () => {
+  for (const [from, to] of [['fp8', 'q8_0'], ['int8', 'q8_0'], ['int4', 'iq4_xs'], ['awq-int4', 'iq4_xs'], ['gptq-int4', 'iq4_xs'], ['nf4', 'iq4_xs'], ['nvfp4', 'q4_0']]) {
+    assert.equal(weightsFor(catalog, 'llamacpp', from, 'rtx-4090'), to, from);
+  }
+});
+
+test('vLLM and SGLang move off a GGUF type to what the card runs', () => {
+  for (const engine of ['vllm', 'sglang']) {
+    assert.equal(weightsFor(catalog, engine, 'q8_0', 'h100-sxm'), 'fp8', engine);
+    assert.equal(weightsFor(catalog, engine, 'q8_0', 'a100-sxm'), 'int8', `${engine}: an A100 has no FP8`);
+    assert.equal(weightsFor(catalog, engine, 'q8_0'), 'int8', `${engine}: no card, no card feature`);
+    const four = weightsFor(catalog, engine, 'q4_k_m', 'h100-sxm');
+    const format = catalog.weight_formats.find((f) => f.id === four);
+    assert.equal(Math.floor(format.bits_per_weight), 4, `${engine}: Q4_K_M stays 4-bit (${four})`);
+    assert.ok(catalog.engines.find((e) => e.id === engine).loads.includes(four));
+  }
+});
+
+test('a link that changes the engine moves the default weights, not weights it names', () => {
+  const base = defaultState(catalog);
+  assert.equal(base.weights, 'fp8');
+  assert.equal(parseQuery('?engine=llamacpp', catalog).state.weights, 'q8_0');
+  assert.equal(parseQuery('?engine=llamacpp&weights=fp8', catalog).state.weights, 'fp8');
+  assert.equal(parseQuery('?engine=llamacpp&weights=q4_k_m', catalog).state.weights, 'q4_k_m');
+  assert.equal(parseQuery('?engine=vllm', catalog).state.weights, 'fp8');
+});
