@@ -129,6 +129,8 @@ async function deflateModule(wasm) {
   } catch (error) {
     if (error.code === 'ENOENT') throw new Error('zopfli is missing: run bash scripts/bootstrap.sh (it installs Debian\'s zopfli)');
     throw error;
+  } finally {
+    await rm(input, { force: true });
   }
   // The stream must give back the module, byte for byte.
   if (!inflateRawSync(out).equals(wasm)) throw new Error('zopfli: the deflated module does not inflate to the module');

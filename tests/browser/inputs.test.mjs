@@ -132,6 +132,13 @@ for (const [lang, moved] of [['en', /Weight format moved from FP8 to GGUF Q8_0: 
       assert.ok(!ids.includes('warning.llamacpp_format'), JSON.stringify(ids));
       await page.waitForFunction(() => /[?&]weights=q8_0\b/.test(window.location.search));
       await screenshot(page, `weights-moved-${lang}-390`);
+      // Back to the state before the move: the line goes with it; Forward brings both back.
+      await page.goBack();
+      await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.getElementById('weights').value === 'fp8');
+      assert.equal(await note.isHidden(), true);
+      await page.goForward();
+      await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.getElementById('weights').value === 'q8_0');
+      assert.equal(await note.isHidden(), false);
       await weights.selectOption('q4_k_m');
       await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.getElementById('weights-note').hidden);
       // Back to vLLM: a GGUF type moves to what the RTX 4090 runs (FP8 on Ada).

@@ -7,7 +7,7 @@ import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../form
 import { CUSTOM, estimateRequest } from '../state.js';
 import { fitSummary, headlineGb, measuredRange } from './answer-bar.js';
 import { stackedBar } from './bar.js';
-import { bdi, compute, dataTable, errorBox, facts, sayQuoted } from './common.js';
+import { bdi, compute, dataTable, errorBox, facts, nameOf, sayQuoted } from './common.js';
 import { rentLink } from './rent-link.js';
 
 // Decimal GB from the core, as the bytes the renderer's gb styles take.
@@ -40,10 +40,9 @@ function inputValue(t, catalog, key, value) {
     return h('ol', { class: 'input-list' }, value.map((v) => h('li', {}, inputValue(t, catalog, key, v))));
   }
   if (value && typeof value === 'object') return inputFacts(t, catalog, value);
-  const named = (list) => ((list || []).find((f) => f.id === value) || { name: value }).name;
   switch (key) {
-    case 'format': return named(catalog.weight_formats);
-    case 'kv_format': return named(catalog.kv_formats);
+    case 'format': return nameOf(catalog.weight_formats, value);
+    case 'kv_format': return nameOf(catalog.kv_formats, value);
     case 'optimizer': return t(`optimizer.${value}`);
     case 'component': return t(`part.${value}`);
     case 'kind': return t(`overheadKind.${value}`);
@@ -279,7 +278,7 @@ export class CalculatorView {
       if (inv.max_batch !== undefined) pairs.push([t('inverse.batch', { context: state.context }), inv.max_batch > 0 ? t.format(inv.max_batch) : t('inverse.nothing')]);
       if (inv.max_seq !== undefined) pairs.push([t('inverse.seq'), inv.max_seq > 0 ? t('inverse.tokens', { tokens: inv.max_seq }) : t('inverse.nothing')]);
       if (inv.max_micro_batch !== undefined) pairs.push([t('inverse.micro'), inv.max_micro_batch > 0 ? t.format(inv.max_micro_batch) : t('inverse.nothing')]);
-      const formatName = (id) => (catalog.weight_formats.find((f) => f.id === id) || { name: id }).name;
+      const formatName = (id) => nameOf(catalog.weight_formats, id);
       if ('best_format' in inv) pairs.push([t('inverse.format'), inv.best_format ? formatName(inv.best_format) : t('inverse.nothing')]);
       out.push(h('section', { class: 'block' }, h('h3', {}, t('inverse.title', { capacity: bytes(inv.budget_gb) })), facts(pairs),
         inv.formats ? this.details('formats', t('inverse.formats'), () => dataTable(t('inverse.formats'), null,

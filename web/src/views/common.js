@@ -95,6 +95,11 @@ export function bdi(value) {
   return h('bdi', {}, value);
 }
 
+/** The name of the entry with this id in a catalog list (models, formats, GPUs); the id itself when it has none. */
+export function nameOf(list, id) {
+  return ((list || []).find((entry) => entry.id === id) || { name: id }).name;
+}
+
 /** A definition list from [term, value] pairs, skipping empty values. */
 export function facts(pairs, attrs = {}) {
   return h('dl', { class: 'facts', ...attrs }, pairs.filter(([, v]) => v !== null && v !== undefined && v !== '').map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, bdi(v)))));

@@ -3,7 +3,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { devicesRequest, isPreset } from '../state.js';
-import { TableView, bdi, dataTable } from './common.js';
+import { TableView, bdi, dataTable, nameOf } from './common.js';
 
 const bytes = (gb) => gb * BYTES_PER_GB;
 
@@ -28,8 +28,8 @@ export class DevicesView extends TableView {
     const { t, catalog } = this.ctx;
     const span = (attrs, text) => h('span', attrs, bdi(text));
     const first = result.rows[0] ? result.rows[0].cells : [];
-    const formatName = (id) => (catalog.weight_formats.find((f) => f.id === id) || { name: id }).name;
-    const model = (catalog.models.find((m) => m.id === result.model) || { name: result.model }).name;
+    const formatName = (id) => nameOf(catalog.weight_formats, id);
+    const model = nameOf(catalog.models, result.model);
     const head = [t('devices.accelerator'), ...first.map((c) => bdi(t('devices.format', { format: formatName(c.format), weights: bytes(c.weights_gb) })))];
     const rows = result.rows.map((row) =>
       h('tr', { dataset: { accelerator: row.accelerator } },

@@ -5,7 +5,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { fleetRequest, isPreset } from '../state.js';
-import { TableView, bdi, dataTable } from './common.js';
+import { TableView, bdi, dataTable, nameOf } from './common.js';
 
 export class FleetView extends TableView {
   constructor(ctx) {
@@ -55,9 +55,8 @@ export class FleetView extends TableView {
     );
     const head = ['fleet.gpu', 'fleet.memory', 'fleet.vram', 'fleet.bandwidth', 'fleet.monthly', 'fleet.perGb', 'fleet.perBandwidth', 'fleet.perHour',
       ...(withModel ? ['fleet.cards', 'fleet.expected', 'fleet.decode', 'fleet.perMillion'] : [])].map((id) => t(id));
-    const name = (list, id) => (list.find((x) => x.id === id) || { name: id }).name;
     const caption = withModel
-      ? t('fleet.captionModel', { model: name(catalog.models, state.model), weights: state.weights === 'native' ? t('fleet.nativeWeights') : name(catalog.weight_formats, state.weights) })
+      ? t('fleet.captionModel', { model: nameOf(catalog.models, state.model), weights: state.weights === 'native' ? t('fleet.nativeWeights') : nameOf(catalog.weight_formats, state.weights) })
       : t('fleet.caption');
     return dataTable(t('view.fleet'), caption, head, rows, { class: 'fleet' }, t('table.scrollCue'));
   }

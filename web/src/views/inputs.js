@@ -11,6 +11,7 @@ import { h, replace } from '../dom.js';
 import { visibleInputs } from '../embed.js';
 import { problemMessage } from '../i18n.js';
 import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseNumber } from '../numbers.js';
+import { nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
@@ -315,22 +316,19 @@ export class InputsPanel {
       return;
     }
     const patch = { [name]: value };
-    let note = null;
-    if (name === 'engine') {
-      patch.opts = {};
-      // Weights the new engine does not load move to the nearest it does, and that is said.
+    if (name === 'engine') patch.opts = {};
+    // A select commits on input and on change: only a new engine moves the weights.
+    if (name === 'engine' && value !== this.ctx.state.engine) {
+      // Weights the new engine does not load move to the nearest it does, and
+      // that is said beside them for as long as the state is that move's (sync).
       const { catalog, state, t } = this.ctx;
       const weights = weightsFor(catalog, value, state.weights, state.gpu);
+      this.moved = null;
       if (weights !== state.weights) {
         patch.weights = weights;
-        const formatName = (id) => (catalog.weight_formats.find((f) => f.id === id) || { name: id }).name;
-        note = t('input.weightsMoved', { from: formatName(state.weights), to: formatName(weights), engine: engineLabel(t, engineById(catalog, value)) });
+        const text = t('input.weightsMoved', { from: nameOf(catalog.weight_formats, state.weights), to: nameOf(catalog.weight_formats, weights), engine: engineLabel(t, engineById(catalog, value)) });
+        this.moved = { engine: value, weights, text };
       }
-    }
-    // A select commits on input and on change: only a new value rewrites the line.
-    if ((name === 'engine' || name === 'weights') && value !== this.ctx.state[name]) {
-      this.weightsNote.hidden = !note;
-      this.weightsNote.textContent = note || '';
     }
     this.ctx.change(patch, { push });
   }
@@ -485,6 +483,9 @@ export class InputsPanel {
     if (focused !== this.paste && state.model === IMPORTED && this.paste.value.replace(/\s/g, '') !== state.config.replace(/\s/g, '')) {
       this.paste.value = state.config;
     }
+    const moved = this.moved && this.moved.engine === state.engine && this.moved.weights === state.weights ? this.moved.text : null;
+    this.weightsNote.hidden = !moved;
+    this.weightsNote.textContent = moved || '';
     this.showFor(state);
   }
 

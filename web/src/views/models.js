@@ -5,7 +5,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { fitModelsRequest } from '../state.js';
-import { TableView, bdi, dataTable } from './common.js';
+import { TableView, bdi, dataTable, nameOf } from './common.js';
 
 const bytes = (gb) => gb * BYTES_PER_GB;
 
@@ -24,7 +24,7 @@ export class ModelsView extends TableView {
   where(result) {
     const { t } = this.ctx;
     if (!result.gpu) return t('fit.budget', { capacity: bytes(result.capacity_gb) });
-    const gpu = (this.ctx.catalog.gpus.find((g) => g.id === result.gpu) || { name: result.gpu }).name;
+    const gpu = nameOf(this.ctx.catalog.gpus, result.gpu);
     return t('fit.on', { count: result.gpu_count, name: gpu, capacity: bytes(result.capacity_gb) });
   }
 
