@@ -453,7 +453,8 @@ json finetune_json(const Catalog& catalog, const EstimateRequest& req,
            {"assumptions", assumptions},
            {"warnings", warnings}});
 
-  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
+  std::optional<GpuCatalog> own_gpus;
+  const GpuCatalog& gpus = request_catalog(catalog, req.catalog, own_gpus);
   FitRules rules;
   rules.needs_fast_link =
       s.method == FinetuneMethod::kFull && s.gpus == 1;  // a set must all-reduce
@@ -526,7 +527,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
   EngineChoice engine = choose_engine(catalog, req);
   const SpeedProfile& speed = catalog.speed.profile(engine.profile->id);
   const std::string format_id = setup.weights != nullptr ? setup.weights->id : model.native_format;
-  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
+  std::optional<GpuCatalog> own_gpus;
+  const GpuCatalog& gpus = request_catalog(catalog, req.catalog, own_gpus);
   const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
   // gpu_count cards serve one model: the engine's layout over them (serving.hpp).
   const ServingLayout layout =

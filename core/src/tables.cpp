@@ -102,9 +102,11 @@ double grid_need(const Catalog& catalog, const ModelSpec& model, const std::stri
 
 }  // namespace
 
-GpuCatalog request_catalog(const Catalog& catalog, const std::optional<json>& replacement) {
-  if (replacement) return gpu_catalog_from_json(*replacement, "catalog");
-  return catalog.gpus;
+const GpuCatalog& request_catalog(const Catalog& catalog, const std::optional<json>& replacement,
+                                  std::optional<GpuCatalog>& own) {
+  if (!replacement) return catalog.gpus;
+  own = gpu_catalog_from_json(*replacement, "catalog");
+  return *own;
 }
 
 json grid_json(const Catalog& catalog, const json& request) {
@@ -113,7 +115,8 @@ json grid_json(const Catalog& catalog, const json& request) {
   const std::vector<std::string>& methods = req.methods;
   const std::int64_t context = req.context;
   const std::int64_t batch = req.batch;
-  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
+  std::optional<GpuCatalog> own_gpus;
+  const GpuCatalog& gpus = request_catalog(catalog, req.catalog, own_gpus);
   FitRules base;
   base.usable_fraction = req.usable_fraction;
 
@@ -147,7 +150,8 @@ json devices_json(const Catalog& catalog, const json& request) {
   const DevicesRequest req = request.get<DevicesRequest>();
   const std::string& id = req.model;
   const ImportedModel imported = catalog.resolve(catalog.model(id, "model"));
-  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
+  std::optional<GpuCatalog> own_gpus;
+  const GpuCatalog& gpus = request_catalog(catalog, req.catalog, own_gpus);
   const std::vector<std::string>& accelerators = req.accelerators;
   const std::vector<std::string>& formats = req.formats;
   const double usable = req.usable_fraction;
@@ -201,7 +205,8 @@ json devices_json(const Catalog& catalog, const json& request) {
 
 json fleet_json(const Catalog& catalog, const json& request) {
   const FleetRequest req = request.get<FleetRequest>();
-  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
+  std::optional<GpuCatalog> own_gpus;
+  const GpuCatalog& gpus = request_catalog(catalog, req.catalog, own_gpus);
   std::optional<ImportedModel> imported;
   if (req.model) imported = catalog.resolve(catalog.model(*req.model, "model"));
   const WeightFormat* format =
@@ -299,7 +304,8 @@ namespace vram {
 
 json fit_models_json(const Catalog& catalog, const json& request) {
   const FitModelsRequest req = request.get<FitModelsRequest>();
-  const GpuCatalog gpus = request_catalog(catalog, req.catalog);
+  std::optional<GpuCatalog> own_gpus;
+  const GpuCatalog& gpus = request_catalog(catalog, req.catalog, own_gpus);
   const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
   if (gpu == nullptr && !req.budget_gb) {
     throw Error("missing_field", "gpu", "gpu (a card id) or budget_gb is required");

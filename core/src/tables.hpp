@@ -13,9 +13,14 @@
 
 namespace vram {
 
-/** The request's replacement catalog ("catalog"), validated, or the built-in one. */
-GpuCatalog request_catalog(const Catalog& catalog,
-                           const std::optional<nlohmann::json>& replacement);
+/**
+ * The GPU catalog a request is fitted against: its replacement ("catalog"),
+ * validated and kept in `own`, or the built-in one, not copied (a copy of
+ * every card's names and features was a twentieth of each estimate).
+ */
+const GpuCatalog& request_catalog(const Catalog& catalog,
+                                  const std::optional<nlohmann::json>& replacement,
+                                  std::optional<GpuCatalog>& own);
 
 /** One fitted option as the grid, the fleet and the estimate's fits report it. */
 nlohmann::json option_json(const Option& option);
