@@ -28,6 +28,21 @@ test('a missing parameter shows its placeholder as written; an unknown id shows 
   assert.deepEqual([...fresh.missing], ['no.such.id']);
 });
 
+test('an entry asked for without parameters is rendered once and reads the same every time', () => {
+  const r = createRenderer({ catalogs });
+  const first = r.t('t.reason');
+  assert.equal(first, '{name} has no FP8 support');
+  // With parameters it is rendered afresh; without, the first text again.
+  assert.equal(r.t('t.reason', { name: 'A100' }), 'A100 has no FP8 support');
+  assert.equal(r.t('t.reason'), first);
+  // The same id in another renderer (language, digits, unit) is its own.
+  assert.equal(createRenderer({ catalogs, unit: 'GiB' }).t('t.reason', { name: 'L4' }), 'L4 has no FP8 support');
+  // An unknown id stays listed as missing however often it is asked for.
+  assert.equal(r.t('no.such.label'), 'no.such.label');
+  assert.equal(r.t('no.such.label'), 'no.such.label');
+  assert.deepEqual([...r.missing], ['no.such.label']);
+});
+
 test('NaN, Infinity, null and the wrong type show a dash, never "NaN"', () => {
   assert.equal(en.t('t.gb', { bytes: NaN, gib: Infinity }), '\u2013 / \u2013 / \u2013');
   assert.equal(en.t('t.plain', { count: null, share: -Infinity }), '\u2013 cards, \u2013 share');

@@ -161,6 +161,18 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
     });
   }
 
+  // An entry without parameters always reads the same: rendered once. Most of
+  // an answer's words are such labels, and every change redraws the answer.
+  const plain = new Map();
+  function label(id) {
+    let text = plain.get(id);
+    if (text === undefined) {
+      text = message(id, undefined, 0);
+      plain.set(id, text);
+    }
+    return text;
+  }
+
   return {
     lang: base,
     /** The Intl locale that writes this renderer's digits and separators. */
@@ -171,6 +183,6 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
     /** One message {id, params} as text. */
     render: (msg) => (isMessage(msg) ? message(msg.id, msg.params, 0) : NO_VALUE),
     /** An id and its params as text. */
-    t: (id, params) => message(String(id), params, 0),
+    t: (id, params) => (params === undefined ? label(String(id)) : message(String(id), params, 0)),
   };
 }
