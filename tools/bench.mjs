@@ -41,6 +41,7 @@ function timeInputs([id, values, rounds]) {
 
 async function timings() {
   const first = [];
+  const painted = [];
   const marks = [];
   let recompute = null;
   let grid = null;
@@ -52,12 +53,17 @@ async function timings() {
       // Capture listeners on document see the element's (non-bubbling) event.
       await page.addInitScript(() => {
         document.addEventListener('vram-result', () => {
-          if (!window.firstResultMs) window.firstResultMs = performance.now();
+          if (window.firstResultMs) return;
+          window.firstResultMs = performance.now();
+          // The frame that shows it: style, layout and paint run before the
+          // task after the next animation frame.
+          requestAnimationFrame(() => setTimeout(() => { window.firstPaintMs = performance.now(); }, 0));
         }, true);
       });
       await page.goto(`${pageUrl}?gpu=h100-sxm`);
-      await page.waitForFunction(() => window.firstResultMs);
+      await page.waitForFunction(() => window.firstPaintMs);
       first.push(await page.evaluate(() => window.firstResultMs));
+      painted.push(await page.evaluate(() => window.firstPaintMs));
       // The element's User Timing marks: where the first result's time goes.
       marks.push(await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]))));
       if (run > 0) continue;
@@ -77,6 +83,7 @@ async function timings() {
   const phase = (name) => median(marks.map((m) => m[name] ?? 0));
   return {
     first: median(first),
+    painted: median(painted),
     coreReady: phase('vram:core-ready'),
     presets: median(marks.map((m) => (m['vram:presets'] ?? 0) - (m['vram:core-ready'] ?? 0))),
     render: median(marks.map((m) => (m['vram:first-render'] ?? 0) - (m['vram:presets'] ?? 0))),
@@ -120,6 +127,7 @@ const rows = [
   ['single file, raw', kb(s.page), ''],
   ['single file, gzip -9', kb(s.gzip), '< 250 KB'],
   ['navigation to first result (median of 7)', ms(t.first), '< 120 ms'],
+  ['  the frame that shows it painted (median)', ms(t.painted), ''],
   ['  wasm compiled and instantiated at', ms(t.coreReady), ''],
   ['  first core call (catalog, cold code)', ms(t.presets), ''],
   ['  inputs built and first estimate drawn', ms(t.render), ''],
