@@ -4,7 +4,10 @@
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 function build(element, attrs, children) {
-  for (const [name, value] of Object.entries(attrs || {})) {
+  // for...in over the literal: no entries array per element (every change
+  // rebuilds a few hundred of them).
+  for (const name in attrs) {
+    const value = attrs[name];
     if (value === undefined || value === null || value === false) continue;
     if (name.startsWith('on') && typeof value === 'function') {
       element.addEventListener(name.slice(2), value);
@@ -14,7 +17,9 @@ function build(element, attrs, children) {
       element.setAttribute(name, value === true ? '' : String(value));
     }
   }
-  appendAll(element, children);
+  // One text child, the commonest case: set as the element's text.
+  if (children.length === 1 && typeof children[0] === 'string' && !element.firstChild) element.textContent = children[0];
+  else appendAll(element, children);
   return element;
 }
 
