@@ -27,14 +27,25 @@ json Calculator::fit_models(const json& request) const {
 json Calculator::presets() const {
   json models = json::array();
   for (const ModelPreset& preset : catalog_.models) {
-    models.push_back(obj({{"id", preset.id},
-                          {"name", preset.name},
-                          {"group", preset.group},
-                          {"family", preset.family},
-                          {"aliases", preset.aliases},
-                          {"source", preset.source},
-                          {"repo", preset.repo},
-                          {"placeholders", preset.placeholders}}));
+    json entry = obj({{"id", preset.id},
+                      {"name", preset.name},
+                      {"group", preset.group},
+                      {"family", preset.family},
+                      {"aliases", preset.aliases},
+                      {"source", preset.source},
+                      {"repo", preset.repo},
+                      {"placeholders", preset.placeholders}});
+    // A checkpoint stored quantized (its config's quantization_config, as
+    // gpt-oss's MXFP4 experts): its own storage in bits per parameter, so the
+    // page never sizes it in a wider format by default. Only these configs
+    // are read here; the rest are 16- or 32-bit and read when asked for.
+    if (preset.config.find("\"quantization_config\"") != std::string_view::npos) {
+      const ImportedModel imported = catalog_.resolve(preset);
+      const ParamTotals params = param_totals(imported.model);
+      const WeightsSize native = weights_native(imported.model, params, catalog_.formats);
+      if (params.total > 0) entry["native_bits"] = native.bytes * 8.0 / params.total;
+    }
+    models.push_back(std::move(entry));
   }
   json engines = json::array();
   for (const EngineProfile& engine : catalog_.engines) {

@@ -152,3 +152,39 @@ for (const [lang, moved] of [['en', /Weight format moved from FP8 to GGUF Q8_0: 
     }
   });
 }
+
+// A model whose checkpoint is stored narrower than the weights (gpt-oss's
+// MXFP4 experts against the page's FP8) is sized as stored, said beside the
+// weights (web/src/state.js weightsForModel); FP8 chosen again stays.
+for (const [lang, moved] of [['en', /Weight format moved from FP8 to the checkpoint's own: gpt-oss-120b \(MoE, MXFP4\) is stored narrower than FP8/], ['ar', /نُقلت دقة الأوزان من FP8 إلى ما تخزّنه نقطة الحفظ/]]) {
+  test(`picking gpt-oss-120b sizes it as its checkpoint stores it, not in FP8 (${lang})`, async () => {
+    const browser = await openPage(`?lang=${lang}&gpu=h100-sxm`, { viewport: { width: 390, height: 844 } });
+    try {
+      const { page } = browser;
+      const weights = page.locator('vram-calculator #weights');
+      const note = page.locator('vram-calculator #weights-note');
+      assert.equal(await weights.inputValue(), 'fp8');
+      const answer = () => page.evaluate(() => new Promise((resolve) => {
+        document.querySelector('vram-calculator').addEventListener('vram-result', (event) => resolve(event.detail), { once: true });
+      }));
+      const result = answer();
+      await page.locator('vram-calculator #model').fill('gpt oss 120b');
+      await page.locator('vram-calculator #model').press('Enter');
+      const detail = await result;
+      assert.equal(await weights.inputValue(), 'native');
+      assert.match((await note.textContent()).replace(/[\u2066-\u2069]/g, ''), moved);
+      // 65 GB of MXFP4 experts and BF16 rest: one 80 GB card holds it.
+      assert.ok(detail.total_gb < 80, String(detail.total_gb));
+      assert.equal(detail.fit.fits, true);
+      await page.waitForFunction(() => /[?&]weights=native\b/.test(window.location.search) && /[?&]model=gpt-oss-120b\b/.test(window.location.search));
+      await screenshot(page, `weights-native-${lang}-390`);
+      // FP8 picked by hand stays, and the line goes.
+      await weights.selectOption('fp8');
+      await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.getElementById('weights-note').hidden);
+      assert.equal(await weights.inputValue(), 'fp8');
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}

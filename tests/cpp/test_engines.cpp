@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "helpers.hpp"
 #include "vram/error.hpp"
@@ -339,4 +340,25 @@ TEST_CASE("each engine in the preset list names the weight formats it loads, by 
   CHECK(std::find(llamacpp.begin(), llamacpp.end(), "fp8") == llamacpp.end());
   CHECK(std::find(vllm.begin(), vllm.end(), "fp8") != vllm.end());
   CHECK(std::find(vllm.begin(), vllm.end(), "q8_0") == vllm.end());
+}
+
+TEST_CASE("the preset list gives a quantized checkpoint's own storage in bits per parameter") {
+  const json presets = testing::calculator().presets();
+  std::map<std::string, double> bits;
+  for (const json& m : presets.at("models")) {
+    if (m.contains("native_bits")) bits[m.at("id").get<std::string>()] = m.at("native_bits");
+  }
+  // Only the checkpoints whose config declares a quantization_config.
+  CHECK(bits.size() == 4);
+  CHECK(bits.count("llama-3.1-8b") == 0);
+  for (const auto& [id, value] : bits) {
+    INFO(id);
+    // The estimate's own native weights, per resident parameter.
+    const json r = testing::estimate({{"model", id}, {"weights", "native"}});
+    CHECK(value ==
+          doctest::Approx(term_gb(r, "weights") * 1e9 * 8 / r.at("params_total").get<double>()));
+  }
+  // gpt-oss stores its experts in MXFP4: narrower than FP8, which would double it.
+  CHECK(bits.at("gpt-oss-120b") < 5.0);
+  CHECK(bits.at("deepseek-v3") > 8.0);
 }

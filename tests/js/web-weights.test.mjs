@@ -4,7 +4,7 @@
 // the nearest it does; a link that names its weights keeps them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultState, parseQuery, weightsFor } from '../../web/src/state.js';
+import { defaultState, parseQuery, weightsFor, weightsForModel } from '../../web/src/state.js';
 import { core } from './module.mjs';
 
 const api = await core();
@@ -43,4 +43,23 @@ test('a link that changes the engine moves the default weights, not weights it n
   assert.equal(parseQuery('?engine=llamacpp&weights=fp8', catalog).state.weights, 'fp8');
   assert.equal(parseQuery('?engine=llamacpp&weights=q4_k_m', catalog).state.weights, 'q4_k_m');
   assert.equal(parseQuery('?engine=vllm', catalog).state.weights, 'fp8');
+});
+
+test('a model stored narrower than the weights is sized as stored, unless the link names them', () => {
+  // gpt-oss keeps its experts in MXFP4: the page's default FP8 would double it.
+  assert.equal(weightsForModel(catalog, 'gpt-oss-120b', 'fp8'), 'native');
+  assert.equal(weightsForModel(catalog, 'gpt-oss-20b', 'bf16'), 'native');
+  // Already as narrow, or a model stored in 16 or 8 bits: unchanged.
+  assert.equal(weightsForModel(catalog, 'gpt-oss-120b', 'int4'), 'int4');
+  assert.equal(weightsForModel(catalog, 'gpt-oss-120b', 'native'), 'native');
+  assert.equal(weightsForModel(catalog, 'deepseek-v3', 'fp8'), 'fp8');
+  assert.equal(weightsForModel(catalog, 'llama-3.1-8b', 'fp8'), 'fp8');
+  assert.equal(weightsForModel(catalog, 'no-such-model', 'fp8'), 'fp8');
+  assert.equal(parseQuery('?model=gpt-oss-120b', catalog).state.weights, 'native');
+  assert.equal(parseQuery('?model=gpt-oss-120b&weights=fp8', catalog).state.weights, 'fp8');
+  assert.equal(parseQuery('?model=deepseek-v3', catalog).state.weights, 'fp8');
+  // Then the engine's rule: llama.cpp loads MXFP4, so native stays.
+  assert.equal(parseQuery('?model=gpt-oss-120b&engine=llamacpp', catalog).state.weights, 'native');
+  // The page's own default model keeps the page's default weights.
+  assert.equal(parseQuery('', catalog).state.weights, 'fp8');
 });

@@ -316,6 +316,21 @@ export function weightsFor(catalog, engineId, weights, gpuId) {
   return best ? best.format.id : weights;
 }
 
+/**
+ * The weight format to size a model in: the checkpoint's own ('native')
+ * when it stores its weights narrower than `weights` (its `native_bits` in
+ * the core's presets, given for checkpoints stored quantized: gpt-oss's
+ * MXFP4 experts, 4.46 bits a parameter), else `weights`. Converting to a
+ * wider format adds memory and no quality (the core's inverse answers keep
+ * to the same rule), so the page's default FP8 never doubles gpt-oss.
+ */
+export function weightsForModel(catalog, modelId, weights) {
+  const model = (catalog.models || []).find((m) => m.id === modelId);
+  if (!model || typeof model.native_bits !== 'number' || weights === 'native') return weights;
+  const format = catalog.weight_formats.find((f) => f.id === weights);
+  return format && format.bits_per_weight > model.native_bits ? 'native' : weights;
+}
+
 /** An engine knob's reading rule, from the core's schema (data/engines.json's limits). */
 function knobSpec(catalog, engineId, key) {
   const knobs = (catalog.schema.engines || {})[engineId] || [];
@@ -380,12 +395,13 @@ export function parseQuery(search, catalog, base = defaultState(catalog)) {
     else state[name] = value;
   }
   // Options belong to the engine: a different engine starts from its defaults,
-  // and from weights it loads unless the link names them.
+  // and from weights it loads unless the link names them. A different model
+  // is never sized wider than its checkpoint unless the link says so.
+  const namesWeights = params.has('weights') || Boolean(link && link.state && 'weights' in link.state);
+  if (state.model !== base.model && !namesWeights) state.weights = weightsForModel(catalog, state.model, state.weights);
   if (state.engine !== base.engine) {
     state.opts = {};
-    if (!params.has('weights') && !(link && link.state && 'weights' in link.state)) {
-      state.weights = weightsFor(catalog, state.engine, state.weights, state.gpu);
-    }
+    if (!namesWeights) state.weights = weightsFor(catalog, state.engine, state.weights, state.gpu);
   }
   const engine = engineById(catalog, state.engine);
   for (const [name, raw] of options) {

@@ -15,7 +15,7 @@ import { nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
-  choicesOf, engineById, inputLimits, readOption, readParam, weightsFor,
+  choicesOf, engineById, inputLimits, readOption, readParam, weightsFor, weightsForModel,
 } from '../state.js';
 
 /**
@@ -317,17 +317,22 @@ export class InputsPanel {
     }
     const patch = { [name]: value };
     if (name === 'engine') patch.opts = {};
-    // A select commits on input and on change: only a new engine moves the weights.
-    if (name === 'engine' && value !== this.ctx.state.engine) {
-      // Weights the new engine does not load move to the nearest it does, and
-      // that is said beside them for as long as the state is that move's (sync).
-      const { catalog, state, t } = this.ctx;
-      const weights = weightsFor(catalog, value, state.weights, state.gpu);
+    // A select commits on input and on change: only a new engine or model
+    // moves the weights, and that is said beside them for as long as the
+    // state is that move's (sync).
+    const { catalog, state, t } = this.ctx;
+    if ((name === 'engine' || name === 'model') && value !== state[name]) {
       this.moved = null;
+      // Weights the new engine does not load move to the nearest it does.
+      const weights = name === 'engine' ? weightsFor(catalog, value, state.weights, state.gpu) : weightsForModel(catalog, value, state.weights);
       if (weights !== state.weights) {
         patch.weights = weights;
-        const text = t('input.weightsMoved', { from: nameOf(catalog.weight_formats, state.weights), to: nameOf(catalog.weight_formats, weights), engine: engineLabel(t, engineById(catalog, value)) });
-        this.moved = { engine: value, weights, text };
+        const from = nameOf(catalog.weight_formats, state.weights);
+        const text = name === 'engine'
+          ? t('input.weightsMoved', { from, to: nameOf(catalog.weight_formats, weights), engine: engineLabel(t, engineById(catalog, value)) })
+          // A model whose checkpoint is narrower: sized as it is stored.
+          : t('input.weightsNative', { from, model: nameOf(catalog.models, value) });
+        this.moved = { name, value, weights, text };
       }
     }
     this.ctx.change(patch, { push });
@@ -483,7 +488,7 @@ export class InputsPanel {
     if (focused !== this.paste && state.model === IMPORTED && this.paste.value.replace(/\s/g, '') !== state.config.replace(/\s/g, '')) {
       this.paste.value = state.config;
     }
-    const moved = this.moved && this.moved.engine === state.engine && this.moved.weights === state.weights ? this.moved.text : null;
+    const moved = this.moved && this.moved.value === state[this.moved.name] && this.moved.weights === state.weights ? this.moved.text : null;
     this.weightsNote.hidden = !moved;
     this.weightsNote.textContent = moved || '';
     this.showFor(state);
