@@ -35,16 +35,10 @@ json Calculator::presets() const {
                       {"source", preset.source},
                       {"repo", preset.repo},
                       {"placeholders", preset.placeholders}});
-    // A checkpoint stored quantized (its config's quantization_config, as
-    // gpt-oss's MXFP4 experts): its own storage in bits per parameter, so the
-    // page never sizes it in a wider format by default. Only these configs
-    // are read here; the rest are 16- or 32-bit and read when asked for.
-    if (preset.config.find("\"quantization_config\"") != std::string_view::npos) {
-      const ImportedModel imported = catalog_.resolve(preset);
-      const ParamTotals params = param_totals(imported.model);
-      const WeightsSize native = weights_native(imported.model, params, catalog_.formats);
-      if (params.total > 0) entry["native_bits"] = native.bytes * 8.0 / params.total;
-    }
+    // A checkpoint stored quantized: its own bits per parameter, so the page
+    // never sizes it in a wider format by default (tables.hpp stored_bits).
+    if (const std::optional<double> bits = stored_bits(catalog_, preset))
+      entry["native_bits"] = *bits;
     models.push_back(std::move(entry));
   }
   json engines = json::array();

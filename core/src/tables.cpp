@@ -102,6 +102,15 @@ double grid_need(const Catalog& catalog, const ModelSpec& model, const std::stri
 
 }  // namespace
 
+std::optional<double> stored_bits(const Catalog& catalog, const ModelPreset& preset) {
+  // Only these configs are read for it: the rest are read when asked for.
+  if (preset.config.find("\"quantization_config\"") == std::string_view::npos) return std::nullopt;
+  const ImportedModel imported = catalog.resolve(preset);
+  const ParamTotals params = param_totals(imported.model);
+  if (!(params.total > 0)) return std::nullopt;
+  return weights_native(imported.model, params, catalog.formats).bytes * 8.0 / params.total;
+}
+
 const GpuCatalog& request_catalog(const Catalog& catalog, const std::optional<json>& replacement,
                                   std::optional<GpuCatalog>& own) {
   if (!replacement) return catalog.gpus;
@@ -323,15 +332,22 @@ json fit_models_json(const Catalog& catalog, const json& request) {
   for (const ModelPreset& preset : catalog.models) {
     const ImportedModel imported = catalog.resolve(preset);
     const ModelSpec& model = imported.model;
+    // Never wider than the checkpoint: a model stored narrower than the
+    // asked format is sized as stored (gpt-oss in FP8 would double).
+    const std::optional<double> stored =
+        format != nullptr ? stored_bits(catalog, preset) : std::nullopt;
+    const bool as_stored = stored && *stored < format->bits_per_weight;
+    const WeightFormat* weights = as_stored ? nullptr : format;
     InferenceSetup s;
     s.model = &model;
-    s.weights = format;
+    s.weights = weights;
     s.kv = &kv;
     s.context = req.context;
     s.batch = req.batch;
     const InferencePlan plan =
         plan_inference(s, guide, guide.defaults, nullptr, gpus, catalog.formats, false);
-    const bool needs_fp8 = format != nullptr ? format->needs("fp8") : model.native_format == "fp8";
+    const bool needs_fp8 =
+        weights != nullptr ? weights->needs("fp8") : model.native_format == "fp8";
     // A budget names no card: only a card can lack FP8.
     const bool no_fp8 = gpu != nullptr && !req.budget_gb && needs_fp8 && !gpu->supports("fp8");
     rows.push_back(obj({{"id", preset.id},
@@ -341,6 +357,7 @@ json fit_models_json(const Catalog& catalog, const json& request) {
                         {"spare_gb", bytes_to_gb(capacity - plan.total_bytes)},
                         {"context_over", model.max_context > 0 && req.context > model.max_context},
                         {"no_fp8", no_fp8},
+                        {"as_stored", as_stored},
                         {"fits", plan.total_bytes <= capacity && !no_fp8}}));
   }
   // Largest first: the biggest model that fits is the answer people look for.

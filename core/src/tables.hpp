@@ -22,6 +22,15 @@ const GpuCatalog& request_catalog(const Catalog& catalog,
                                   const std::optional<nlohmann::json>& replacement,
                                   std::optional<GpuCatalog>& own);
 
+/**
+ * A checkpoint stored quantized (its config declares a quantization_config,
+ * as gpt-oss's MXFP4 experts): its own storage in bits per resident
+ * parameter. nullopt for a checkpoint stored in 16 or 32 bits. The presets
+ * list gives it to the page, and the list of models that fit sizes such a
+ * model as stored where the asked format would be wider.
+ */
+std::optional<double> stored_bits(const Catalog& catalog, const ModelPreset& preset);
+
 /** One fitted option as the grid, the fleet and the estimate's fits report it. */
 nlohmann::json option_json(const Option& option);
 

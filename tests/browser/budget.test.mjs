@@ -107,3 +107,26 @@ test('which models fit, with neither a card nor a budget, says what it needs (39
     await browser.close();
   }
 });
+
+test('which models fit sizes gpt-oss as its checkpoint stores it, says so, and opens it so (fa, 390 px)', async () => {
+  const browser = await openPage('?lang=fa&view=models&gpu=h100-sxm&weights=fp8', { viewport: { width: 390, height: 844 } });
+  try {
+    const { page } = browser;
+    await page.locator('vram-calculator table.fit-models').waitFor();
+    const row = page.locator('vram-calculator table.fit-models tbody tr[data-model="gpt-oss-120b"]');
+    // 65 GB of MXFP4 experts and BF16 rest on one 80 GB card; in FP8 it would not fit.
+    assert.equal(await row.count(), 1);
+    const stored = vram.fitModels({ gpu: 'h100-sxm', weights: 'fp8' }).models.find((m) => m.id === 'gpt-oss-120b');
+    assert.equal(stored.as_stored, true);
+    assert.match(await row.locator('td').last().textContent(), /چک‌پوینت/);
+    await screenshot(page, 'models-as-stored-fa-390');
+    await row.locator('button').click();
+    await waitForParam(page, 'view', 'calculator');
+    assert.equal(await param(page, 'model'), 'gpt-oss-120b');
+    assert.equal(await param(page, 'weights'), 'native');
+    assert.equal(await page.locator('vram-calculator #weights-note').isHidden(), false);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -59,3 +59,38 @@ TEST_CASE("fit_models: every preset, each agreeing with its own estimate") {
     CHECK_THROWS_AS(calc.fit_models({{"gpu", "nonesuch"}}), vram::Error);
   }
 }
+
+TEST_CASE("fit_models sizes a model stored narrower than the asked format as stored") {
+  const auto& calc = testing::calculator();
+  auto row_of = [](const json& answer, const std::string& id) {
+    for (const json& row : answer.at("models")) {
+      if (row.at("id") == id) return row;
+    }
+    return json();
+  };
+  auto total = [&](const std::string& id, const std::string& weights) {
+    return calc
+        .estimate({{"model", id}, {"weights", weights}, {"gpu", "h100-sxm"}, {"engine", "guide"}})
+        .at("total_gb")
+        .get<double>();
+  };
+  const json fp8 = calc.fit_models({{"gpu", "h100-sxm"}, {"weights", "fp8"}});
+  // gpt-oss-120b keeps its experts in MXFP4: in FP8 it would need 120 GB.
+  const json oss = row_of(fp8, "gpt-oss-120b");
+  CHECK(oss.at("as_stored") == true);
+  CHECK(oss.at("total_gb").get<double>() == doctest::Approx(total("gpt-oss-120b", "native")));
+  CHECK(oss.at("fits") == true);
+  CHECK(total("gpt-oss-120b", "fp8") > 80.0);
+  // A model stored in 16 bits, or in FP8 itself, takes the asked format.
+  CHECK(row_of(fp8, "llama-3.1-8b").at("as_stored") == false);
+  CHECK(row_of(fp8, "llama-3.1-8b").at("total_gb").get<double>() ==
+        doctest::Approx(total("llama-3.1-8b", "fp8")));
+  CHECK(row_of(fp8, "deepseek-v3").at("as_stored") == false);
+  // A format as narrow as the checkpoint is applied.
+  const json int4 = calc.fit_models({{"gpu", "h100-sxm"}, {"weights", "int4"}});
+  CHECK(row_of(int4, "gpt-oss-120b").at("as_stored") == false);
+  CHECK(row_of(int4, "gpt-oss-120b").at("total_gb").get<double>() ==
+        doctest::Approx(total("gpt-oss-120b", "int4")));
+  const json native = calc.fit_models({{"gpu", "h100-sxm"}, {"weights", "native"}});
+  for (const json& row : native.at("models")) CHECK(row.at("as_stored") == false);
+}

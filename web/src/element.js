@@ -404,6 +404,8 @@ export function defineVramCalculator(factory) {
         inputs: embed.inputs,
         emit: (result) => this.answered(result),
         change: (patch, options) => this.change(patch, options),
+        // A model opened from another view: as the model picker opens it.
+        pickModel: (id, extra) => this.inputs.pickModel(id, extra),
         rent: embed.rent && {
           template: embed.rent,
           // Cancelable: a host that takes the pick itself stops the link.

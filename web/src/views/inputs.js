@@ -317,25 +317,40 @@ export class InputsPanel {
     }
     const patch = { [name]: value };
     if (name === 'engine') patch.opts = {};
-    // A select commits on input and on change: only a new engine or model
-    // moves the weights, and that is said beside them for as long as the
-    // state is that move's (sync).
-    const { catalog, state, t } = this.ctx;
-    if ((name === 'engine' || name === 'model') && value !== state[name]) {
-      this.moved = null;
-      // Weights the new engine does not load move to the nearest it does.
-      const weights = name === 'engine' ? weightsFor(catalog, value, state.weights, state.gpu) : weightsForModel(catalog, value, state.weights);
-      if (weights !== state.weights) {
-        patch.weights = weights;
-        const from = nameOf(catalog.weight_formats, state.weights);
-        const text = name === 'engine'
-          ? t('input.weightsMoved', { from, to: nameOf(catalog.weight_formats, weights), engine: engineLabel(t, engineById(catalog, value)) })
-          // A model whose checkpoint is narrower: sized as it is stored.
-          : t('input.weightsNative', { from, model: nameOf(catalog.models, value) });
-        this.moved = { name, value, weights, text };
-      }
-    }
+    this.moveWeights(name, value, patch);
     this.ctx.change(patch, { push });
+  }
+
+  /**
+   * A model chosen elsewhere (the list of models that fit), as the picker
+   * picks it: the weights follow it, and the note says so.
+   */
+  pickModel(id, extra = {}) {
+    const patch = { model: id, ...extra };
+    this.moveWeights('model', id, patch);
+    this.ctx.change(patch, { push: true });
+  }
+
+  /**
+   * A new engine or model moves the weights into `patch` where they do not
+   * suit it (a select commits on input and on change: only a new value
+   * moves them), and that is said beside them for as long as the state is
+   * that move's (sync).
+   */
+  moveWeights(name, value, patch) {
+    const { catalog, state, t } = this.ctx;
+    if ((name !== 'engine' && name !== 'model') || value === state[name]) return;
+    this.moved = null;
+    // Weights the new engine does not load move to the nearest it does; a
+    // model whose checkpoint is narrower is sized as it is stored.
+    const weights = name === 'engine' ? weightsFor(catalog, value, state.weights, state.gpu) : weightsForModel(catalog, value, state.weights);
+    if (weights === state.weights) return;
+    patch.weights = weights;
+    const from = nameOf(catalog.weight_formats, state.weights);
+    const text = name === 'engine'
+      ? t('input.weightsMoved', { from, to: nameOf(catalog.weight_formats, weights), engine: engineLabel(t, engineById(catalog, value)) })
+      : t('input.weightsNative', { from, model: nameOf(catalog.models, value) });
+    this.moved = { name, value, weights, text };
   }
 
   commitTargets() {

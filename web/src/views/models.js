@@ -31,13 +31,16 @@ export class ModelsView extends TableView {
   render(result) {
     const { t } = this.ctx;
     const fitting = result.models.filter((m) => m.fits);
-    const open = (id) => this.ctx.change({ model: id, view: 'calculator' }, { push: true });
+    const open = (id) => this.ctx.pickModel(id, { view: 'calculator' });
+    const formatName = nameOf(this.ctx.catalog.weight_formats, result.weights);
+    // What the row's note says: a context past the model's limit, a model sized as stored.
+    const note = (m) => [m.context_over ? t('models.contextOver') : '', m.as_stored ? t('models.asStored', { format: formatName }) : ''].filter(Boolean).join(t('list.sep'));
     const rows = fitting.map((m) =>
       h('tr', { dataset: { model: m.id } },
         h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link', onclick: () => open(m.id), 'aria-label': t('models.open', { model: m.name }) }, bdi(m.name))),
         h('td', { class: 'num' }, bdi(t('size.gb', { bytes: bytes(m.total_gb) }))),
         h('td', { class: 'num' }, bdi(t('size.gb', { bytes: bytes(m.spare_gb) }))),
-        h('td', {}, m.context_over ? t('models.contextOver') : ''),
+        h('td', {}, note(m)),
       ),
     );
     const caption = t('models.caption', { where: this.where(result), context: result.context, batch: result.batch, count: fitting.length, total: result.models.length });
