@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRenderer } from '../../web/src/messages.js';
+import { roundDisplay } from '../../web/src/format.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../vectors/messages.json', import.meta.url), 'utf8'));
 const { catalogs } = vectors;
@@ -103,7 +104,7 @@ test('options are checked', () => {
   assert.throws(() => createRenderer({ catalogs, unit: 'MB' }), RangeError);
 });
 
-test('formatters and plural rules are built once, not per message (recompute speed)', () => {
+test('no Intl formatter or plural rule is built to render messages (a fresh tab pays 20 to 30 ms for the first)', () => {
   const built = { NumberFormat: 0, PluralRules: 0 };
   const originals = { NumberFormat: Intl.NumberFormat, PluralRules: Intl.PluralRules };
   for (const name of Object.keys(built)) {
@@ -115,16 +116,48 @@ test('formatters and plural rules are built once, not per message (recompute spe
     };
   }
   try {
-    // Caches are per page (module-wide): earlier tests may have built some.
     const ar = createRenderer({ catalogs, lang: 'ar', digits: 'native', unit: 'GiB' });
     for (let i = 0; i < 500; i++) {
       ar.t('t.gb', { bytes: 1e9 * i, gib: i / 7 });
       ar.t('t.models', { count: i });
       ar.t('t.money', { usd: i, pct: i / 3 });
     }
-    assert.ok(built.NumberFormat <= 4, `${built.NumberFormat} NumberFormats for 1,500 messages`);
-    assert.ok(built.PluralRules <= 1, `${built.PluralRules} PluralRules for 500 plurals`);
+    ar.t('t.flags', { flag: '-ngl', n: 37 });
+    assert.equal(built.NumberFormat, 0, `${built.NumberFormat} NumberFormats for 1,500 messages`);
+    assert.equal(built.PluralRules, 0, `${built.PluralRules} PluralRules for 500 plurals`);
   } finally {
     Object.assign(Intl, originals);
+  }
+});
+
+// The page formats numbers without Intl (the first number format costs a
+// fresh tab 20 to 30 ms); it must still write what Intl writes, digit for
+// digit, in every system it speaks. Node's full ICU is the reference.
+test('numbers and plural categories as Intl writes them, without Intl', () => {
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const values = [0, 0.5, 1, 1.005, 2.675, 9.995, 999.5, 1e21, 1.5e22, 123456789.125, 1e-7, 4.35, 0.045];
+  for (let i = 0; i < 3000; i++) values.push(Number(((random() - 0.5) * 10 ** Math.floor(random() * 16 - 4)).toPrecision(1 + Math.floor(random() * 15))));
+  const systems = [['en', undefined, 'en-u-nu-latn'], ['fa', undefined, 'fa-u-nu-arabext'], ['ar', 'native', 'ar-u-nu-arab']];
+  for (const [lang, digits, locale] of systems) {
+    const r = createRenderer({ catalogs, lang, digits });
+    for (const decimals of [0, 1, 2, 3]) {
+      const fixed = new Intl.NumberFormat(locale, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+      const upTo = new Intl.NumberFormat(locale, { maximumFractionDigits: decimals, roundingMode: 'halfExpand' });
+      for (const v of values) {
+        const rounded = roundDisplay(v, decimals);
+        const sign = rounded < 0 ? '-' : '';
+        assert.equal(r.number(v, decimals), `${sign}${fixed.format(Math.abs(rounded))}`, `${lang} ${v} d${decimals}`);
+        assert.equal(r.unsigned(v, decimals), upTo.format(Math.abs(v)), `${lang} ${v} up to ${decimals}`);
+      }
+    }
+    const rules = new Intl.PluralRules(lang);
+    const message = { plural: 'n', zero: 'zero', one: 'one', two: 'two', few: 'few', many: 'many', other: 'other' };
+    const plural = createRenderer({ catalogs: { en: { p: message }, [lang]: { p: message } }, lang });
+    // Past 1e15 ICU reads a plural's operands from fewer digits; the page
+    // follows the CLI's rule (plural_category) there.
+    for (const v of [...values, 3, 11, 100, 102, 111, 0.9999, 1.0001].filter((x) => Math.abs(x) < 1e15)) {
+      assert.equal(plural.t('p', { n: v }), rules.select(roundDisplay(v, 3)), `${lang} plural of ${v}`);
+    }
   }
 });

@@ -21,20 +21,6 @@ export function roundDisplay(value, decimals) {
   return value < 0 ? -result : result;
 }
 
-// Building an Intl.NumberFormat costs more than formatting with one, and every
-// keystroke formats dozens of figures: one formatter per locale and style.
-const formatters = new Map();
-/** The cached Intl.NumberFormat for a locale and a range of decimals. */
-export function numberFormat(locale, minimum, maximum) {
-  const key = `${locale}|${minimum}|${maximum}`;
-  let formatter = formatters.get(key);
-  if (!formatter) {
-    formatter = new Intl.NumberFormat(locale, { minimumFractionDigits: minimum, maximumFractionDigits: maximum });
-    formatters.set(key, formatter);
-  }
-  return formatter;
-}
-
 /**
  * Display values that add up. Each of `values` (non-negative, in display
  * units) is rounded to `decimals` places so that together they make `total`

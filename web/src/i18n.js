@@ -4,7 +4,6 @@
 import ar from '../../data/messages/ar.json' with { type: 'json' };
 import en from '../../data/messages/en.json' with { type: 'json' };
 import fa from '../../data/messages/fa.json' with { type: 'json' };
-import { numberFormat } from './format.js';
 import { createRenderer } from './messages.js';
 import { DIGITS, LANGUAGES } from './state.js';
 
@@ -106,9 +105,12 @@ function makeTranslator(base, digits, unit) {
   t.digits = renderer.locale.includes('-nu-latn') ? 'latn' : 'native';
   /** A number with exactly `decimals` decimals, grouped, in the language's digits. */
   t.format = renderer.number;
-  const plain = new Intl.NumberFormat(renderer.locale, { useGrouping: false, maximumFractionDigits: 6 });
-  /** A number as an input shows it: the language's digits, no grouping. */
-  t.number = (value) => (typeof value === 'number' && Number.isFinite(value) ? plain.format(value) : String(value ?? ''));
+  /** A number as an input shows it: the language's digits, no grouping, at most 6 decimals. */
+  t.number = (value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return String(value ?? '');
+    const text = renderer.unsigned(value, 6, false);
+    return value < 0 && /[1-9\u0661-\u0669\u06f1-\u06f9]/.test(text) ? `-${text}` : text;
+  };
   /**
    * A number as a person writes it, not padded with zeros: 0.9, 1,490,
    * 0.0001; six significant digits at most past the point (1,234.57), no
@@ -118,7 +120,7 @@ function makeTranslator(base, digits, unit) {
     if (typeof value !== 'number' || !Number.isFinite(value)) return '\u2013';
     const magnitude = value === 0 ? 0 : Math.floor(Math.log10(Math.abs(value)));
     const decimals = Math.max(0, Math.min(12, 5 - magnitude));
-    const text = numberFormat(renderer.locale, 0, decimals).format(Math.abs(value));
+    const text = renderer.unsigned(value, decimals);
     // What rounds to zero is zero, without a sign; the sign is an ASCII hyphen-minus, as in t.format.
     return value < 0 && /[1-9\u0661-\u0669\u06f1-\u06f9]/.test(text) ? `-${text}` : text;
   };

@@ -17,16 +17,19 @@
 // check that no view hits one). A missing parameter shows its placeholder as
 // written; a number that cannot be shown (NaN, Infinity, null) shows `–`.
 // The result is text, never markup: put it in a text node.
-import { BYTES_PER_GB, BYTES_PER_GIB, numberFormat, roundDisplay } from './format.js';
+import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay } from './format.js';
 
 const NO_VALUE = '\u2013';
 // Nested messages come from results, but a result is input too: bound it.
 const MAX_DEPTH = 16;
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list|rate|code))?\}/g;
 
-// Digits and separators (docs/i18n.md): the Intl locale that writes them,
-// and the percent sign. Any other language writes Latin digits.
-// `digits`, `group` and `decimal` write a template's own literal numbers.
+// Digits and separators (docs/i18n.md), and the percent sign: what the CLI's
+// renderer writes (core/src/messages.cpp NumberSystem). `locale` is the Intl
+// locale a host would ask for the same digits; the page itself formats
+// without Intl, as the CLI does, so both write every digit alike and the
+// first answer does not wait for ICU's first number format (20 to 30 ms in
+// a fresh tab). Any other language writes Latin digits.
 const LATIN = { locale: 'en-u-nu-latn', percent: '%', digits: '0123456789', group: ',', decimal: '.' };
 const ARABIC = { group: '\u066C', decimal: '\u066B' };
 const SYSTEMS = {
@@ -39,31 +42,78 @@ const SYSTEMS = {
 const TEMPLATE = new RegExp(`${PLACEHOLDER.source}|([\u0660-\u066C\u06F0-\u06F9])`, 'g');
 const DEFAULT_DIGITS = { ar: 'latn', fa: 'native' };
 
-// One PluralRules per language, like numberFormat's cache.
-const pluralRules = new Map();
+/**
+ * The shortest decimal that reads back as `value` (finite, >= 0), in fixed
+ * notation, 1e23 as "100000000000000000000000": JavaScript's own digits,
+ * written out where it would use an exponent (core/src/messages.cpp
+ * shortest_decimal).
+ */
+export function shortestDecimal(value) {
+  if (value === 0) return '0';
+  if (!Number.isFinite(value)) return NO_VALUE;
+  const text = String(value);
+  const e = text.indexOf('e');
+  if (e < 0) return text;
+  const digits = text.slice(0, e).replace('.', '');
+  const exponent = Number(text.slice(e + 1));
+  if (exponent < 0) return `0.${'0'.repeat(-exponent - 1)}${digits}`;
+  if (digits.length <= exponent + 1) return digits + '0'.repeat(exponent + 1 - digits.length);
+  return `${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`;
+}
+
+/**
+ * A decimal text (shortestDecimal's) rounded half away from zero to at most
+ * `decimals` places, its trailing zeros dropped: as Intl rounds, on the
+ * decimal digits and not on the binary value (1.005 to 2 places is 1.01).
+ */
+export function roundDecimalText(text, decimals) {
+  const point = text.indexOf('.');
+  if (point < 0 || text.length - point - 1 <= decimals) return text;
+  const kept = (text.slice(0, point) + text.slice(point + 1, point + 1 + decimals)).split('');
+  if (text.charCodeAt(point + 1 + decimals) >= 53) { // the first digit dropped is 5 or more
+    let i = kept.length - 1;
+    while (i >= 0 && kept[i] === '9') kept[i--] = '0';
+    if (i < 0) kept.unshift('1');
+    else kept[i] = String(Number(kept[i]) + 1);
+  }
+  const cut = kept.length - decimals;
+  const whole = kept.slice(0, cut).join('').replace(/^0+(?=\d)/, '') || '0';
+  const fraction = kept.slice(cut).join('').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/**
+ * CLDR's cardinal plural category (plurals.xml) for en, fa and ar, on the
+ * value rounded to 3 decimals as Intl.PluralRules reads it by default; the
+ * CLI's plural_category has the same rules.
+ */
 function pluralCategory(lang, value) {
   if (!Number.isFinite(value)) return 'other';
-  let rules = pluralRules.get(lang);
-  if (!rules) {
-    rules = new Intl.PluralRules(lang);
-    pluralRules.set(lang, rules);
+  const n = roundDisplay(Math.abs(value), 3);
+  const i = Math.floor(n);
+  const whole = n === i;
+  if (lang === 'en') return i === 1 && whole ? 'one' : 'other';
+  if (lang === 'fa') return i === 0 || n === 1 ? 'one' : 'other';
+  if (lang === 'ar') {
+    const mod100 = whole ? n % 100 : -1;
+    if (n === 0) return 'zero';
+    if (n === 1) return 'one';
+    if (n === 2) return 'two';
+    if (mod100 >= 3 && mod100 <= 10) return 'few';
+    if (mod100 >= 11 && mod100 <= 99) return 'many';
   }
-  // The CLI rounds to Intl's default 3 decimals with round_display; so do we,
-  // so that both pick the same category at a half.
-  return rules.select(roundDisplay(value, 3));
+  return 'other';
 }
 
 const isMessage = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && typeof value.id === 'string';
 
 // A number a program reads (a command's flag: `-ngl 37`): whole, rounded half
 // away from zero, in Latin digits and ungrouped in every language.
-let codeFormat = null;
 function codeNumber(value) {
   if (!Number.isFinite(value)) return NO_VALUE;
   let rounded = roundDisplay(value, 0);
   if (!Number.isFinite(rounded)) rounded = value;
-  codeFormat ??= new Intl.NumberFormat('en-US', { useGrouping: false, maximumFractionDigits: 0 });
-  return `${rounded < 0 ? '-' : ''}${codeFormat.format(Math.abs(rounded))}`;
+  return `${rounded < 0 ? '-' : ''}${shortestDecimal(Math.abs(rounded)).split('.')[0]}`;
 }
 
 /** A renderer for one language, digit system and display unit (see above). */
@@ -79,6 +129,25 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
   const unitSuffix = ` ${unit}`;
   const missing = new Set();
 
+  // A decimal text ("12345.6") in this renderer's digits, grouped by
+  // thousands or not, padded with zeros to `min` decimals.
+  function digitsOf(text, grouped, min = 0) {
+    if (text === NO_VALUE) return text;
+    const point = text.indexOf('.');
+    const whole = point < 0 ? text : text.slice(0, point);
+    let fraction = point < 0 ? '' : text.slice(point + 1);
+    if (fraction.length < min) fraction += '0'.repeat(min - fraction.length);
+    let out = '';
+    for (let i = 0; i < whole.length; i++) {
+      if (grouped && i > 0 && (whole.length - i) % 3 === 0) out += system.group;
+      out += system.digits[whole.charCodeAt(i) - 48];
+    }
+    if (!fraction) return out;
+    out += system.decimal;
+    for (let i = 0; i < fraction.length; i++) out += system.digits[fraction.charCodeAt(i) - 48];
+    return out;
+  }
+
   // Rounded for display, grouped, in the language's digits; the sign (an
   // ASCII hyphen-minus, as in the CLI) goes before the prefix: "-$5".
   function number(value, min, max, prefix = '', suffix = '') {
@@ -88,8 +157,12 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
     let rounded = roundDisplay(value, max);
     if (!Number.isFinite(rounded)) rounded = value;
     const sign = rounded < 0 ? '-' : '';
-    return `${sign}${prefix}${numberFormat(system.locale, min, max).format(Math.abs(rounded))}${suffix}`;
+    return `${sign}${prefix}${digitsOf(shortestDecimal(Math.abs(rounded)), true, min)}${suffix}`;
   }
+
+  // A figure rounded on its decimal digits to at most `decimals` places
+  // (0..12), not padded, grouped or not; no sign (the caller adds it).
+  const unsigned = (value, decimals, grouped) => digitsOf(roundDecimalText(shortestDecimal(Math.abs(value)), decimals), grouped);
 
   // A template's literal number character (see TEMPLATE) in this renderer's digits.
   function literal(char) {
@@ -180,6 +253,12 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
     missing,
     /** A bare number with exactly `decimals` decimals, as the d0..d6 styles write it. */
     number: (value, decimals = 0) => number(value, decimals, decimals),
+    /**
+     * |value| rounded half away from zero on its decimal digits to at most
+     * `decimals` places (0..12), trailing zeros dropped, in this renderer's
+     * digits, grouped by thousands when `grouped`; NaN and Infinity as `–`.
+     */
+    unsigned: (value, decimals, grouped = true) => (Number.isFinite(value) ? unsigned(value, decimals, grouped) : NO_VALUE),
     /** One message {id, params} as text. */
     render: (msg) => (isMessage(msg) ? message(msg.id, msg.params, 0) : NO_VALUE),
     /** An id and its params as text. */
