@@ -106,11 +106,7 @@ function makeTranslator(base, digits, unit) {
   /** A number with exactly `decimals` decimals, grouped, in the language's digits. */
   t.format = renderer.number;
   /** A number as an input shows it: the language's digits, no grouping, at most 6 decimals. */
-  t.number = (value) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return String(value ?? '');
-    const text = renderer.unsigned(value, 6, false);
-    return value < 0 && /[1-9\u0661-\u0669\u06f1-\u06f9]/.test(text) ? `-${text}` : text;
-  };
+  t.number = (value) => (typeof value === 'number' && Number.isFinite(value) ? renderer.figure(value, 6, false) : String(value ?? ''));
   /**
    * A number as a person writes it, not padded with zeros: 0.9, 1,490,
    * 0.0001; six significant digits at most past the point (1,234.57), no
@@ -120,9 +116,8 @@ function makeTranslator(base, digits, unit) {
     if (typeof value !== 'number' || !Number.isFinite(value)) return '\u2013';
     const magnitude = value === 0 ? 0 : Math.floor(Math.log10(Math.abs(value)));
     const decimals = Math.max(0, Math.min(12, 5 - magnitude));
-    const text = renderer.unsigned(value, decimals);
     // What rounds to zero is zero, without a sign; the sign is an ASCII hyphen-minus, as in t.format.
-    return value < 0 && /[1-9\u0661-\u0669\u06f1-\u06f9]/.test(text) ? `-${text}` : text;
+    return renderer.figure(value, decimals);
   };
   t.parseNumber = parseDigits;
   return t;

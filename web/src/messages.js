@@ -161,8 +161,12 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
   }
 
   // A figure rounded on its decimal digits to at most `decimals` places
-  // (0..12), not padded, grouped or not; no sign (the caller adds it).
-  const unsigned = (value, decimals, grouped) => digitsOf(roundDecimalText(shortestDecimal(Math.abs(value)), decimals), grouped);
+  // (0..12), not padded, grouped or not; the sign only when it does not round to 0.
+  function figure(value, decimals, grouped) {
+    if (!Number.isFinite(value)) return NO_VALUE;
+    const text = roundDecimalText(shortestDecimal(Math.abs(value)), decimals);
+    return `${value < 0 && /[1-9]/.test(text) ? '-' : ''}${digitsOf(text, grouped)}`;
+  }
 
   // A template's literal number character (see TEMPLATE) in this renderer's digits.
   function literal(char) {
@@ -254,11 +258,12 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
     /** A bare number with exactly `decimals` decimals, as the d0..d6 styles write it. */
     number: (value, decimals = 0) => number(value, decimals, decimals),
     /**
-     * |value| rounded half away from zero on its decimal digits to at most
+     * A value rounded half away from zero on its decimal digits to at most
      * `decimals` places (0..12), trailing zeros dropped, in this renderer's
-     * digits, grouped by thousands when `grouped`; NaN and Infinity as `–`.
+     * digits, grouped by thousands when `grouped`; the sign (ASCII
+     * hyphen-minus) unless it rounds to 0; NaN and Infinity as `–`.
      */
-    unsigned: (value, decimals, grouped = true) => (Number.isFinite(value) ? unsigned(value, decimals, grouped) : NO_VALUE),
+    figure: (value, decimals, grouped = true) => figure(value, decimals, grouped),
     /** One message {id, params} as text. */
     render: (msg) => (isMessage(msg) ? message(msg.id, msg.params, 0) : NO_VALUE),
     /** An id and its params as text. */
