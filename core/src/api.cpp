@@ -6,6 +6,7 @@
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
 #include "vram/inverse.hpp"
+#include "vram/json_object.hpp"
 #include "vram/limits.hpp"
 #include "vram/schema.hpp"
 
@@ -102,7 +103,7 @@ namespace {
 
 std::string dump(const json& value) {
   // Replacement characters for any invalid UTF-8 that came in: never a throw.
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+  return dump_json(value);
 }
 
 // A safety net over sentences that already quote inputs at most

@@ -1,6 +1,7 @@
 #include "vram/kv_cache.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace vram {
 
@@ -23,13 +24,19 @@ KvCacheSize kv_cache(const ModelSpec& m, const KvFormat& format, std::int64_t co
   KvCacheSize size;
   constexpr LayerAttention kinds[] = {LayerAttention::kGlobal, LayerAttention::kSliding,
                                       LayerAttention::kMla, LayerAttention::kState};
+  // The layers of each kind in one pass: the inverse answers and the
+  // engines' searches size the cache dozens of times per estimate.
+  std::int64_t counts[std::size(kinds)] = {};
+  for (const LayerSpec& l : m.layers) {
+    const auto k = static_cast<std::size_t>(l.attention);
+    if (k < std::size(counts)) ++counts[k];
+  }
   for (LayerAttention kind : kinds) {
-    const auto layers = std::count_if(m.layers.begin(), m.layers.end(),
-                                      [kind](const LayerSpec& l) { return l.attention == kind; });
+    const std::int64_t layers = counts[static_cast<std::size_t>(kind)];
     if (layers == 0) continue;
     KvGroup group;
     group.attention = kind;
-    group.layers = static_cast<std::int64_t>(layers);
+    group.layers = layers;
     group.bytes_per_token = kv_bytes_per_token(m, kind, format);
     group.tokens_held = kind == LayerAttention::kSliding ? std::min(context, m.sliding_window)
                         : kind == LayerAttention::kState ? 0

@@ -101,9 +101,9 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
   const ModelSpec local = llamacpp_cache_model(m, options);
   const std::int64_t cells = setup.context * setup.batch;
   p.kv_bytes.assign(n, 0.0);
+  ModelSpec one = local;  // copied once; only its one layer changes
   for (std::size_t i = 0; i < n; ++i) {
-    ModelSpec one = local;
-    one.layers = {local.layers[i]};
+    one.layers.assign(1, local.layers[i]);
     p.kv_bytes[i] = kv_cache(one, *setup.kv, cells, 1).bytes;
   }
   p.compute_bytes = term_bytes(plan, "compute_buffer");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -21,5 +22,16 @@ struct JsonField {
  * weight). Every object the core answers with is built this way.
  */
 nlohmann::json obj(std::initializer_list<JsonField> fields);
+
+/**
+ * The compact text of `value`, byte for byte what nlohmann's
+ * `dump(-1, ' ', false, error_handler_t::replace)` writes (invalid UTF-8
+ * becomes U+FFFD, never a throw), but written straight into one string:
+ * nlohmann's serializer decodes every character of every string through its
+ * UTF-8 state machine and writes it through a virtual adapter, a fifth of an
+ * estimate's time in wasm. A string that is not plain printable ASCII without
+ * quotes or backslashes goes through nlohmann's own escaping.
+ */
+std::string dump_json(const nlohmann::json& value);
 
 }  // namespace vram
