@@ -52,6 +52,8 @@ test('at 390 px the total, fit and pick are on the first screen, and stay in vie
     await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.answer-value').textContent === '83 GB');
     assert.ok(inside(await total.boundingBox(), viewport), 'the total is still on screen after scrolling to the input');
     assert.equal(await page.locator('vram-calculator .answer-bar .answer-fit').getAttribute('data-fits'), 'false');
+    // The redrawn cards table says it scrolls too: one observer watches every region a redraw builds.
+    await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.querySelector('[role=tabpanel]:not([hidden]) .cheapest .scroll.overflows'));
     // Wide tables scroll inside their region, say so, and every column is reachable.
     await page.locator('vram-calculator #tab-fleet').scrollIntoViewIfNeeded();
     await page.locator('vram-calculator #tab-fleet').click();

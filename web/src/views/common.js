@@ -66,24 +66,38 @@ export function sayQuoted(say, message) {
  * the message text); the edge shadows in style.css say it too.
  */
 export function dataTable(label, caption, head, rows, attrs = {}, cue = null) {
+  // With a cue, the caption shows above the region instead: a caption is as
+  // wide as its table, and on a phone most of it would scroll out of sight
+  // (the <caption> stays for screen readers, so the copy is hidden from them).
   const region = h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': label },
     h('table', attrs,
-      h('caption', {}, caption),
+      h('caption', cue ? { class: 'visually-hidden' } : {}, caption),
       h('thead', {}, h('tr', {}, head.map((cell) => h('th', { scope: 'col' }, cell)))),
       h('tbody', {}, rows),
     ),
   );
   if (!cue) return region;
-  if (typeof ResizeObserver !== 'undefined') {
-    new ResizeObserver(() => region.classList.toggle('overflows', region.scrollWidth > region.clientWidth + 1)).observe(region);
-  }
-  // A caption is as wide as its table: on a phone most of it would scroll out
-  // of sight. It shows above the region instead (the <caption> stays for
-  // screen readers, so this copy is hidden from them).
-  region.querySelector('caption').classList.add('visually-hidden');
+  watchOverflow(region);
   return h('div', { class: 'table-wrap' },
     caption ? h('p', { class: 'table-caption', 'aria-hidden': 'true' }, caption) : null,
     h('p', { class: 'scroll-cue', 'aria-hidden': 'true' }, cue), region);
+}
+
+// One observer for every scrolling table of the page: a region that is wider
+// inside than out gets the `overflows` class (its cue shows). Every change
+// redraws the answer's tables; an observer each was one more object a redraw.
+let overflowObserver = null;
+function watchOverflow(region) {
+  if (typeof ResizeObserver === 'undefined') return;
+  overflowObserver ??= new ResizeObserver((entries) => {
+    for (const { target } of entries) {
+      // A redrawn region is gone for good: every target is reported at least
+      // once (when first observed), so none is held past its table.
+      if (!target.isConnected) overflowObserver.unobserve(target);
+      else target.classList.toggle('overflows', target.scrollWidth > target.clientWidth + 1);
+    }
+  });
+  overflowObserver.observe(region);
 }
 
 /**
