@@ -5,9 +5,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <random>
-#include <iterator>
 #include <string>
 
 #include "helpers.hpp"
@@ -25,9 +25,26 @@ std::string reference(const json& value) {
 std::string random_bytes(std::mt19937& rng) {
   // Mostly ASCII, with quotes, backslashes, controls, DEL, valid and
   // broken UTF-8 sequences mixed in.
-  static const std::string pieces[] = {"a", "Z", " ", "\"", "\\", "\n", "\t", std::string(1, '\0'),
-                                       "\x1f", "\x7f", "\xc3\xa9", "\xe2\x89\x88", "\xf0\x9f\x98\x80",
-                                       "\xc3", "\xe2\x89", "\xff", "\x80", "\xed\xa0\x80", "/", "\xd8\xb9"};
+  static const std::string pieces[] = {"a",
+                                       "Z",
+                                       " ",
+                                       "\"",
+                                       "\\",
+                                       "\n",
+                                       "\t",
+                                       std::string(1, '\0'),
+                                       "\x1f",
+                                       "\x7f",
+                                       "\xc3\xa9",
+                                       "\xe2\x89\x88",
+                                       "\xf0\x9f\x98\x80",
+                                       "\xc3",
+                                       "\xe2\x89",
+                                       "\xff",
+                                       "\x80",
+                                       "\xed\xa0\x80",
+                                       "/",
+                                       "\xd8\xb9"};
   std::string out;
   const int n = static_cast<int>(rng() % 12);
   for (int i = 0; i < n; ++i) out += pieces[rng() % std::size(pieces)];
@@ -36,15 +53,20 @@ std::string random_bytes(std::mt19937& rng) {
 
 json random_tree(std::mt19937& rng, int depth) {
   switch (rng() % (depth > 3 ? 6 : 8)) {
-    case 0: return nullptr;
-    case 1: return rng() % 2 == 0;
-    case 2: return static_cast<std::int64_t>(rng()) - static_cast<std::int64_t>(rng()) * 4096;
-    case 3: return static_cast<std::uint64_t>(rng()) << (rng() % 32);
+    case 0:
+      return nullptr;
+    case 1:
+      return rng() % 2 == 0;
+    case 2:
+      return static_cast<std::int64_t>(rng()) - static_cast<std::int64_t>(rng()) * 4096;
+    case 3:
+      return static_cast<std::uint64_t>(rng()) << (rng() % 32);
     case 4: {
       std::uniform_real_distribution<double> mantissa(-10.0, 10.0);
       return mantissa(rng) * std::pow(10.0, static_cast<int>(rng() % 40) - 20);
     }
-    case 5: return random_bytes(rng);
+    case 5:
+      return random_bytes(rng);
     case 6: {
       json list = json::array();
       const int n = static_cast<int>(rng() % 5);
@@ -65,11 +87,38 @@ json random_tree(std::mt19937& rng, int depth) {
 TEST_CASE("dump_json writes what nlohmann's dump writes, for crafted values") {
   const double inf = std::numeric_limits<double>::infinity();
   const json values[] = {
-      nullptr, true, false, 0, -1, std::numeric_limits<std::int64_t>::min(),
-      std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::uint64_t>::max(), 0.0, -0.0, 1.0,
-      0.1, 1e-7, 123456789.125, 1e21, 1e300, 5e-324, -2.5, std::nan(""), inf, -inf, "", "plain",
-      "with \"quotes\" and \\ backslash", "tab\tnew\nline\r\b\f", std::string("nul\0inside", 10),
-      "\x7f", "caf\xc3\xa9 \xe2\x89\x88 70 GB", "broken \xc3", "\xff\xfe", json::array(), json::object(),
+      nullptr,
+      true,
+      false,
+      0,
+      -1,
+      std::numeric_limits<std::int64_t>::min(),
+      std::numeric_limits<std::int64_t>::max(),
+      std::numeric_limits<std::uint64_t>::max(),
+      0.0,
+      -0.0,
+      1.0,
+      0.1,
+      1e-7,
+      123456789.125,
+      1e21,
+      1e300,
+      5e-324,
+      -2.5,
+      std::nan(""),
+      inf,
+      -inf,
+      "",
+      "plain",
+      "with \"quotes\" and \\ backslash",
+      "tab\tnew\nline\r\b\f",
+      std::string("nul\0inside", 10),
+      "\x7f",
+      "caf\xc3\xa9 \xe2\x89\x88 70 GB",
+      "broken \xc3",
+      "\xff\xfe",
+      json::array(),
+      json::object(),
       json::array({1, "two", 3.5, nullptr, json::object()}),
       json{{"b", 1}, {"a", json::array({json{{"\xc3\xa9", "\x01"}}})}, {"", false}},
   };
@@ -93,14 +142,16 @@ TEST_CASE("dump_json writes what nlohmann's dump writes, for the core's answers"
   const vram::Calculator& calculator = testing::calculator();
   CHECK(vram::dump_json(calculator.presets()) == reference(calculator.presets()));
   CHECK(vram::dump_json(calculator.schema()) == reference(calculator.schema()));
-  CHECK(vram::dump_json(calculator.grid(json::object())) == reference(calculator.grid(json::object())));
+  CHECK(vram::dump_json(calculator.grid(json::object())) ==
+        reference(calculator.grid(json::object())));
   const json fleet = calculator.fleet(json{{"model", "guide-70b"}});
   CHECK(vram::dump_json(fleet) == reference(fleet));
   int answers = 0;
   for (const vram::ModelPreset& preset : calculator.catalog().models) {
     for (const char* engine : {"guide", "vllm", "llamacpp"}) {
       INFO("model: " << preset.id << ", engine: " << engine);
-      json request = {{"model", preset.id}, {"engine", engine}, {"gpu", "h100-sxm"}, {"context", 8192}};
+      json request = {
+          {"model", preset.id}, {"engine", engine}, {"gpu", "h100-sxm"}, {"context", 8192}};
       if (std::string(engine) == "llamacpp") request["weights"] = "q4_k_m";
       json answer;
       try {
