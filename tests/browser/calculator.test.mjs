@@ -8,6 +8,11 @@ import { core } from '../js/module.mjs';
 
 const TOTAL = 'vram-calculator .total-value';
 
+/** Waits until the element `selector` in the calculator's shadow root has text matching `pattern`. */
+const waitForMatch = (page, selector, pattern) => page.waitForFunction(
+  ([sel, re]) => new RegExp(re).test(document.querySelector('vram-calculator').shadowRoot.querySelector(sel)?.textContent || ''),
+  [selector, pattern], { timeout: 5000 });
+
 test('typing "32k" in the context commits 32,768 tokens after a pause and keeps focus; a bad value changes nothing', async () => {
   const browser = await openPage('?model=guide-70b&weights=fp8&context=8192&batch=1&gpu=h100-sxm');
   try {
@@ -100,6 +105,50 @@ test('every term shows its formula and inputs, and open details survive a recomp
     assert.equal(await page.locator('vram-calculator .bar-track .seg').count(), 3);
     assert.equal(await page.locator('vram-calculator .bar-track .capacity').count(), 1);
     assert.match(await page.locator('vram-calculator .bar-track').getAttribute('aria-label'), /158 GB against 80 GB/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a recompute patches the answer in place: the same elements, focus kept, open details showing the new inputs', async () => {
+  const browser = await openPage('?model=guide-70b&weights=fp8&gpu=h100-pcie');
+  try {
+    const { page } = browser;
+    const kv = page.locator('vram-calculator tr[data-term=kv_cache] details');
+    await kv.locator('summary').click();
+    assert.match(await kv.locator('dl').textContent(), /Context \(tokens\)8,192/);
+    // Mark the live elements, focus the terms table, then change the context
+    // as the field commits it, with the focus left where it is.
+    await page.evaluate(() => {
+      const root = document.querySelector('vram-calculator').shadowRoot;
+      root.querySelector('tr[data-term=kv_cache] details').probe = 'kv';
+      root.querySelector('table.terms').closest('.scroll').probe = 'terms';
+      root.querySelector('table.terms').closest('.scroll').focus();
+      const input = root.getElementById('context');
+      input.value = '16384';
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await waitForMatch(page, 'tr[data-term=kv_cache] details dl', 'Context \\(tokens\\)16,384');
+    const kept = await page.evaluate(() => {
+      const root = document.querySelector('vram-calculator').shadowRoot;
+      return {
+        details: root.querySelector('tr[data-term=kv_cache] details').probe,
+        open: root.querySelector('tr[data-term=kv_cache] details').open,
+        region: root.querySelector('table.terms').closest('.scroll').probe,
+        focused: root.activeElement && root.activeElement.probe,
+        summary: root.querySelector('tr[data-term=kv_cache] summary').textContent,
+      };
+    });
+    assert.deepEqual({ ...kept, summary: undefined }, { details: 'kv', open: true, region: 'terms', focused: 'terms', summary: undefined });
+    assert.match(kept.summary, /16,384 tokens/);
+    // Closed again, it stays closed through the next change, and opens on the newest inputs.
+    await kv.locator('summary').click();
+    await page.locator('vram-calculator #batch').fill('4');
+    await waitForText(page, 'vram-calculator tr[data-term=kv_cache] td.num', '21.5 GB');
+    assert.equal(await kv.getAttribute('open'), null);
+    await kv.locator('summary').click();
+    assert.match(await kv.locator('dl').textContent(), /Context \(tokens\)16,384/);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

@@ -4,7 +4,7 @@
 // scroll under it, so every change shows its effect; in `compact` mode it is
 // the whole element. The fit sentence and the pick are computed here once
 // for both this strip and the calculator view.
-import { h, replace } from '../dom.js';
+import { h, patch, replace } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { bdi } from './common.js';
 import { rentLink } from './rent-link.js';
@@ -88,7 +88,7 @@ export class AnswerBar {
     const fit = fitSummary(t, result);
     const pick = pickOf(result);
     const pickName = pick ? { id: 'fits.cardName', params: { count: pick.count, name: pick.name } } : null;
-    replace(this.element,
+    patch(this.element, () => [
       h('div', { class: 'answer-total' },
         h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
         h('output', { class: 'answer-value' }, bdi(t('size.gb0', { bytes: bytes(headlineGb(result)) }))),
@@ -101,7 +101,8 @@ export class AnswerBar {
           ? [pick.monthly_usd !== null
             ? t('answer.pick', { pick: pickName, usd: pick.monthly_usd })
             : t('answer.pickNoPrice', { pick: pickName }), ' ', rentLink(this.ctx, pick, 'answer')]
-          : t('fits.none')));
+          : t('fits.none')),
+    ]);
     this.element.hidden = false;
   }
 

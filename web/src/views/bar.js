@@ -10,11 +10,9 @@ const COLOURS = 8;
 /** Percent of the bar's length, as a CSS length. */
 const pct = (part, whole) => `${Math.min(100, (part / whole) * 100).toFixed(3)}%`;
 
-/** A box with one logical CSS property set through the CSSOM (a style attribute would need CSP's style-src-attr). */
+/** A box with one logical CSS property, set through the CSSOM (dom.js `css`: a style attribute would need CSP's style-src-attr). */
 function box(attrs, property, value) {
-  const el = h('span', attrs);
-  el.style.setProperty(property, value);
-  return el;
+  return h('span', { ...attrs, css: { [property]: value } });
 }
 
 /**

@@ -1,8 +1,9 @@
 // The calculator's answer: the total, the fit against the chosen card, a
 // stacked bar, every term with its formula and inputs ("show the math"),
-// decode ceilings, the inverse answers, warnings and assumptions. Rebuilt on
-// every change; which <details> are open survives the rebuild.
-import { h } from '../dom.js';
+// decode ceilings, the inverse answers, warnings and assumptions. Described
+// anew on every change and patched in place (dom.js patch): the elements,
+// the focus, a table's scroll and which <details> are open survive it.
+import { h, patch } from '../dom.js';
 import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../format.js';
 import { CUSTOM, estimateRequest } from '../state.js';
 import { fitSummary, headlineGb, measuredRange } from './answer-bar.js';
@@ -77,7 +78,8 @@ export class CalculatorView {
       this.ctx.emit(null);
       return;
     }
-    this.body.replaceChildren(...this.render(result, state));
+    // Patched, not rebuilt: what the answer shares with the last one stays.
+    patch(this.body, () => this.render(result, state));
     this.ctx.emit(result);
   }
 
@@ -85,11 +87,13 @@ export class CalculatorView {
    * A <details> whose content is built only when it is open: most stay
    * closed, and every keystroke rebuilds the answer.
    */
-  details(key, summary, content) {
+  details(key, summary, content, attrs = {}) {
     const open = this.ctx.open.has(key);
-    const el = h('details', { dataset: { key }, open }, h('summary', {}, summary), open ? content() : null);
-    if (!open) el.addEventListener('toggle', () => el.open && el.childElementCount === 1 && el.append(content()), { once: true });
-    return el;
+    const toggle = (event) => {
+      const el = event.currentTarget;
+      if (el.open && el.childElementCount === 1) el.append(content());
+    };
+    return h('details', { ...attrs, dataset: { ...attrs.dataset, key }, open, ontoggle: toggle }, h('summary', {}, summary), open ? content() : null);
   }
 
   /**
@@ -158,13 +162,10 @@ export class CalculatorView {
     const measured = result.measured_error;
     if (measured) {
       const range = measuredRange(t, measured);
-      const el = this.details('measured', t('result.measured', { ...range, cases: measured.cases }), () => h('p', {}, t('result.measuredWhat', {
+      out.push(this.details('measured', t('result.measured', { ...range, cases: measured.cases }), () => h('p', {}, t('result.measuredWhat', {
         kind: KINDS[measured.category] ? { id: KINDS[measured.category], params: {} } : measured.category,
         median: measured.median_abs_pct,
-      })));
-      el.classList.add('measured', 'small');
-      el.dataset.category = measured.category;
-      out.push(el);
+      })), { class: 'measured small', dataset: { category: measured.category } }));
     }
     const params = result.params_active < result.params_total
       ? { id: 'result.paramsActive', params: { total: result.params_total, active: result.params_active } }
@@ -351,9 +352,10 @@ function launchBlock(t, say, launch, training) {
 }
 
 function commandParts(t, say, launch) {
-  const code = h('code', { class: 'launch-command', dir: 'ltr', lang: 'en' }, launch.command);
-  const status = h('span', { class: 'muted small launch-status', role: 'status' });
-  const copy = async () => {
+  // The button's own paragraph holds the status; the <pre> before it, the command.
+  const copy = async (event) => {
+    const status = event.currentTarget.parentElement.querySelector('.launch-status');
+    const code = event.currentTarget.parentElement.previousElementSibling.querySelector('code');
     try {
       await navigator.clipboard.writeText(launch.command);
       status.textContent = t('launch.copied');
@@ -367,8 +369,8 @@ function commandParts(t, say, launch) {
     }
   };
   return [
-    h('pre', { dir: 'ltr' }, code),
-    h('p', {}, h('button', { type: 'button', class: 'launch-copy', onclick: copy }, t('launch.copy')), ' ', status),
+    h('pre', { dir: 'ltr' }, h('code', { class: 'launch-command', dir: 'ltr', lang: 'en' }, launch.command)),
+    h('p', {}, h('button', { type: 'button', class: 'launch-copy', onclick: copy }, t('launch.copy')), ' ', h('span', { class: 'muted small launch-status', role: 'status' })),
     // Where the flags were read: a citation, quoted as written (lang=en).
     launch.version ? h('p', { class: 'muted small' }, sayQuoted(say, { id: 'launch.source', params: { version: { id: 'quote.text', params: { text: launch.version } } } })) : null,
   ];

@@ -69,7 +69,7 @@ export function dataTable(label, caption, head, rows, attrs = {}, cue = null) {
   // With a cue, the caption shows above the region instead: a caption is as
   // wide as its table, and on a phone most of it would scroll out of sight
   // (the <caption> stays for screen readers, so the copy is hidden from them).
-  const region = h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': label },
+  const region = h('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': label, ref: cue ? watchOverflow : null },
     h('table', attrs,
       h('caption', cue ? { class: 'visually-hidden' } : {}, caption),
       h('thead', {}, h('tr', {}, head.map((cell) => h('th', { scope: 'col' }, cell)))),
@@ -77,7 +77,6 @@ export function dataTable(label, caption, head, rows, attrs = {}, cue = null) {
     ),
   );
   if (!cue) return region;
-  watchOverflow(region);
   return h('div', { class: 'table-wrap' },
     caption ? h('p', { class: 'table-caption', 'aria-hidden': 'true' }, caption) : null,
     h('p', { class: 'scroll-cue', 'aria-hidden': 'true' }, cue), region);
