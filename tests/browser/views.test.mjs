@@ -73,6 +73,19 @@ test('lookup grid: the published VRAM and cheapest cards, and it follows the con
       const [host, inner] = [s.split(' ')[0], s.slice(s.indexOf(' ') + 1)];
       return document.querySelector(host).shadowRoot.querySelector(inner)?.textContent.startsWith('83 GB');
     }, fp8);
+    // The table is patched in place: the open reasons stay open, once, on
+    // this request's; closed, they stay closed through the next change.
+    assert.equal(await why.getAttribute('open'), '');
+    assert.equal(await why.locator('ul').count(), 1);
+    assert.match(await why.locator('ul').textContent(), /A100 SXM \$990: .*FP8/);
+    await why.locator('summary').click();
+    await page.locator('vram-calculator #context').fill('8192');
+    await page.waitForFunction((s) => {
+      const [host, inner] = [s.split(' ')[0], s.slice(s.indexOf(' ') + 1)];
+      return document.querySelector(host).shadowRoot.querySelector(inner)?.textContent.startsWith('75 GB');
+    }, fp8);
+    assert.equal(await why.getAttribute('open'), null);
+    assert.equal(await why.locator('ul').count(), 0);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

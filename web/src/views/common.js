@@ -2,7 +2,7 @@
 // user, and tables that scroll on their own on a narrow screen instead of
 // widening the page.
 import { CoreCrash } from '../core.js';
-import { h } from '../dom.js';
+import { h, patch } from '../dom.js';
 
 /** Calls a core method. Returns { result } or { error } (a CoreError: code, field, message). */
 export function compute(core, method, request) {
@@ -120,7 +120,8 @@ export function facts(pairs, attrs = {}) {
 
 /**
  * A view whose table depends only on a request: recomputed when the request
- * (or the display unit) changes, not on every keystroke elsewhere.
+ * (or the display unit) changes, not on every keystroke elsewhere, and
+ * patched in place (dom.js patch).
  */
 export class TableView {
   constructor(ctx, method) {
@@ -136,12 +137,12 @@ export class TableView {
     const key = JSON.stringify([request, this.ctx.t.lang, this.ctx.t.digits, state.unit]);
     if (key === this.key) return;
     this.key = key;
-    this.element.replaceChildren();
     if (!request) {
-      this.element.append(h('p', { class: 'notice' }, this.ctx.t(this.presetOnly)));
+      patch(this.element, () => h('p', { class: 'notice' }, this.ctx.t(this.presetOnly)));
       return;
     }
     const { result, error } = compute(this.ctx.core, this.method, request);
-    this.element.append(error ? errorBox(this.ctx.t, error) : this.render(result, state));
+    // Patched, not rebuilt: a table's scroll and focus survive a change.
+    patch(this.element, () => (error ? errorBox(this.ctx.t, error) : this.render(result, state)));
   }
 }

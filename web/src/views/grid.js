@@ -38,7 +38,7 @@ export class GridView extends TableView {
     }));
   }
 
-  cell(cell) {
+  cell(cell, model) {
     const { t } = this.ctx;
     const vram = cell.vram_gb * BYTES_PER_GB;
     const text = cell.pick
@@ -47,9 +47,18 @@ export class GridView extends TableView {
     const excluded = cell.excluded || [];
     let why = null;
     if (excluded.length) {
-      // Built when opened: thirty cells of up to fourteen reasons each.
-      why = h('details', { class: 'excluded' }, h('summary', {}, t('grid.excluded', { count: excluded.length })));
-      why.addEventListener('toggle', () => why.append(this.reasons(excluded)), { once: true });
+      // Built when opened: thirty cells of up to fourteen reasons each. An
+      // open one stays open across a change, with the new request's reasons.
+      this.openCells ??= new Set();
+      const key = `${model}:${cell.method}`;
+      const open = this.openCells.has(key);
+      const toggle = (event) => {
+        const el = event.currentTarget;
+        if (el.open) this.openCells.add(key);
+        else this.openCells.delete(key);
+        if (el.open && el.childElementCount === 1) el.append(this.reasons(excluded));
+      };
+      why = h('details', { class: 'excluded', open, ontoggle: toggle }, h('summary', {}, t('grid.excluded', { count: excluded.length })), open ? this.reasons(excluded) : null);
     }
     const pick = cell.pick && !cell.pick.by_quote
       ? rentLink(this.ctx, { gpu: cell.pick.gpu, count: cell.pick.count, name: cell.pick.name, monthly_usd: cell.pick.monthly_usd ?? null }, 'grid')
@@ -61,7 +70,7 @@ export class GridView extends TableView {
     const { t } = this.ctx;
     const methods = result.rows.length ? result.rows[0].cells.map((c) => c.method) : [];
     const rows = result.rows.map((row) =>
-      h('tr', { dataset: { model: row.model } }, h('th', { scope: 'row' }, bdi(row.name)), row.cells.map((c) => this.cell(c))),
+      h('tr', { dataset: { model: row.model } }, h('th', { scope: 'row' }, bdi(row.name)), row.cells.map((c) => this.cell(c, row.model))),
     );
     return dataTable(t('view.grid'), t('grid.caption', { context: result.context, batch: result.batch }),
       [t('grid.model'), ...methods.map((m) => t(`method.${m}`))], rows, { class: 'grid' }, t('table.scrollCue'));
