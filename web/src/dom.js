@@ -36,6 +36,14 @@ function setHandler(element, type, handler) {
   element.vramOn[type] = handler;
 }
 
+/** Takes away what a description's attribute `name` (last `old`) set. */
+function unset(element, name, old) {
+  if (isHandler(name, old)) element.vramOn[name.slice(2)] = undefined;
+  else if (name === 'dataset') for (const key in old) element.removeAttribute(dataName(key));
+  else if (name === 'css') for (const key in old) element.style.removeProperty(key);
+  else if (name !== 'ref') element.removeAttribute(name);
+}
+
 /** Applies `attrs` to `element`, given the attributes it was last given (`before`, or null). */
 function applyAttrs(element, attrs, before) {
   for (const name in attrs) {
@@ -47,39 +55,28 @@ function applyAttrs(element, attrs, before) {
       if (element.open !== !absent(value)) element.open = !absent(value);
       continue;
     }
-    if (value === old && name !== 'dataset' && name !== 'css') continue;
-    if (isHandler(name, value)) {
+    if (value === old) continue;
+    if (absent(value)) {
+      if (!absent(old)) unset(element, name, old);
+    } else if (isHandler(name, value)) {
       setHandler(element, name.slice(2), value);
     } else if (name === 'dataset') {
-      const had = (old && typeof old === 'object') ? old : {};
-      for (const key in value) if (!before || String(value[key]) !== String(had[key])) element.setAttribute(dataName(key), String(value[key]));
-      for (const key in had) if (!(key in (value || {}))) element.removeAttribute(dataName(key));
+      const had = absent(old) ? {} : old;
+      for (const key in value) if (!(key in had) || String(value[key]) !== String(had[key])) element.setAttribute(dataName(key), String(value[key]));
+      for (const key in had) if (!(key in value)) element.removeAttribute(dataName(key));
     } else if (name === 'css') {
-      const had = (old && typeof old === 'object') ? old : {};
+      const had = absent(old) ? {} : old;
       for (const key in value) if (value[key] !== had[key]) element.style.setProperty(key, value[key]);
-      for (const key in had) if (!(key in (value || {}))) element.style.removeProperty(key);
+      for (const key in had) if (!(key in value)) element.style.removeProperty(key);
     } else if (name === 'ref') {
       // Only when the element is made.
-    } else if (absent(value)) {
-      if (before && !absent(old)) {
-        if (isHandler(name, old)) element.vramOn[name.slice(2)] = undefined;
-        else element.removeAttribute(name);
-      }
     } else {
       element.setAttribute(name, value === true ? '' : String(value));
     }
   }
   // What the last description had and this one lacks.
   if (before) {
-    for (const name in before) {
-      if (name in attrs) continue;
-      const old = before[name];
-      if (absent(old) || name === 'ref') continue;
-      if (isHandler(name, old)) element.vramOn[name.slice(2)] = undefined;
-      else if (name === 'dataset') for (const key in old) element.removeAttribute(dataName(key));
-      else if (name === 'css') for (const key in old) element.style.removeProperty(key);
-      else element.removeAttribute(name);
-    }
+    for (const name in before) if (!(name in attrs) && !absent(before[name])) unset(element, name, before[name]);
   }
 }
 

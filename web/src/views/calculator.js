@@ -8,7 +8,7 @@ import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../form
 import { CUSTOM, estimateRequest } from '../state.js';
 import { fitSummary, headlineGb, measuredRange } from './answer-bar.js';
 import { stackedBar } from './bar.js';
-import { bdi, compute, dataTable, errorBox, facts, nameOf, sayQuoted } from './common.js';
+import { bdi, compute, dataTable, errorBox, facts, lazyDetails, nameOf, sayQuoted } from './common.js';
 import { rentLink } from './rent-link.js';
 
 // Decimal GB from the core, as the bytes the renderer's gb styles take.
@@ -59,10 +59,6 @@ export class CalculatorView {
     this.live = h('p', { class: 'visually-hidden', 'aria-live': 'polite' });
     this.body = h('div', { class: 'results' });
     this.element = h('div', { class: 'view' }, this.live, this.body);
-    this.body.addEventListener('toggle', (event) => {
-      const key = event.target.dataset && event.target.dataset.key;
-      if (key) event.target.open ? this.ctx.open.add(key) : this.ctx.open.delete(key);
-    }, true);
   }
 
   update(state, catalog) {
@@ -83,17 +79,9 @@ export class CalculatorView {
     this.ctx.emit(result);
   }
 
-  /**
-   * A <details> whose content is built only when it is open: most stay
-   * closed, and every keystroke rebuilds the answer.
-   */
+  /** A lazily built <details> whose open state (ctx.open) survives a change. */
   details(key, summary, content, attrs = {}) {
-    const open = this.ctx.open.has(key);
-    const toggle = (event) => {
-      const el = event.currentTarget;
-      if (el.open && el.childElementCount === 1) el.append(content());
-    };
-    return h('details', { ...attrs, dataset: { ...attrs.dataset, key }, open, ontoggle: toggle }, h('summary', {}, summary), open ? content() : null);
+    return lazyDetails(this.ctx.open, key, summary, content, attrs);
   }
 
   /**

@@ -100,6 +100,22 @@ function watchOverflow(region) {
 }
 
 /**
+ * A <details> whose content is built only when it is open (most stay closed,
+ * and a change redraws them all): `open`, a Set, keeps which are open under
+ * `key`, so one stays open through a patch and shows the new content.
+ */
+export function lazyDetails(open, key, summary, content, attrs = {}) {
+  const shown = open.has(key);
+  const toggle = (event) => {
+    const el = event.currentTarget;
+    if (el.open) open.add(key);
+    else open.delete(key);
+    if (el.open && el.childElementCount === 1) el.append(content());
+  };
+  return h('details', { ...attrs, dataset: { ...attrs.dataset, key }, open: shown, ontoggle: toggle }, h('summary', {}, summary), shown ? content() : null);
+}
+
+/**
  * A fragment with its own direction ("75 GB", "1× L4", "$1,490", or a
  * sentence): isolated, and laid out by its first strong letter, so a
  * right-to-left page does not reorder it into "GB 75" or "L4 ×1".

@@ -4,7 +4,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { gridRequest } from '../state.js';
-import { TableView, bdi, dataTable } from './common.js';
+import { TableView, bdi, dataTable, lazyDetails } from './common.js';
 import { rentLink } from './rent-link.js';
 
 export class GridView extends TableView {
@@ -50,15 +50,7 @@ export class GridView extends TableView {
       // Built when opened: thirty cells of up to fourteen reasons each. An
       // open one stays open across a change, with the new request's reasons.
       this.openCells ??= new Set();
-      const key = `${model}:${cell.method}`;
-      const open = this.openCells.has(key);
-      const toggle = (event) => {
-        const el = event.currentTarget;
-        if (el.open) this.openCells.add(key);
-        else this.openCells.delete(key);
-        if (el.open && el.childElementCount === 1) el.append(this.reasons(excluded));
-      };
-      why = h('details', { class: 'excluded', open, ontoggle: toggle }, h('summary', {}, t('grid.excluded', { count: excluded.length })), open ? this.reasons(excluded) : null);
+      why = lazyDetails(this.openCells, `${model}:${cell.method}`, t('grid.excluded', { count: excluded.length }), () => this.reasons(excluded), { class: 'excluded' });
     }
     const pick = cell.pick && !cell.pick.by_quote
       ? rentLink(this.ctx, { gpu: cell.pick.gpu, count: cell.pick.count, name: cell.pick.name, monthly_usd: cell.pick.monthly_usd ?? null }, 'grid')
