@@ -21,9 +21,9 @@ constexpr std::string_view kNoValue = "\u2013";
 // Nested messages come from results, but a result is input too: bound it.
 constexpr int kMaxDepth = 16;
 
-constexpr std::string_view kStyles[] = {"",    "int", "d0",   "d1",   "d2",   "d3",  "d4",
-                                        "d5",  "d6",  "gb",   "gb0",  "gb2",  "gib", "pct",
-                                        "usd", "msg", "plus", "list", "rate", "code"};
+constexpr std::string_view kStyles[] = {"",    "int", "d0",  "d1",   "d2",   "d3",   "d4",
+                                        "d5",  "d6",  "gb",  "gb0",  "gb2",  "gap",  "gib",
+                                        "pct", "usd", "msg", "plus", "list", "rate", "code"};
 constexpr std::string_view kCategories[] = {"zero", "one", "two", "few", "many", "other"};
 
 bool name_char(char c) {
@@ -223,6 +223,7 @@ class Renderer {
     if (style == "gb") return number(x / bytes_per_unit_, 1, 1, "", unit_);
     if (style == "gb0") return number(x / bytes_per_unit_, 0, 0, "", unit_);
     if (style == "gb2") return number(x / bytes_per_unit_, 2, 2, "", unit_);
+    if (style == "gap") return gap(x / bytes_per_unit_);
     if (style == "gib") return number(x, 2, 2, "", " GiB");
     if (style == "pct") return number(x, 0, 2, "", system_.percent);
     // A speed: whole units from 10 up, one decimal below (2.3 tokens/s, not 2).
@@ -257,6 +258,15 @@ class Renderer {
   // Rounded for display (half away from zero), grouped, in the language's
   // digits; the sign (an ASCII hyphen-minus, as on the page) goes before the
   // prefix: "-$5". -0 and what rounds to 0 show as 0.
+  // A gap or a margin in the display unit (short by, spare): one decimal, or
+  // up to three while a value other than 0 would show as 0 ("0.03 GB short",
+  // never "0.0 GB short").
+  std::string gap(double units) const {
+    int decimals = 1;
+    while (decimals < 3 && units != 0 && round_display(units, decimals) == 0) ++decimals;
+    return number(units, decimals, decimals, "", unit_);
+  }
+
   std::string number(double value, int min_decimals, int max_decimals, std::string_view prefix = "",
                      std::string_view suffix = "") const {
     if (!std::isfinite(value)) return std::string(kNoValue);

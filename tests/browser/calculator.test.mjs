@@ -3,7 +3,7 @@
 // other inputs (search, custom shape, engine, mode, units) reach the core.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, screenshot, text, waitForText } from './harness.mjs';
+import { openPage, pageUrl, screenshot, text, waitForText } from './harness.mjs';
 import { core } from '../js/module.mjs';
 
 const TOTAL = 'vram-calculator .total-value';
@@ -172,6 +172,15 @@ test('fit, tight, decode ceilings and inverse answers follow the card', async ()
     await page.locator('vram-calculator .total-value').waitFor();
     assert.equal(await page.locator('vram-calculator .fit').count(), 0);
     assert.equal(await page.locator('vram-calculator #gpu_count').isHidden(), true);
+    // A gap too small for one decimal keeps its digits: Llama 3.1 70B FP8 at
+    // 16k needs 80.03 GB of an 80 GB H100, "0.03 GB short", never "0.0 GB".
+    for (const [lang, short] of [['en', '0.03 GB short'], ['ar', 'ينقصها \u20680.03 GB'], ['fa', '\u2068۰٫۰۳ GB\u2069 کم است']]) {
+      await page.goto(`${pageUrl}?model=llama-3.1-70b&weights=fp8&context=16384&gpu=h100-sxm&lang=${lang}`);
+      await page.locator('vram-calculator .fit').waitFor();
+      assert.equal(await page.locator('vram-calculator .fit').getAttribute('data-fits'), 'false');
+      assert.ok((await text(page, 'vram-calculator .fit')).includes(short), lang);
+      assert.ok((await text(page, 'vram-calculator .answer-fit')).includes(short), lang);
+    }
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

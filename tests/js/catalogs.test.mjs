@@ -30,7 +30,7 @@ test('every catalog is in the one layout (node tools/messages.mjs --fix)', () =>
 });
 
 test('every template parses as the CLI reads it: known styles, no brace outside a placeholder', () => {
-  const STYLE = /^(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list|rate|code)$/;
+  const STYLE = /^(int|d[0-6]|gb[02]?|gap|gib|pct|usd|msg|plus|list|rate|code)$/;
   for (const [lang, { messages }] of Object.entries(catalogs)) {
     for (const [key, entry] of Object.entries(messages)) {
       const forms = typeof entry === 'string' ? [entry] : CATEGORIES.filter((c) => c in entry).map((c) => entry[c]);

@@ -10,7 +10,7 @@
 // catalogs: { en: {...}, ar: {...}, fa: {...} }, one flat object per language.
 // lang: a language tag ('fa', 'fa-IR'); one with no catalog renders English.
 // digits: undefined or '' for the language's own, 'latn' or 'native'.
-// unit: 'GB' (decimal, the default) or 'GiB', for the gb, gb0 and gb2 styles.
+// unit: 'GB' (decimal, the default) or 'GiB', for the gb, gb0, gb2 and gap styles.
 //
 // An entry missing from the language's catalog comes from English; an id in
 // no catalog renders as the id itself (listed in `missing`, so tests can
@@ -22,7 +22,7 @@ import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay } from './format.js';
 const NO_VALUE = '\u2013';
 // Nested messages come from results, but a result is input too: bound it.
 const MAX_DEPTH = 16;
-const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::(int|d[0-6]|gb[02]?|gib|pct|usd|msg|plus|list|rate|code))?\}/g;
+const PLACEHOLDER = /\{([A-Za-z0-9_]+)(?::(int|d[0-6]|gb[02]?|gap|gib|pct|usd|msg|plus|list|rate|code))?\}/g;
 
 // Digits and separators (docs/i18n.md), and the percent sign: what the CLI's
 // renderer writes (core/src/messages.cpp NumberSystem). `locale` is the Intl
@@ -160,6 +160,15 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
     return `${sign}${prefix}${digitsOf(shortestDecimal(Math.abs(rounded)), true, min)}${suffix}`;
   }
 
+  // A gap or a margin in the display unit (short by, spare): one decimal, or
+  // up to three while a value other than 0 would show as 0 ("0.03 GB short",
+  // never "0.0 GB short").
+  function gap(units) {
+    let decimals = 1;
+    while (decimals < 3 && units !== 0 && roundDisplay(units, decimals) === 0) decimals++;
+    return number(units, decimals, decimals, '', unitSuffix);
+  }
+
   // A figure rounded on its decimal digits to at most `decimals` places
   // (0..12), not padded, grouped or not; the sign only when it does not round to 0.
   function figure(value, decimals, grouped) {
@@ -185,6 +194,7 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
       case 'gb': return number(value / bytesPerUnit, 1, 1, '', unitSuffix);
       case 'gb0': return number(value / bytesPerUnit, 0, 0, '', unitSuffix);
       case 'gb2': return number(value / bytesPerUnit, 2, 2, '', unitSuffix);
+      case 'gap': return gap(value / bytesPerUnit);
       case 'gib': return number(value, 2, 2, '', ' GiB');
       case 'pct': return number(value, 0, 2, '', system.percent);
       case 'usd': return number(value, 0, 0, '$');
