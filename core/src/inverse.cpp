@@ -8,19 +8,6 @@ namespace {
 constexpr std::int64_t kContextCeiling = 100'000'000;
 constexpr std::int64_t kBatchCeiling = 1'000'000;
 
-/** The largest n in [1, hi] with fits(n), or 0 when fits(1) is false. */
-template <typename Fits>
-std::int64_t largest(std::int64_t hi, Fits fits) {
-  if (!fits(1)) return 0;
-  std::int64_t lo = 1;  // fits(lo) holds
-  if (fits(hi)) return hi;
-  while (hi - lo > 1) {  // fits(hi) fails
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  return lo;
-}
-
 }  // namespace
 
 bool engine_runs(const EngineProfile& engine, const WeightFormat& format) {
@@ -56,20 +43,25 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
   auto need_bytes = [&](const InferencePlan& plan) {
     return engine.convention() ? plan.total_bytes : plan.total_bytes * plan.gpus;
   };
+  // A paged engine's margin is its KV pool less the cache; the others', the
+  // budget less the total.
   auto fits = [&](const InferenceSetup& s) {
     const InferencePlan plan = plan_inference(s, engine, options, gpu, gpus, formats, false);
-    return plan.budget.present ? plan.budget.fits : need_bytes(plan) <= budget_bytes;
+    if (plan.budget.present) {
+      return SearchTrial{plan.budget.fits, plan.budget.kv_budget_bytes - plan.kv.bytes / plan.gpus};
+    }
+    return SearchTrial{need_bytes(plan) <= budget_bytes, budget_bytes - need_bytes(plan)};
   };
 
   const std::int64_t model_limit = setup.model->max_context;
   const std::int64_t context_hi = model_limit > 0 ? model_limit : kContextCeiling;
-  answers.max_context = largest(context_hi, [&](std::int64_t context) {
+  answers.max_context = largest_fitting(context_hi, [&](std::int64_t context) {
     InferenceSetup s = base;
     s.context = context;
     return fits(s);
   });
   answers.context_limited_by_model = model_limit > 0 && answers.max_context == model_limit;
-  answers.max_batch = largest(kBatchCeiling, [&](std::int64_t batch) {
+  answers.max_batch = largest_fitting(kBatchCeiling, [&](std::int64_t batch) {
     InferenceSetup s = base;
     s.batch = batch;
     return fits(s);
