@@ -43,12 +43,21 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
   auto need_bytes = [&](const InferencePlan& plan) {
     return engine.convention() ? plan.total_bytes : plan.total_bytes * plan.gpus;
   };
-  // A paged engine's margin is its KV pool less the cache; the others', the
-  // budget less the total.
+  // A paged engine's margin is its KV pool less the cache, and no more than
+  // one rank's pool, in whole blocks, less one sequence (vLLM's rule); the
+  // others', the budget less the total.
   auto fits = [&](const InferenceSetup& s) {
     const InferencePlan plan = plan_inference(s, engine, options, gpu, gpus, formats, false);
     if (plan.budget.present) {
-      return SearchTrial{plan.budget.fits, plan.budget.kv_budget_bytes - plan.kv.bytes / plan.gpus};
+      const EngineBudget& b = plan.budget;
+      double margin = b.kv_budget_bytes - plan.kv.bytes / plan.gpus;
+      if (b.kv_bytes_per_token > 0 && b.data_parallel > 0) {
+        const double rank_tokens =
+            static_cast<double>(b.kv_tokens) / static_cast<double>(b.data_parallel);
+        margin =
+            std::min(margin, (rank_tokens - static_cast<double>(s.context)) * b.kv_bytes_per_token);
+      }
+      return SearchTrial{b.fits, margin};
     }
     return SearchTrial{need_bytes(plan) <= budget_bytes, budget_bytes - need_bytes(plan)};
   };
