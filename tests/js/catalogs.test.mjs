@@ -42,13 +42,13 @@ test('every template parses as the CLI reads it: known styles, no brace outside 
   }
 });
 
-
 test('no English word is left for the reader to finish: a count takes a plural entry, not "(s)"', () => {
   for (const [key, entry] of Object.entries(en)) {
     const forms = typeof entry === 'string' ? [entry] : CATEGORIES.filter((c) => c in entry).map((c) => entry[c]);
     for (const form of forms) assert.doesNotMatch(form, /\w\((s|es)\)/, `en ${key}`);
   }
 });
+
 test('plural entries name a numeric parameter, have other, and only CLDR categories', () => {
   for (const [lang, { messages }] of Object.entries(catalogs)) {
     for (const [key, entry] of Object.entries(messages)) {
