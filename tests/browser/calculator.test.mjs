@@ -165,6 +165,8 @@ test('fit, tight, decode ceilings and inverse answers follow the card', async ()
     const facts = await text(page, 'vram-calculator [role=tabpanel]:not([hidden])');
     assert.match(facts, /Decode speed/);
     assert.match(facts, /Expected per user/);
+    // One sequence: "for 1 user", never "for all 1 users".
+    assert.match(facts, /Expected for 1 user≈/);
     assert.match(facts, /Time to first token/);
     assert.match(facts, /Longest context/);
     assert.match(facts, /Best weight format that fits/);

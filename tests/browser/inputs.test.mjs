@@ -96,6 +96,13 @@ for (const lang of ['en', 'ar']) {
           }
           assert.notEqual(label, hint);
           assert.match(await input.getAttribute('aria-describedby'), new RegExp(`opt\\.${knob.name}-help`));
+          // A switch's help runs under the box and its label, which keeps the width beside the box.
+          if ((await input.getAttribute('type')) === 'checkbox') {
+            const [field, labelBox, helpBox] = await Promise.all([input.locator('xpath=..').boundingBox(),
+              page.locator(`vram-calculator label[for="opt.${knob.name}"]`).boundingBox(), help.boundingBox()]);
+            assert.ok(labelBox.width > field.width * 0.6, `${engine} ${knob.name}: label ${labelBox.width} of ${field.width} px`);
+            assert.ok(helpBox.width > field.width * 0.95, `${engine} ${knob.name}: help ${helpBox.width} of ${field.width} px`);
+          }
           knobs += 1;
         }
         if (engine === 'vllm') await screenshot(page, `inputs-vllm-knobs-390-${lang}`);

@@ -83,6 +83,7 @@ test('4x H200 under vLLM: expected tokens/s per user, first-token time and the c
     assert.ok(d.step_ms.allreduce > 0, 'tensor parallel 4 pays its all-reduces');
     const block = await text(page, 'vram-calculator section.decode');
     assert.match(block, new RegExp(`Expected per user≈ ${Math.round(d.expected_tokens_per_s)} tokens/s`));
+    assert.match(block, /Expected for all 20 users≈/);
     assert.match(block, new RegExp(`Time to first token \\(32,768-token prompt\\)${answer.prefill.ttft_s.toFixed(2)} s`));
     assert.match(block, /Service floor10\.0 tokens\/s per user: met/);
     // The ceiling stays visible in the details.
