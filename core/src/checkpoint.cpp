@@ -9,6 +9,7 @@
 #include "json_read.hpp"
 #include "vram/api.hpp"
 #include "vram/error.hpp"
+#include "vram/sort.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -523,8 +524,8 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
   }
   out.files = static_cast<std::int64_t>(files->size());
   for (const auto& entry : by_type) out.by_type.push_back(entry);
-  std::stable_sort(out.by_type.begin(), out.by_type.end(),
-                   [](const auto& a, const auto& b) { return a.second.bytes > b.second.bytes; });
+  stable_sort_by(out.by_type,
+                 [](const auto& a, const auto& b) { return a.second.bytes > b.second.bytes; });
   for (const auto& [type, t] : out.by_type) {
     WeightFormat f;
     f.id = type;

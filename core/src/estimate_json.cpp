@@ -18,6 +18,7 @@
 #include "vram/offload.hpp"
 #include "vram/requests.hpp"
 #include "vram/serving.hpp"
+#include "vram/sort.hpp"
 #include "vram/speed.hpp"
 #include "vram/units.hpp"
 
@@ -1006,9 +1007,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
                        {"label", Message{"fits.offload", obj({{"host", o.host_bytes}})}}})});
       }
     }
-    std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
-      return a.option.monthly < b.option.monthly;
-    });
+    stable_sort_by(
+        found, [](const Found& a, const Found& b) { return a.option.monthly < b.option.monthly; });
     json fits = json::array();
     json below = json::array();
     for (const Found& f : found) {

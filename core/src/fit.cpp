@@ -5,6 +5,7 @@
 
 #include "vram/error.hpp"
 #include "vram/limits.hpp"
+#include "vram/sort.hpp"
 
 namespace vram {
 
@@ -143,7 +144,7 @@ std::vector<Option> options_by_card(double need, const GpuCatalog& catalog, cons
       }
     }
   }
-  std::sort(options.begin(), options.end(), cheaper);
+  stable_sort_by(options, cheaper);
   return options;
 }
 
@@ -219,8 +220,8 @@ FitAnswer fit(double need, const GpuCatalog& catalog, const FitRules& rules) {
       *same = e;
     }
   }
-  std::sort(unique.begin(), unique.end(),
-            [](const Exclusion& a, const Exclusion& b) { return cheaper(a.option, b.option); });
+  stable_sort_by(
+      unique, [](const Exclusion& a, const Exclusion& b) { return cheaper(a.option, b.option); });
   for (Exclusion& e : unique) e.reason = reason_for(e.option, e.rule);
   answer.excluded = std::move(unique);
   return answer;

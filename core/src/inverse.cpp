@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "vram/sort.hpp"
+
 namespace vram {
 namespace {
 
@@ -86,7 +88,7 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
       order.push_back(&format);
     }
   }
-  std::stable_sort(order.begin(), order.end(), [](const WeightFormat* a, const WeightFormat* b) {
+  stable_sort_by(order, [](const WeightFormat* a, const WeightFormat* b) {
     return a->bits_per_weight > b->bits_per_weight;
   });
   for (const WeightFormat* format : order) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vram/error.hpp"
+#include "vram/sort.hpp"
 
 namespace vram::safetensors {
 
@@ -169,7 +170,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     h.tensors.push_back(std::move(t));
   }
   // The data buffer is the tensors back to back: no hole, no overlap.
-  std::sort(h.tensors.begin(), h.tensors.end(), [](const TensorInfo& a, const TensorInfo& b) {
+  stable_sort_by(h.tensors, [](const TensorInfo& a, const TensorInfo& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
   std::uint64_t expected = 0;

@@ -10,6 +10,7 @@
 #include "vram/finetune.hpp"
 #include "vram/fit.hpp"
 #include "vram/requests.hpp"
+#include "vram/sort.hpp"
 #include "vram/speed.hpp"
 #include "vram/units.hpp"
 
@@ -361,7 +362,7 @@ json fit_models_json(const Catalog& catalog, const json& request) {
                         {"fits", plan.total_bytes <= capacity && !no_fp8}}));
   }
   // Largest first: the biggest model that fits is the answer people look for.
-  std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
+  stable_sort_by(rows.get_ref<json::array_t&>(), [](const json& a, const json& b) {
     return a.at("total_gb").get<double>() > b.at("total_gb").get<double>();
   });
   const char* basis = req.budget_gb        ? "basis.budget"
