@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 
 # clang and libclang-rt-14-dev (libFuzzer and the ASan/UBSan runtimes,
 # which clang-14 does not pull in) build the fuzz targets (docs/fuzzing.md);
-# zopfli deflates the wasm module for the page (tools/build-page.mjs).
-packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev chromium clang-format zopfli
+# xz-utils packs the wasm module for the page as LZMA (tools/build-page.mjs;
+# the decoder is built by emscripten's clang-14).
+packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev chromium clang-format xz-utils
           clang libclang-rt-14-dev)
 
 installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)

@@ -11,10 +11,10 @@
 import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { inflateRawSync } from 'node:zlib';
 import { mkdir, readFile, writeFile, copyFile, readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { unlzma } from '../web/src/lzma.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -56,27 +56,42 @@ export async function packageVersion() {
 // The page's catalogs without the CLI's own words (cli.*: its help, table
 // heads and unit names; usage.*: its usage errors): the core never answers
 // with them, and the page never shows them (issue 12, the page's weight).
-// Each is bundled as its JSON text, not as an object literal: the browser
-// scans a string far faster than it parses 1,000 properties, and
-// web/src/i18n.js parses a language only when it is first shown.
+// They travel packed as LZMA beside the module (pageTexts below, 9 KB less
+// than gzip makes them), so the bundle's JSON imports of data/messages/
+// are empty; web/src/i18n.js takes the unpacked texts from the entry.
 const pageCatalogs = {
   name: 'page-catalogs',
   setup(b) {
-    const pageWords = async (path) =>
-      Object.fromEntries(Object.entries(JSON.parse(await readFile(path, 'utf8'))).filter(([key]) => !key.startsWith('cli.') && !key.startsWith('usage.')));
-    b.onLoad({ filter: /[\\/]data[\\/]messages[\\/][a-z]+\.json$/ }, async (args) => {
-      const kept = await pageWords(args.path);
-      if (basename(args.path) === 'en.json') return { contents: `export default ${JSON.stringify(JSON.stringify(kept))};`, loader: 'js' };
-      // Every other language as its entries in English's key order (web/src/i18n.js
-      // plainCatalog): the keys once for the three languages, 9 KB less gzipped.
-      const english = Object.keys(await pageWords(join(dirname(args.path), 'en.json')));
-      const extra = Object.keys(kept).filter((key) => !english.includes(key));
-      if (extra.length) throw new Error(`${basename(args.path)}: keys English lacks: ${extra.slice(0, 5).join(', ')}`);
-      const values = english.map((key) => (key in kept ? kept[key] : null));
-      return { contents: `export default ${JSON.stringify(JSON.stringify(values))};`, loader: 'js' };
-    });
+    b.onLoad({ filter: /[\\/]data[\\/]messages[\\/][a-z]+\.json$/ }, () => ({ contents: 'export default null;', loader: 'js' }));
   },
 };
+
+const pageWords = async (path) =>
+  Object.fromEntries(Object.entries(JSON.parse(await readFile(path, 'utf8'))).filter(([key]) => !key.startsWith('cli.') && !key.startsWith('usage.')));
+
+/**
+ * Every language's page catalog as one text: each catalog's JSON text on a
+ * line of its own (JSON text holds no raw newline), English first; every
+ * other language as its entries in English's key order, null where it has
+ * none (web/src/i18n.js plainCatalog): the keys once for the three
+ * languages. Returns { langs, text }.
+ */
+async function pageTexts() {
+  const dir = join(root, 'data/messages');
+  const english = await pageWords(join(dir, 'en.json'));
+  const keys = Object.keys(english);
+  const others = (await readdir(dir)).filter((name) => /^[a-z]+\.json$/.test(name) && name !== 'en.json').sort();
+  const langs = ['en'];
+  const texts = [JSON.stringify(english)];
+  for (const name of others) {
+    const kept = await pageWords(join(dir, name));
+    const extra = Object.keys(kept).filter((key) => !(key in english));
+    if (extra.length) throw new Error(`${name}: keys English lacks: ${extra.slice(0, 5).join(', ')}`);
+    langs.push(basename(name, '.json'));
+    texts.push(JSON.stringify(keys.map((key) => (key in kept ? kept[key] : null))));
+  }
+  return { langs, text: texts.join('\n') };
+}
 
 // The element's stylesheet (a string for its shadow root), minified as CSS.
 const minifiedCss = {
@@ -89,12 +104,11 @@ const minifiedCss = {
   },
 };
 
-// The page declares its encoding (<meta charset="utf-8">), so its inline
-// script keeps the catalogs' Arabic and Persian as UTF-8: 2 bytes a letter
-// where esbuild's default \uXXXX escapes take 6 (205 KB less to read and
-// scan, 7 KB less gzipped). The scripts a host includes stay ASCII: a
+// ASCII out (esbuild's \uXXXX escapes for the few letters the element's
+// own code holds: digits, the multiplication sign, direction isolates): a
 // script served without a charset is read in the host page's encoding.
-async function bundle(entry, format, version, charset = 'ascii') {
+// The catalogs, where the Arabic and Persian are, travel packed (pageTexts).
+async function bundle(entry, format, version) {
   const result = await build({
     entryPoints: [join(root, entry)],
     bundle: true,
@@ -102,7 +116,7 @@ async function bundle(entry, format, version, charset = 'ascii') {
     target: ['es2020'],
     minify: true,
     legalComments: 'none',
-    charset,
+    charset: 'ascii',
     define: { __VRAM_VERSION__: JSON.stringify(version) },
     write: false,
     plugins: [pageCatalogs, minifiedCss],
@@ -111,37 +125,43 @@ async function bundle(entry, format, version, charset = 'ascii') {
 }
 
 /**
- * The module's raw deflate stream, as small as deflate makes it: zopfli
- * (Debian's package, scripts/bootstrap.sh) writes a stream any inflater
- * reads, 5% smaller than zlib's level 9 (12 KB of the page), in about 6
- * seconds; kept under build/page/ by the module's hash, so a page rebuilt
- * over the same module costs nothing.
+ * `bytes` as an .lzma stream (the "LZMA alone" format web/src/lzma.js
+ * reads), as small as Debian's xz makes it (-9e; the module 17% smaller
+ * than zopfli's deflate), its header's unknown size filled in, so that the
+ * page knows how much to unpack before it starts. About 5 seconds for the
+ * module; kept under build/page/ by the hash of the bytes and xz's options,
+ * so a page rebuilt over the same bytes costs nothing. `name` names the cache file.
  */
-async function deflateModule(wasm) {
-  const hash = createHash('sha256').update(wasm).digest('hex').slice(0, 16);
+async function packLzma(bytes, name) {
+  // pb=0 (no alignment in the position state) and lc=4 (four bits of the
+  // byte before for a literal's context): 0.6 KB less on the module than
+  // -9e's defaults (lc=3, pb=2), and no more on the catalogs.
+  const args = ['--format=lzma', '--lzma1=preset=9e,lc=4,pb=0', '--stdout'];
+  const hash = createHash('sha256').update(args.join(' ')).update(bytes).digest('hex').slice(0, 16);
   const cache = join(root, 'build/page');
-  const packed = join(cache, `vram-${hash}.wasm.deflate`);
+  const packed = join(cache, `${name}-${hash}.lzma`);
   try {
     return await readFile(packed);
   } catch (error) {
     if (error.code !== 'ENOENT') throw error;
   }
   await mkdir(cache, { recursive: true });
-  const input = join(cache, 'vram.wasm');
-  await writeFile(input, wasm);
   let out;
   try {
-    out = execFileSync('zopfli', ['--deflate', '-c', input], { maxBuffer: 64 << 20 });
+    out = execFileSync('xz', args, { input: bytes, maxBuffer: 64 << 20 });
   } catch (error) {
-    if (error.code === 'ENOENT') throw new Error('zopfli is missing: run bash scripts/bootstrap.sh (it installs Debian\'s zopfli)');
+    if (error.code === 'ENOENT') throw new Error('xz is missing: run bash scripts/bootstrap.sh (it installs Debian\'s xz-utils)');
     throw error;
-  } finally {
-    await rm(input, { force: true });
   }
-  // The stream must give back the module, byte for byte.
-  if (!inflateRawSync(out).equals(wasm)) throw new Error('zopfli: the deflated module does not inflate to the module');
-  for (const name of await readdir(cache)) {
-    if (name.endsWith('.wasm.deflate')) await rm(join(cache, name));
+  // xz writes the size as unknown (eight 0xff bytes) and ends the stream
+  // with its end marker; the size known, the marker is still read.
+  if (!out.subarray(5, 13).equals(Buffer.alloc(8, 0xff))) throw new Error('xz: the .lzma header is not the one expected');
+  out.writeBigUInt64LE(BigInt(bytes.length), 5);
+  // The stream must give back the bytes, byte for byte, through the page's own decoder.
+  const decoder = await readFile(join(root, 'build/wasm/module/unlzma.wasm'));
+  if (!Buffer.from(await unlzma(out, decoder)).equals(bytes)) throw new Error(`lzma: the packed ${name} does not unpack to the ${name}`);
+  for (const file of await readdir(cache)) {
+    if (file.startsWith(`${name}-`) && file !== basename(packed)) await rm(join(cache, file));
   }
   await writeFile(packed, out);
   return out;
@@ -157,12 +177,13 @@ export async function buildPage() {
   const inline = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(glue);
   if (!inline) throw new Error('the module glue carries no inline wasm (SINGLE_FILE?)');
   const lean = glue.replace(inline[1], '');
-  // Deflated before base64: gzip cannot see the wasm's byte patterns through
+  // Packed before base64: gzip cannot see the wasm's byte patterns through
   // base64's 6-bit alphabet (the base64 of the raw module gzips to a third
-  // more than the module itself), but base64 of deflated bytes gzips back
-  // to about their own size. The page inflates them with the browser's
-  // DecompressionStream (web/src/core.js inflateBase64).
-  const packed = (await deflateModule(Buffer.from(inline[1], 'base64'))).toString('base64');
+  // more than the module itself), but base64 of packed bytes gzips back to
+  // about their own size. The page unpacks them with its LZMA decoder
+  // (web/src/lzma.js), itself a small wasm module carried as base64.
+  const packed = (await packLzma(Buffer.from(inline[1], 'base64'), 'module')).toString('base64');
+  const decoder = (await readFile(join(root, 'build/wasm/module/unlzma.wasm'))).toString('base64');
   // The module glue exports through module/exports/define when they exist;
   // shadowing them keeps it from touching a host page's loaders, so the
   // element is the only global the classic script creates. Shadowing
@@ -172,15 +193,17 @@ export async function buildPage() {
   // top-level `createVramModule` the element calls): 2.4 KB less gzipped.
   const wrapped = `var createVramModule=(function(){var module,exports,define,process;\n${lean}\nreturn createVramModule;})();\n`;
   const { code: glueMin } = await transform(wrapped, { minify: true, target: 'es2020', legalComments: 'none' });
-  const core = `var VRAM_WASM_DEFLATED="${packed}";\n${glueMin}`;
+  // The catalogs, packed the same way: one text, one language a line.
+  const { langs, text } = await pageTexts();
+  const texts = (await packLzma(Buffer.from(text, 'utf8'), 'catalogs')).toString('base64');
+  const core = `var VRAM_WASM_LZMA="${packed}",VRAM_UNLZMA="${decoder}",VRAM_TEXTS_LZMA="${texts}",VRAM_TEXTS_LANGS=${JSON.stringify(langs)};\n${glueMin}`;
   const banner = `/* VRAM calculator ${version}: sizing core compiled to WebAssembly. MIT License. */\n`;
-  const classic = async (charset) => inlineSafe(`${banner}(function(){${core}${await bundle('web/src/entry.js', 'iife', version, charset)}})();\n`);
-  const script = await classic('ascii');
+  const script = inlineSafe(`${banner}(function(){${core}${await bundle('web/src/entry.js', 'iife', version)}})();\n`);
   const esm = `${banner}${core}${await bundle('web/src/module.js', 'esm', version)}`;
   const template = await readFile(join(root, 'web/page.html'), 'utf8');
   const marker = '<script>/*VRAM_CALCULATOR_SCRIPT*/</script>';
   if (!template.includes(marker)) throw new Error('web/page.html lost its script marker');
-  const inlineScript = `\n${await classic('utf8')}`;
+  const inlineScript = `\n${script}`;
   const cspMarker = '<meta http-equiv="Content-Security-Policy" content="VRAM_CSP">';
   if (!template.includes(cspMarker)) throw new Error('web/page.html lost its CSP marker');
   const page = template

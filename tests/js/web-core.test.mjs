@@ -1,37 +1,101 @@
 // How the page starts its core (web/src/core.js): the module's bytes, as
-// tools/build-page.mjs packs them (raw deflate, base64), compiled as they
-// inflate, or once inflated where streaming is missing; one compiled module
-// instantiated afresh for every start (a restart after a crash compiles
-// nothing); a broken pack refused, never a hang.
+// tools/build-page.mjs packs them (LZMA by Debian's xz, base64), compiled
+// as they unpack through the page's own decoder (web/src/lzma.js,
+// wasm/unlzma.cpp), or once unpacked where streaming is missing; one
+// compiled module instantiated afresh for every start (a restart after a
+// crash compiles nothing); a broken pack refused, never a hang.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateRawSync } from 'node:zlib';
-import { compileBase64, inflateBase64, instantiating, wrap } from '../../web/src/core.js';
+import { execFileSync } from 'node:child_process';
+import { compileBase64, unpackBase64, instantiating, wrap } from '../../web/src/core.js';
+import { unlzma } from '../../web/src/lzma.js';
 import { root } from './module.mjs';
 
 const require = createRequire(import.meta.url);
 const glue = join(root, 'build/wasm/module/vram.js');
 const factory = require(glue);
 const bytes = Buffer.from(/data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(readFileSync(glue, 'utf8'))[1], 'base64');
-const packed = deflateRawSync(bytes, { level: 9 }).toString('base64');
+const decoderBytes = readFileSync(join(root, 'build/wasm/module/unlzma.wasm'));
+const decoder = decoderBytes.toString('base64');
+
+/** `data` as the page packs it: xz's .lzma, the unpacked size in its header. */
+function lzma(data, options = '-6') {
+  const out = execFileSync('xz', ['--format=lzma', options, '--stdout'], { input: data, maxBuffer: 64 << 20 });
+  out.writeBigUInt64LE(BigInt(data.length), 5);
+  return out;
+}
+const packed = lzma(bytes).toString('base64');
 
 const REQUEST = { model: 'guide-70b', weights: 'fp8', context: 8192, gpu: 'h100-pcie' };
 
-test('the packed bytes inflate to the module, byte for byte', async () => {
-  assert.deepEqual(Buffer.from(await inflateBase64(packed)), bytes);
+test('the packed bytes unpack to the module, byte for byte', async () => {
+  assert.deepEqual(Buffer.from(await unpackBase64(packed, decoder)), bytes);
 });
 
-test('compiled as it inflates, or once inflated without streaming: the same module', async () => {
-  const streamed = await compileBase64(packed);
+test('the decoder reads every stream xz writes: any lc, lp and pb, literals, long matches, repeats, an end marker', async () => {
+  // Pseudo-random bytes (literals), one byte repeated (the longest
+  // matches, repeats of the last distance), text with near-repeats (every
+  // repeat distance), and a mix with distances past the align bits.
+  let seed = 7;
+  const random = Buffer.alloc(70000, 0).map(() => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24);
+  const words = Buffer.from(Array.from({ length: 4000 }, (_, i) => `layer ${i % 97} head ${i % 13} kv ${(i * 7) % 31}\n`).join(''));
+  const mixed = Buffer.concat([random.subarray(0, 9000), words, random.subarray(0, 9000), Buffer.alloc(5000, 65), words.subarray(100, 30000)]);
+  const inputs = { random, repeated: Buffer.alloc(100000, 0x2a), words, mixed, one: Buffer.from('x') };
+  const settings = ['-0', '-6', '-9e', '--lzma1=lc=0,lp=0,pb=0', '--lzma1=lc=4,lp=0,pb=2', '--lzma1=lc=0,lp=4,pb=4', '--lzma1=lc=1,lp=2,pb=1,dict=4KiB'];
+  for (const [name, data] of Object.entries(inputs)) {
+    for (const setting of settings) {
+      assert.deepEqual(Buffer.from(await unlzma(lzma(data, setting), decoderBytes)), data, `${name} ${setting}`);
+    }
+  }
+});
+
+test('a stream that is not one is a named error, never a hang or a write past the buffer', async () => {
+  const text = Buffer.from('The KV cache grows with the context, the weights do not. '.repeat(200));
+  const good = lzma(text);
+  const refused = async (stream, why) => {
+    await assert.rejects(unlzma(stream, decoderBytes), (error) => error instanceof Error && /^lzma: the packed module cannot be unpacked: /.test(error.message) && why.test(error.message));
+  };
+  await refused(good.subarray(0, 10), /header is not one/);
+  await refused(good.subarray(0, good.length - 12), /ends before its data/);
+  const badProps = Buffer.from(good);
+  badProps[0] = 225;
+  await refused(badProps, /header is not one/);
+  const noSize = Buffer.from(good);
+  noSize.fill(0xff, 5, 13);
+  await refused(noSize, /header gives/);
+  const huge = Buffer.from(good);
+  huge.writeBigUInt64LE(1n << 40n, 5);
+  await refused(huge, /header gives/);
+  const short = Buffer.from(good);
+  short.writeBigUInt64LE(BigInt(good.length * 100), 5);
+  await refused(short, /ends before its data/);
+  // Flipped bytes anywhere after the header: each a named error or bytes
+  // of the stated size (a flip the range coder absorbs), never a hang.
+  let seed = 11;
+  for (let trial = 0; trial < 300; trial++) {
+    const broken = Buffer.from(good);
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    broken[13 + (seed % (broken.length - 13))] ^= 1 + (seed >>> 24) % 255;
+    try {
+      const out = await unlzma(broken, decoderBytes);
+      assert.equal(out.length, text.length);
+    } catch (error) {
+      assert.match(error.message, /^lzma: the packed module cannot be unpacked: /);
+    }
+  }
+});
+
+test('compiled as it unpacks, or once unpacked without streaming: the same module', async () => {
+  const streamed = await compileBase64(packed, decoder);
   assert.ok(streamed instanceof WebAssembly.Module);
   const compileStreaming = WebAssembly.compileStreaming;
   let whole;
   try {
     delete WebAssembly.compileStreaming;
-    whole = await compileBase64(packed);
+    whole = await compileBase64(packed, decoder);
   } finally {
     WebAssembly.compileStreaming = compileStreaming;
   }
@@ -40,7 +104,7 @@ test('compiled as it inflates, or once inflated without streaming: the same modu
 });
 
 test('one compiled module, a fresh instance per start, each answering as the plain factory does', async () => {
-  const start = instantiating(factory, compileBase64(packed));
+  const start = instantiating(factory, compileBase64(packed, decoder));
   const [first, second] = await Promise.all([start(), start()]);
   assert.notEqual(first, second);
   const expected = wrap(await factory()).estimate(REQUEST);
@@ -51,10 +115,14 @@ test('one compiled module, a fresh instance per start, each answering as the pla
 });
 
 test('a broken pack is refused, never a hang', async () => {
-  const truncated = deflateRawSync(bytes.subarray(0, bytes.length >> 1)).toString('base64');
-  await assert.rejects(compileBase64(truncated));
-  await assert.rejects(compileBase64(Buffer.from('not deflate at all').toString('base64')));
-  const start = instantiating(factory, compileBase64(truncated));
+  // The module's first half, packed whole (a stream that ends cleanly, a
+  // module cut short), and the whole module's stream cut short.
+  const half = lzma(bytes.subarray(0, bytes.length >> 1)).toString('base64');
+  await assert.rejects(compileBase64(half, decoder), WebAssembly.CompileError);
+  const cut = Buffer.from(packed, 'base64');
+  await assert.rejects(compileBase64(cut.subarray(0, cut.length >> 1).toString('base64'), decoder), /ends before its data/);
+  await assert.rejects(compileBase64(Buffer.from('not lzma at all, just words').toString('base64'), decoder), /lzma: /);
+  const start = instantiating(factory, compileBase64(half, decoder));
   await assert.rejects(start());
 });
 

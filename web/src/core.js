@@ -1,6 +1,7 @@
 // The wasm core behind one promise per page: created on first use, shared
 // by every <vram-calculator> on the page. `factory` is the Emscripten
 // module factory (createVramModule).
+import { unlzma, unlzmaStream } from './lzma.js';
 
 export class CoreError extends Error {
   constructor(error) {
@@ -93,28 +94,38 @@ export function decodeBase64(text) {
 }
 
 /**
- * The module's bytes from base64 of their raw deflate (tools/build-page.mjs):
- * decoded, then inflated by the platform's DecompressionStream (browsers
- * since 2023, Node 18). A promise of the bytes.
+ * The module's bytes from base64 of their LZMA (tools/build-page.mjs),
+ * unpacked by the decoder module whose bytes are base64 `decoder`
+ * (web/src/lzma.js). A promise of the bytes.
  */
-export async function inflateBase64(text) {
-  return new Uint8Array(await new Response(inflating(text)).arrayBuffer());
+export function unpackBase64(text, decoder) {
+  return unlzma(decodeBase64(text), decodeBase64(decoder));
 }
 
-const inflating = (text) => new Blob([decodeBase64(text)]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+/**
+ * The page's catalogs from base64 of their LZMA (tools/build-page.mjs
+ * pageTexts: one JSON text a line, in the order of `langs`). A promise of
+ * { lang: JSON text }.
+ */
+export async function unpackTexts(text, langs, decoder) {
+  const lines = new TextDecoder('utf-8', { fatal: true }).decode(await unpackBase64(text, decoder)).split('\n');
+  if (lines.length !== langs.length) throw new Error(`lzma: the packed catalogs hold ${lines.length} texts for ${langs.length} languages`);
+  return Object.fromEntries(langs.map((lang, i) => [lang, lines[i]]));
+}
 
 /**
- * The module compiled from base64 of its raw deflate: compiled as the
- * inflated bytes arrive (WebAssembly.compileStreaming), so compiling
- * overlaps inflating; where streaming is missing or refuses the stream,
- * compiled once inflated. A promise of a WebAssembly.Module.
+ * The module compiled from base64 of its LZMA: compiled as the unpacked
+ * slices arrive (WebAssembly.compileStreaming), so compiling overlaps
+ * unpacking; where streaming is missing or refuses the stream, compiled
+ * once unpacked. A promise of a WebAssembly.Module.
  */
-export function compileBase64(text) {
-  const whole = () => inflateBase64(text).then((bytes) => WebAssembly.compile(bytes));
+export function compileBase64(text, decoder) {
+  const whole = () => unpackBase64(text, decoder).then((bytes) => WebAssembly.compile(bytes));
   if (typeof WebAssembly.compileStreaming !== 'function') return whole();
   let streaming;
   try {
-    streaming = WebAssembly.compileStreaming(new Response(inflating(text), { headers: { 'content-type': 'application/wasm' } }));
+    const bytes = unlzmaStream(decodeBase64(text), decodeBase64(decoder));
+    streaming = WebAssembly.compileStreaming(new Response(bytes, { headers: { 'content-type': 'application/wasm' } }));
   } catch {
     return whole();
   }

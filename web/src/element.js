@@ -22,7 +22,7 @@ import css from './style.css';
 import { loadCore } from './core.js';
 import { h, replace } from './dom.js';
 import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
-import { DIGITS, LANGUAGES, problemMessage, resolveLanguage, translator } from './i18n.js';
+import { DIGITS, LANGUAGES, catalogsReady, problemMessage, resolveLanguage, translator } from './i18n.js';
 import { PAGE_DEFAULTS, VIEWS, UNITS, defaultState, parseQuery, toQuery } from './state.js';
 import { readRentTemplate } from './rent.js';
 import { VERSION } from './version.js';
@@ -112,6 +112,13 @@ export function defineVramCalculator(factory) {
       root.append(h('style', {}, css));
       this.frame = h('div', { class: 'frame' });
       root.append(this.frame);
+      try {
+        await catalogsReady();
+      } catch (error) {
+        // No catalog to say it in: the decoder's own words.
+        replace(this.frame, h('p', { class: 'error', role: 'alert' }, error.message));
+        return;
+      }
       this.setLanguage();
       this.watchHost();
       replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));

@@ -1,11 +1,18 @@
-// Bundle entry: `createVramModule` (the Emscripten factory) and
-// `VRAM_WASM_DEFLATED` (the module's bytes, deflated, base64) are in scope because
+// Bundle entry: `createVramModule` (the Emscripten factory),
+// `VRAM_WASM_LZMA` (the module's bytes as LZMA, base64), `VRAM_UNLZMA`
+// (the decoder's wasm, base64), `VRAM_TEXTS_LZMA` (the catalogs as LZMA,
+// base64) and `VRAM_TEXTS_LANGS` (their languages) are in scope because
 // tools/build-page.mjs wraps this bundle and the module glue in one
 // function. Defines <vram-calculator> and nothing else globally.
-/* global createVramModule, VRAM_WASM_DEFLATED */
-import { compileBase64, instantiating } from './core.js';
+/* global createVramModule, VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS */
+import { compileBase64, instantiating, unpackTexts } from './core.js';
 import { defineVramCalculator } from './element.js';
+import { provideCatalogs } from './i18n.js';
 
-// Inflating and compiling start now, while the element is defined and the
-// host page parses; the first element to start waits for them.
-defineVramCalculator(instantiating(createVramModule, compileBase64(VRAM_WASM_DEFLATED)));
+// Unpacking and compiling start now, while the element is defined and the
+// host page parses; the first element to start waits for them. The
+// catalogs are provided first: an element already in the page starts as
+// soon as it is defined, and waits for them before it says anything.
+const compiled = compileBase64(VRAM_WASM_LZMA, VRAM_UNLZMA);
+provideCatalogs(unpackTexts(VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS, VRAM_UNLZMA));
+defineVramCalculator(instantiating(createVramModule, compiled));

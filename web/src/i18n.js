@@ -9,11 +9,30 @@ import { DIGITS, LANGUAGES } from './state.js';
 
 export { DIGITS, LANGUAGES };
 
-// Each catalog as bundled: an object under Node, and in the page's build
-// its JSON text (tools/build-page.mjs), which the browser scans far faster
-// than an object literal and which is parsed only when a translator first
-// needs the language (issue 12: the page's start-up).
+// Each catalog: an object under Node (the JSON imports); in the page's
+// build the imports are empty and the catalogs arrive packed beside the
+// module (tools/build-page.mjs), as JSON texts the entry hands to
+// provideCatalogs once unpacked. A text is parsed only when a translator
+// first needs the language (issue 12: the page's start-up).
 const SOURCES = { en, ar, fa };
+let ready = Promise.resolve();
+
+/**
+ * The page's build: `texts`, a promise of { lang: JSON text }, is where
+ * the catalogs come from; catalogsReady() settles when they are here.
+ */
+export function provideCatalogs(texts) {
+  ready = texts.then((sources) => {
+    for (const lang of Object.keys(SOURCES)) {
+      if (typeof sources[lang] !== 'string') throw new Error(`the page's catalogs lack '${lang}'`);
+    }
+    Object.assign(SOURCES, sources);
+  });
+  return ready;
+}
+
+/** A promise settled once every catalog can be read (at once outside the page's build). */
+export const catalogsReady = () => ready;
 
 /** Languages written right to left. */
 const RTL = new Set(['ar', 'fa', 'he', 'ur']);
@@ -50,13 +69,14 @@ function isolated(catalog) {
 }
 
 /**
- * One language's catalog as bundled. In the page's build (tools/build-page.mjs)
+ * One language's catalog. In the page's build (tools/build-page.mjs)
  * English is its JSON text and every other language the JSON text of its
  * entries in English's key order (null where it has none: English shows),
  * so the three languages carry each key once (issue 12, the page's weight).
  */
 function plainCatalog(lang) {
   const source = SOURCES[lang];
+  if (source === null) throw new Error(`the catalog '${lang}' is not unpacked yet (await catalogsReady())`);
   const parsed = typeof source === 'string' ? JSON.parse(source) : source;
   if (!Array.isArray(parsed)) return parsed;
   const keys = Object.keys(catalogOf('en', false));

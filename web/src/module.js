@@ -2,16 +2,21 @@
 // the classic script, but importing it changes nothing on the page. Call
 // defineVramCalculator() to register <vram-calculator>, or use `call` and
 // its shorthands without any element (in a browser or under Node).
-// tools/build-page.mjs puts `createVramModule` (the Emscripten factory) and
-// `VRAM_WASM_DEFLATED` (the module's bytes, deflated, base64) in scope.
-/* global createVramModule, VRAM_WASM_DEFLATED */
-import { CoreError, compileBase64, instantiating, loadCore } from './core.js';
+// tools/build-page.mjs puts in scope `createVramModule` (the Emscripten
+// factory), `VRAM_WASM_LZMA` (the module's bytes as LZMA, base64),
+// `VRAM_UNLZMA` (the decoder's wasm, base64), `VRAM_TEXTS_LZMA` (the
+// catalogs as LZMA, base64) and `VRAM_TEXTS_LANGS` (their languages).
+/* global createVramModule, VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS */
+import { CoreError, compileBase64, instantiating, loadCore, unpackTexts } from './core.js';
 import { defineVramCalculator as define } from './element.js';
+import { provideCatalogs } from './i18n.js';
 import { VERSION } from './version.js';
 
-// Inflated and compiled on first use (importing does nothing), once.
+// Unpacked and compiled on first use (importing does nothing), once; the
+// catalogs unpacked when the element is first defined.
 let compiled = null;
-const factory = () => instantiating(createVramModule, (compiled ||= compileBase64(VRAM_WASM_DEFLATED)))();
+let catalogs = null;
+const factory = () => instantiating(createVramModule, (compiled ||= compileBase64(VRAM_WASM_LZMA, VRAM_UNLZMA)))();
 
 export { CoreError };
 
@@ -20,6 +25,7 @@ export const version = VERSION;
 
 /** Registers the <vram-calculator> element; later calls do nothing. */
 export function defineVramCalculator() {
+  catalogs ||= provideCatalogs(unpackTexts(VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS, VRAM_UNLZMA));
   define(factory);
 }
 
