@@ -106,26 +106,26 @@ extern "C" int unlzma_run(u32 limit) {
   u32 b = 0;
   if (limit > size) limit = size;
 // One bit with the probability at `index`, into b; the range renormalised.
-#define VRAM_LZMA_BIT(index)                         \
-  do {                                               \
-    u16* const prob = probs + (index);               \
-    const u32 p = *prob;                             \
-    const u32 bound = (range >> 11) * p;             \
-    if (code < bound) {                              \
-      range = bound;                                 \
+#define VRAM_LZMA_BIT(index)                           \
+  do {                                                 \
+    u16* const prob = probs + (index);                 \
+    const u32 p = *prob;                               \
+    const u32 bound = (range >> 11) * p;               \
+    if (code < bound) {                                \
+      range = bound;                                   \
       *prob = static_cast<u16>(p + ((2048 - p) >> 5)); \
-      b = 0;                                         \
-    } else {                                         \
-      range -= bound;                                \
-      code -= bound;                                 \
-      *prob = static_cast<u16>(p - (p >> 5));        \
-      b = 1;                                         \
-    }                                                \
-    if (range < (1u << 24)) {                        \
-      if (at == end) return kTruncated;              \
-      range <<= 8;                                   \
-      code = (code << 8) | *at++;                    \
-    }                                                \
+      b = 0;                                           \
+    } else {                                           \
+      range -= bound;                                  \
+      code -= bound;                                   \
+      *prob = static_cast<u16>(p - (p >> 5));          \
+      b = 1;                                           \
+    }                                                  \
+    if (range < (1u << 24)) {                          \
+      if (at == end) return kTruncated;                \
+      range <<= 8;                                     \
+      code = (code << 8) | *at++;                      \
+    }                                                  \
   } while (0)
   while (pos < limit && !d.done) {
     const u32 pos_state = pos & d.pb_mask;
