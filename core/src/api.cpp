@@ -76,16 +76,8 @@ json parse_json(std::string_view text, const std::string& field) {
   }
   // Depth is checked as each object or list opens, so nothing deeper than
   // the limit is ever built (nlohmann's parser itself does not recurse).
-  const json::parser_callback_t limit_depth = [&field](int depth, json::parse_event_t event,
-                                                       json&) {
-    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-        static_cast<std::size_t>(depth) >= limits::kMaxJsonDepth) {
-      throw Error::too_deep(field, limits::kMaxJsonDepth);
-    }
-    return true;
-  };
   try {
-    return json::parse(text.begin(), text.end(), limit_depth);
+    return json_read::parse_text(text, limits::kMaxJsonDepth, field);
   } catch (const Error&) {
     throw;
   } catch (const json::exception& e) {

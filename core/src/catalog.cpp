@@ -30,12 +30,12 @@ bool hub_repo_id(const std::string& id) {
 
 json parse_embedded(std::string_view name) {
   const std::string_view text = embedded::file(name);
-  json parsed = json::parse(text.begin(), text.end(), nullptr, false);
-  if (parsed.is_discarded()) {
+  try {
+    return jr::parse_text(text);
+  } catch (const json::exception&) {
     throw Error("internal", std::string(name),
                 "data/" + std::string(name) + ".json is not valid JSON");
   }
-  return parsed;
 }
 
 bool digits(std::string_view text) {
@@ -151,8 +151,12 @@ namespace {
 std::string config_field(const ModelPreset& preset) { return "models." + preset.id + ".config"; }
 
 ImportedModel import_config(const ModelPreset& preset, const std::string& field) {
-  const json config = json::parse(preset.config.begin(), preset.config.end(), nullptr, false);
-  if (config.is_discarded()) throw Error("internal", field, field + " is not valid JSON");
+  json config;
+  try {
+    config = jr::parse_text(preset.config);
+  } catch (const json::exception&) {
+    throw Error("internal", field, field + " is not valid JSON");
+  }
   return import_hf_config(config, field);
 }
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <unordered_set>
+#include <set>
 
 #include "vram/error.hpp"
 
@@ -365,7 +365,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
                     std::to_string(limits.max_key_values) + ")");
   }
 
-  std::unordered_set<std::string> keys;
+  std::set<std::string> keys;
   for (std::uint64_t i = 0; i < n_kv; ++i) {
     const std::string field = "gguf.metadata[" + std::to_string(i) + "]";
     KeyValue kv;
@@ -396,7 +396,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     h.alignment = align->value.get<std::uint64_t>();
   }
 
-  std::unordered_set<std::string> names;
+  std::set<std::string> names;
   std::uint64_t expected_offset = 0;
   for (std::uint64_t i = 0; i < n_tensors; ++i) {
     const std::string field = "gguf.tensor_infos[" + std::to_string(i) + "]";

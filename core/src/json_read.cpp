@@ -29,6 +29,53 @@ const char* type_name(const json& value) {
   }
 }
 
+namespace {
+
+// nlohmann's own DOM builder, with the depth counted as each object or list
+// opens. Its handlers are found by name (the parser is a template on the
+// handler), so these hide the base's without virtual calls.
+class DepthLimitedBuilder : public nlohmann::detail::json_sax_dom_parser<json> {
+ public:
+  DepthLimitedBuilder(json& target, std::size_t max_depth, const std::string& field)
+      : json_sax_dom_parser(target, true), max_depth_(max_depth), field_(field) {}
+  bool start_object(std::size_t size) {
+    open();
+    return json_sax_dom_parser::start_object(size);
+  }
+  bool end_object() {
+    --depth_;
+    return json_sax_dom_parser::end_object();
+  }
+  bool start_array(std::size_t size) {
+    open();
+    return json_sax_dom_parser::start_array(size);
+  }
+  bool end_array() {
+    --depth_;
+    return json_sax_dom_parser::end_array();
+  }
+
+ private:
+  void open() {
+    if (depth_ >= max_depth_) throw Error::too_deep(field_, max_depth_);
+    ++depth_;
+  }
+  std::size_t max_depth_;
+  const std::string& field_;
+  std::size_t depth_ = 0;
+};
+
+}  // namespace
+
+json parse_text(std::string_view text, std::size_t max_depth, const std::string& field) {
+  using Input = nlohmann::detail::iterator_input_adapter<const char*>;
+  json result;
+  DepthLimitedBuilder builder(result, max_depth, field);
+  nlohmann::detail::parser<json, Input>(Input(text.data(), text.data() + text.size()))
+      .sax_parse(&builder, true);
+  return result;
+}
+
 std::string number_text(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.15g", value);

@@ -22,6 +22,17 @@ const char* type_name(const json& value);
 /** A number as an error message quotes it: 8192, 0.9, 1e+20. */
 std::string number_text(double value);
 
+/**
+ * `text` as one JSON value, strictly (nothing after it), failing as
+ * json::parse does (nlohmann's parse_error, out_of_range for 1e400); an
+ * object or list opened inside `max_depth` others fails with
+ * Error::too_deep(field, max_depth) before it is built. Every parse in the
+ * core goes through here: one instantiation of nlohmann's parser, without
+ * the callback parser json::parse also compiles (8 KB of the page's wasm).
+ */
+json parse_text(std::string_view text, std::size_t max_depth = SIZE_MAX,
+                const std::string& field = {});
+
 /** "prefix.key", or "key" when prefix is empty. */
 std::string field_path(std::string_view prefix, std::string_view key);
 

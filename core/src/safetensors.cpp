@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_read.hpp"
 #include "vram/error.hpp"
 #include "vram/sort.hpp"
 
@@ -103,7 +104,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   }
   json doc;
   try {
-    doc = json::parse(text.begin(), text.end());
+    doc = json_read::parse_text(text);
   } catch (const json::exception& e) {
     // parse_error, and out_of_range for numbers such as 1e400.
     invalid("safetensors.header", std::string("the header is not valid JSON: ") + e.what());
