@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { compileBase64, unpackBase64, instantiating, wrap } from '../../web/src/core.js';
+import { compileBase64, unpackBase64, unpackTexts, instantiating, wrap } from '../../web/src/core.js';
 import { unlzma } from '../../web/src/lzma.js';
 import { root } from './module.mjs';
 
@@ -86,6 +86,15 @@ test('a stream that is not one is a named error, never a hang or a write past th
       assert.match(error.message, /^lzma: the packed module cannot be unpacked: /);
     }
   }
+});
+
+test('the packed catalogs: one JSON text a line, one line per language, or refused', async () => {
+  const texts = ['{"app.title":"VRAM calculator"}', '["حاسبة VRAM"]', '["ماشین‌حساب VRAM"]'];
+  const packedTexts = lzma(Buffer.from(texts.join('\n'), 'utf8')).toString('base64');
+  assert.deepEqual(await unpackTexts(packedTexts, ['en', 'ar', 'fa'], decoder), { en: texts[0], ar: texts[1], fa: texts[2] });
+  await assert.rejects(unpackTexts(packedTexts, ['en', 'ar'], decoder), /3 texts for 2 languages/);
+  // Bytes that are not UTF-8 are refused, not read as replacement characters.
+  await assert.rejects(unpackTexts(lzma(Buffer.from([0x7b, 0xff, 0x7d])).toString('base64'), ['en'], decoder), TypeError);
 });
 
 test('compiled as it unpacks, or once unpacked without streaming: the same module', async () => {

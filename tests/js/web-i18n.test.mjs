@@ -3,7 +3,7 @@
 // of inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NUMBER_CHARS, direction, parseDigits, resolveLanguage, translator } from '../../web/src/i18n.js';
+import { NUMBER_CHARS, catalogsReady, direction, parseDigits, provideCatalogs, resolveLanguage, translator } from '../../web/src/i18n.js';
 
 const FSI = '\u2068';
 const PDI = '\u2069';
@@ -85,4 +85,14 @@ test('plurals follow the language: Arabic six forms, Persian one', () => {
   const count = (n) => ar('fits.all', { count: n }).replace(/[\u2066-\u2069]/g, '');
   assert.deepEqual([0, 1, 2, 3, 11, 100].map(count), ['لا بطاقات أخرى', 'بطاقة أخرى', 'بطاقتان أخريان', '3 بطاقات أخرى', '11 بطاقة أخرى', '100 بطاقة أخرى']);
   assert.equal(translator('fa')('fits.all', { count: 5 }), `${FSI}۵${PDI} کارت دیگر`);
+});
+
+// Last in this file: it leaves catalogsReady() rejected.
+test('the page\'s packed catalogs: a set that lacks a language, or fails to unpack, is refused and named', async () => {
+  await catalogsReady();
+  await assert.rejects(provideCatalogs(Promise.resolve({ en: '{}', ar: '[]' })), /the page's catalogs lack 'fa'/);
+  await assert.rejects(catalogsReady(), /lack 'fa'/);
+  await assert.rejects(provideCatalogs(Promise.reject(new Error('lzma: it is corrupt'))), /lzma: it is corrupt/);
+  // What was refused replaced nothing: the bundled catalogs still speak.
+  assert.notEqual(translator('ar')('app.loading'), translator('en')('app.loading'));
 });
