@@ -173,7 +173,7 @@ ImportedModel with_overrides(ImportedModel imported, const ModelPreset& preset) 
   m.official_params_total = preset.official_params_total;
   m.official_params_active = preset.official_params_active;
   m.params_source = preset.params_source;
-  m.notes.insert(m.notes.end(), preset.notes.begin(), preset.notes.end());
+  for (const Message& note : preset.notes) m.notes.push_back(note);
   return imported;
 }
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <new>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include "json_read.hpp"
 #include "vram/api.hpp"
@@ -437,9 +439,9 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
     const std::string prefix = files_field + "[" + std::to_string(i) + "]";
     jr::expect_object(file, prefix);
     for (auto it = file.begin(); it != file.end(); ++it) {
-      static const std::set<std::string> kAllowed = {"format",  "tensor_count", "bytes", "elements",
-                                                     "by_type", "by_component", "split"};
-      if (kAllowed.count(it.key()) == 0) {
+      static constexpr std::string_view kAllowed[] = {
+          "format", "tensor_count", "bytes", "elements", "by_type", "by_component", "split"};
+      if (std::find(std::begin(kAllowed), std::end(kAllowed), it.key()) == std::end(kAllowed)) {
         throw Error("unknown_field", prefix + "." + it.key(),
                     "unknown field '" + prefix + "." + it.key() + "'");
       }

@@ -93,8 +93,8 @@ void to_json(json& j, const KvFormat& format) {
 }
 
 FormatCatalog format_catalog_from_json(const json& j) {
-  return FormatCatalog(j.at("weights").get<std::vector<WeightFormat>>(),
-                       j.at("kv").get<std::vector<KvFormat>>());
+  return FormatCatalog(jr::list_of<WeightFormat>(j.at("weights")),
+                       jr::list_of<KvFormat>(j.at("kv")));
 }
 
 }  // namespace vram

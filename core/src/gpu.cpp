@@ -1,7 +1,10 @@
 #include "vram/gpu.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -121,9 +124,10 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
       jr::require_positive(gpu.interconnect.gbps, lat + ".gbps", true);
       jr::require_range(gpu.interconnect.gbps, 0.0, limits::kMaxBandwidthGbps, lat + ".gbps");
       gpu.interconnect.topology = text(*link, "topology", lat).value_or("pcie-gen4");
-      static const std::set<std::string> topologies = {"switched",  "bridged-pairs", "pcie-gen3",
-                                                       "pcie-gen4", "pcie-gen5",     "single"};
-      if (topologies.count(gpu.interconnect.topology) == 0) {
+      static constexpr std::string_view kTopologies[] = {"switched",  "bridged-pairs", "pcie-gen3",
+                                                         "pcie-gen4", "pcie-gen5",     "single"};
+      if (std::find(std::begin(kTopologies), std::end(kTopologies), gpu.interconnect.topology) ==
+          std::end(kTopologies)) {
         throw Error("invalid_value", lat + ".topology",
                     lat +
                         ".topology must be one of switched, bridged-pairs, pcie-gen3, "

@@ -2,6 +2,7 @@
 
 #include <iterator>
 
+#include "json_read.hpp"
 #include "vram/error.hpp"
 #include "vram/schema.hpp"
 
@@ -63,7 +64,7 @@ void from_json(const json& j, EstimateRequest& r) {
   r.precision = enum_of<Precision>(kPrecisionNames, v.at("precision"), "precision");
   r.loss = enum_of<Loss>(kLossNames, v.at("loss"), "loss");
   r.lora_rank = v.at("lora_rank").get<std::int64_t>();
-  r.lora_targets = v.at("lora_targets").get<std::vector<std::string>>();
+  r.lora_targets = json_read::list_of<std::string>(v.at("lora_targets"));
   r.checkpointing = v.at("checkpointing").get<bool>();
   r.flash_attention = v.at("flash_attention").get<bool>();
   r.zero = v.at("zero").get<std::int64_t>();
@@ -73,8 +74,8 @@ void from_json(const json& j, EstimateRequest& r) {
 
 void from_json(const json& j, GridRequest& r) {
   const json v = read_fields(j, grid_fields());
-  r.models = v.at("models").get<std::vector<std::string>>();
-  r.methods = v.at("methods").get<std::vector<std::string>>();
+  r.models = json_read::list_of<std::string>(v.at("models"));
+  r.methods = json_read::list_of<std::string>(v.at("methods"));
   r.context = v.at("context").get<std::int64_t>();
   r.batch = v.at("batch").get<std::int64_t>();
   r.catalog = optional<json>(v, "catalog");
@@ -84,8 +85,8 @@ void from_json(const json& j, GridRequest& r) {
 void from_json(const json& j, DevicesRequest& r) {
   const json v = read_fields(j, devices_fields());
   r.model = v.at("model").get<std::string>();
-  r.accelerators = v.at("accelerators").get<std::vector<std::string>>();
-  r.formats = v.at("formats").get<std::vector<std::string>>();
+  r.accelerators = json_read::list_of<std::string>(v.at("accelerators"));
+  r.formats = json_read::list_of<std::string>(v.at("formats"));
   r.usable_fraction = v.at("usable_fraction").get<double>();
   r.context = v.at("context").get<std::int64_t>();
   r.batch = v.at("batch").get<std::int64_t>();

@@ -111,44 +111,49 @@ std::vector<FieldSpec> make_estimate_fields() {
   // torch.optim.SGD's momentum: 0 by default, and then no state at all.
   FieldSpec momentum = ranged("momentum", FieldType::kNumber, 0, 0, 1, "", kFt);
   momentum.max_exclusive = true;
-  return {
-      model,
-      field("config", FieldType::kObject, nullptr),
-      field("name", FieldType::kString, nullptr),
-      params_total,
-      params_active,
-      choice("mode", "inference", names(kModeNames), ChoiceSource::kNone),
-      choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats),
-      choice("kv", "fp16", {}, ChoiceSource::kKvFormats, kInf),
-      context_field(kInf),
-      batch_field(kInf),
-      ranged("min_tokens_per_s", FieldType::kNumber, 10, 0, 100'000, "tokens/s", kInf),
-      overhead_gb,
-      overhead_pct,
-      choice("engine", "guide", {}, ChoiceSource::kEngines, kInf),
-      field("engine_options", FieldType::kObject, nullptr, kInf),
-      choice("gpu", nullptr, {}, ChoiceSource::kGpus),
-      gpu_count_field(),
-      budget_field(),
-      catalog_field(),
-      field("checkpoint", FieldType::kObject, nullptr),
-      choice("finetune_profile", "physical", names(kFinetuneProfileNames), ChoiceSource::kNone,
-             kFt),
-      ranged("seq", FieldType::kInt, 2048, 1, 10'000'000, "tokens", kFt),
-      ranged("micro_batch", FieldType::kInt, 1, 1, 100'000, "sequences", kFt),
-      choice("optimizer", "adamw", names(kOptimizerNames), ChoiceSource::kNone, kFt),
-      momentum,
-      choice("precision", "mixed", names(kPrecisionNames), ChoiceSource::kNone, kFt),
-      choice("loss", "standard", names(kLossNames), ChoiceSource::kNone, kFt),
-      ranged("lora_rank", FieldType::kInt, 16, 1, 65536, "", kFt),
-      list("lora_targets", json{"q_proj", "k_proj", "v_proj", "o_proj"}, targets,
-           ChoiceSource::kNone, kFt),
-      field("checkpointing", FieldType::kBool, true, kFt),
-      field("flash_attention", FieldType::kBool, true, kFt),
-      ranged("zero", FieldType::kInt, 0, 0, 3, "", kFt),
-      field("offload_optimizer", FieldType::kBool, false, kFt),
-      field("upcast_unquantized", FieldType::kBool, true, kFt),
-  };
+  // One push at a time, not one initializer list: each temporary is moved
+  // in and gone before the next is built, so the module carries no
+  // clean-up for 34 of them at once and no copy of each (2 KB of wasm).
+  std::vector<FieldSpec> fields;
+  fields.reserve(34);
+  fields.push_back(std::move(model));
+  fields.push_back(field("config", FieldType::kObject, nullptr));
+  fields.push_back(field("name", FieldType::kString, nullptr));
+  fields.push_back(std::move(params_total));
+  fields.push_back(std::move(params_active));
+  fields.push_back(choice("mode", "inference", names(kModeNames), ChoiceSource::kNone));
+  fields.push_back(choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats));
+  fields.push_back(choice("kv", "fp16", {}, ChoiceSource::kKvFormats, kInf));
+  fields.push_back(context_field(kInf));
+  fields.push_back(batch_field(kInf));
+  fields.push_back(
+      ranged("min_tokens_per_s", FieldType::kNumber, 10, 0, 100'000, "tokens/s", kInf));
+  fields.push_back(std::move(overhead_gb));
+  fields.push_back(std::move(overhead_pct));
+  fields.push_back(choice("engine", "guide", {}, ChoiceSource::kEngines, kInf));
+  fields.push_back(field("engine_options", FieldType::kObject, nullptr, kInf));
+  fields.push_back(choice("gpu", nullptr, {}, ChoiceSource::kGpus));
+  fields.push_back(gpu_count_field());
+  fields.push_back(budget_field());
+  fields.push_back(catalog_field());
+  fields.push_back(field("checkpoint", FieldType::kObject, nullptr));
+  fields.push_back(choice("finetune_profile", "physical", names(kFinetuneProfileNames),
+                          ChoiceSource::kNone, kFt));
+  fields.push_back(ranged("seq", FieldType::kInt, 2048, 1, 10'000'000, "tokens", kFt));
+  fields.push_back(ranged("micro_batch", FieldType::kInt, 1, 1, 100'000, "sequences", kFt));
+  fields.push_back(choice("optimizer", "adamw", names(kOptimizerNames), ChoiceSource::kNone, kFt));
+  fields.push_back(std::move(momentum));
+  fields.push_back(choice("precision", "mixed", names(kPrecisionNames), ChoiceSource::kNone, kFt));
+  fields.push_back(choice("loss", "standard", names(kLossNames), ChoiceSource::kNone, kFt));
+  fields.push_back(ranged("lora_rank", FieldType::kInt, 16, 1, 65536, "", kFt));
+  fields.push_back(list("lora_targets", json{"q_proj", "k_proj", "v_proj", "o_proj"}, targets,
+                        ChoiceSource::kNone, kFt));
+  fields.push_back(field("checkpointing", FieldType::kBool, true, kFt));
+  fields.push_back(field("flash_attention", FieldType::kBool, true, kFt));
+  fields.push_back(ranged("zero", FieldType::kInt, 0, 0, 3, "", kFt));
+  fields.push_back(field("offload_optimizer", FieldType::kBool, false, kFt));
+  fields.push_back(field("upcast_unquantized", FieldType::kBool, true, kFt));
+  return fields;
 }
 
 [[noreturn]] void invalid(const std::string& path, const std::string& message) {
@@ -229,53 +234,65 @@ const std::vector<FieldSpec>& estimate_fields() {
 }
 
 const std::vector<FieldSpec>& grid_fields() {
-  static const std::vector<FieldSpec> fields = {
-      list("models", names(kGuideModels), {}, ChoiceSource::kModels),
-      list("methods", names(kGridMethods), names(kGridMethods), ChoiceSource::kNone),
-      context_field(),
-      batch_field(),
-      catalog_field(),
-      usable_fraction_field(1.0),
-  };
+  static const std::vector<FieldSpec> fields = [] {
+    std::vector<FieldSpec> f;
+    f.reserve(6);
+    f.push_back(list("models", names(kGuideModels), {}, ChoiceSource::kModels));
+    f.push_back(list("methods", names(kGridMethods), names(kGridMethods), ChoiceSource::kNone));
+    f.push_back(context_field());
+    f.push_back(batch_field());
+    f.push_back(catalog_field());
+    f.push_back(usable_fraction_field(1.0));
+    return f;
+  }();
   return fields;
 }
 
 const std::vector<FieldSpec>& devices_fields() {
-  static const std::vector<FieldSpec> fields = {
-      choice("model", "beam", {}, ChoiceSource::kModels),
-      list("accelerators", names(kPlannerAccelerators), {}, ChoiceSource::kGpus),
-      list("formats", names(kPlannerFormats), {}, ChoiceSource::kWeightFormats),
-      usable_fraction_field(0.92),
-      context_field(),
-      batch_field(),
-      choice("kv", "fp16", {}, ChoiceSource::kKvFormats),
-      catalog_field(),
-  };
+  static const std::vector<FieldSpec> fields = [] {
+    std::vector<FieldSpec> f;
+    f.reserve(8);
+    f.push_back(choice("model", "beam", {}, ChoiceSource::kModels));
+    f.push_back(list("accelerators", names(kPlannerAccelerators), {}, ChoiceSource::kGpus));
+    f.push_back(list("formats", names(kPlannerFormats), {}, ChoiceSource::kWeightFormats));
+    f.push_back(usable_fraction_field(0.92));
+    f.push_back(context_field());
+    f.push_back(batch_field());
+    f.push_back(choice("kv", "fp16", {}, ChoiceSource::kKvFormats));
+    f.push_back(catalog_field());
+    return f;
+  }();
   return fields;
 }
 
 const std::vector<FieldSpec>& fleet_fields() {
-  static const std::vector<FieldSpec> fields = {
-      choice("model", nullptr, {}, ChoiceSource::kModels),
-      choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats),
-      context_field(),
-      batch_field(),
-      catalog_field(),
-  };
+  static const std::vector<FieldSpec> fields = [] {
+    std::vector<FieldSpec> f;
+    f.reserve(5);
+    f.push_back(choice("model", nullptr, {}, ChoiceSource::kModels));
+    f.push_back(choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats));
+    f.push_back(context_field());
+    f.push_back(batch_field());
+    f.push_back(catalog_field());
+    return f;
+  }();
   return fields;
 }
 
 const std::vector<FieldSpec>& fit_models_fields() {
-  static const std::vector<FieldSpec> fields = {
-      choice("gpu", nullptr, {}, ChoiceSource::kGpus),
-      gpu_count_field(),
-      budget_field(),
-      choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats),
-      choice("kv", "fp16", {}, ChoiceSource::kKvFormats),
-      context_field(),
-      batch_field(),
-      catalog_field(),
-  };
+  static const std::vector<FieldSpec> fields = [] {
+    std::vector<FieldSpec> f;
+    f.reserve(8);
+    f.push_back(choice("gpu", nullptr, {}, ChoiceSource::kGpus));
+    f.push_back(gpu_count_field());
+    f.push_back(budget_field());
+    f.push_back(choice("weights", "native", {"native"}, ChoiceSource::kWeightFormats));
+    f.push_back(choice("kv", "fp16", {}, ChoiceSource::kKvFormats));
+    f.push_back(context_field());
+    f.push_back(batch_field());
+    f.push_back(catalog_field());
+    return f;
+  }();
   return fields;
 }
 
