@@ -130,9 +130,10 @@ async function bundle(entry, format, version) {
  * than zopfli's deflate), its header's unknown size filled in, so that the
  * page knows how much to unpack before it starts. About 5 seconds for the
  * module; kept under build/page/ by the hash of the bytes and xz's options,
- * so a page rebuilt over the same bytes costs nothing. `name` names the cache file.
+ * so a page rebuilt over the same bytes costs nothing. `name` names the
+ * cache file; `decoder` is the page's decoder module (its bytes).
  */
-async function packLzma(bytes, name) {
+async function packLzma(bytes, name, decoder) {
   // pb=0 (no alignment in the position state) and lc=4 (four bits of the
   // byte before for a literal's context): 0.6 KB less on the module than
   // -9e's defaults (lc=3, pb=2), and no more on the catalogs.
@@ -158,7 +159,6 @@ async function packLzma(bytes, name) {
   if (!out.subarray(5, 13).equals(Buffer.alloc(8, 0xff))) throw new Error('xz: the .lzma header is not the one expected');
   out.writeBigUInt64LE(BigInt(bytes.length), 5);
   // The stream must give back the bytes, byte for byte, through the page's own decoder.
-  const decoder = await readFile(join(root, 'build/wasm/module/unlzma.wasm'));
   if (!Buffer.from(await unlzma(out, decoder)).equals(bytes)) throw new Error(`lzma: the packed ${name} does not unpack to the ${name}`);
   for (const file of await readdir(cache)) {
     if (file.startsWith(`${name}-`) && file !== basename(packed)) await rm(join(cache, file));
@@ -182,8 +182,9 @@ export async function buildPage() {
   // more than the module itself), but base64 of packed bytes gzips back to
   // about their own size. The page unpacks them with its LZMA decoder
   // (web/src/lzma.js), itself a small wasm module carried as base64.
-  const packed = (await packLzma(Buffer.from(inline[1], 'base64'), 'module')).toString('base64');
-  const decoder = (await readFile(join(root, 'build/wasm/module/unlzma.wasm'))).toString('base64');
+  const decoderBytes = await readFile(join(root, 'build/wasm/module/unlzma.wasm'));
+  const packed = (await packLzma(Buffer.from(inline[1], 'base64'), 'module', decoderBytes)).toString('base64');
+  const decoder = decoderBytes.toString('base64');
   // The module glue exports through module/exports/define when they exist;
   // shadowing them keeps it from touching a host page's loaders, so the
   // element is the only global the classic script creates. Shadowing
@@ -195,7 +196,7 @@ export async function buildPage() {
   const { code: glueMin } = await transform(wrapped, { minify: true, target: 'es2020', legalComments: 'none' });
   // The catalogs, packed the same way: one text, one language a line.
   const { langs, text } = await pageTexts();
-  const texts = (await packLzma(Buffer.from(text, 'utf8'), 'catalogs')).toString('base64');
+  const texts = (await packLzma(Buffer.from(text, 'utf8'), 'catalogs', decoderBytes)).toString('base64');
   const core = `var VRAM_WASM_LZMA="${packed}",VRAM_UNLZMA="${decoder}",VRAM_TEXTS_LZMA="${texts}",VRAM_TEXTS_LANGS=${JSON.stringify(langs)};\n${glueMin}`;
   const banner = `/* VRAM calculator ${version}: sizing core compiled to WebAssembly. MIT License. */\n`;
   const script = inlineSafe(`${banner}(function(){${core}${await bundle('web/src/entry.js', 'iife', version)}})();\n`);

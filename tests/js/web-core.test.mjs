@@ -19,7 +19,8 @@ const glue = join(root, 'build/wasm/module/vram.js');
 const factory = require(glue);
 const bytes = Buffer.from(/data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(readFileSync(glue, 'utf8'))[1], 'base64');
 const decoderBytes = readFileSync(join(root, 'build/wasm/module/unlzma.wasm'));
-const decoder = decoderBytes.toString('base64');
+// As the page hands it over: compiled once, for every stream.
+const decoder = WebAssembly.compile(decoderBytes);
 
 /** `data` as the page packs it: xz's .lzma, the unpacked size in its header. */
 function lzma(data, options = '-6') {
@@ -45,14 +46,19 @@ test('the decoder reads every stream xz writes: any lc, lp and pb, literals, lon
   const mixed = Buffer.concat([random.subarray(0, 9000), words, random.subarray(0, 9000), Buffer.alloc(5000, 65), words.subarray(100, 30000)]);
   const inputs = { random, repeated: Buffer.alloc(100000, 0x2a), words, mixed, one: Buffer.from('x') };
   const settings = ['-0', '-6', '-9e', '--lzma1=lc=0,lp=0,pb=0', '--lzma1=lc=4,lp=0,pb=2', '--lzma1=lc=0,lp=4,pb=4', '--lzma1=lc=1,lp=2,pb=1,dict=4KiB'];
+  // The decoder as its bytes, and compiled once for every stream (as the page does).
+  const compiledDecoder = await decoder;
   for (const [name, data] of Object.entries(inputs)) {
     for (const setting of settings) {
-      assert.deepEqual(Buffer.from(await unlzma(lzma(data, setting), decoderBytes)), data, `${name} ${setting}`);
+      const stream = lzma(data, setting);
+      assert.deepEqual(Buffer.from(await unlzma(stream, decoderBytes)), data, `${name} ${setting}`);
+      assert.deepEqual(Buffer.from(await unlzma(stream, compiledDecoder)), data, `${name} ${setting}, compiled`);
     }
   }
 });
 
-test('a stream that is not one is a named error, never a hang or a write past the buffer', async () => {
+// A time limit, so that a decoder that hangs fails here instead of holding the suite.
+test('a stream that is not one is a named error, never a hang or a write past the buffer', { timeout: 60_000 }, async () => {
   const text = Buffer.from('The KV cache grows with the context, the weights do not. '.repeat(200));
   const good = lzma(text);
   const refused = async (stream, why) => {

@@ -95,11 +95,12 @@ export function decodeBase64(text) {
 
 /**
  * The module's bytes from base64 of their LZMA (tools/build-page.mjs),
- * unpacked by the decoder module whose bytes are base64 `decoder`
- * (web/src/lzma.js). A promise of the bytes.
+ * unpacked by the decoder module `decoder` (web/src/lzma.js: its bytes,
+ * or compiled once, for the module and the catalogs alike). A promise of
+ * the bytes.
  */
 export function unpackBase64(text, decoder) {
-  return unlzma(decodeBase64(text), decodeBase64(decoder));
+  return unlzma(decodeBase64(text), decoder);
 }
 
 /**
@@ -124,7 +125,7 @@ export function compileBase64(text, decoder) {
   if (typeof WebAssembly.compileStreaming !== 'function') return whole();
   let streaming;
   try {
-    const bytes = unlzmaStream(decodeBase64(text), decodeBase64(decoder));
+    const bytes = unlzmaStream(decodeBase64(text), decoder);
     streaming = WebAssembly.compileStreaming(new Response(bytes, { headers: { 'content-type': 'application/wasm' } }));
   } catch {
     return whole();

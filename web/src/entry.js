@@ -5,7 +5,7 @@
 // tools/build-page.mjs wraps this bundle and the module glue in one
 // function. Defines <vram-calculator> and nothing else globally.
 /* global createVramModule, VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS */
-import { compileBase64, instantiating, unpackTexts } from './core.js';
+import { compileBase64, decodeBase64, instantiating, unpackTexts } from './core.js';
 import { defineVramCalculator } from './element.js';
 import { provideCatalogs } from './i18n.js';
 
@@ -13,6 +13,8 @@ import { provideCatalogs } from './i18n.js';
 // host page parses; the first element to start waits for them. The
 // catalogs are provided first: an element already in the page starts as
 // soon as it is defined, and waits for them before it says anything.
-const compiled = compileBase64(VRAM_WASM_LZMA, VRAM_UNLZMA);
-provideCatalogs(unpackTexts(VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS, VRAM_UNLZMA));
+// The decoder is compiled once, for both.
+const decoder = WebAssembly.compile(decodeBase64(VRAM_UNLZMA));
+const compiled = compileBase64(VRAM_WASM_LZMA, decoder);
+provideCatalogs(unpackTexts(VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS, decoder));
 defineVramCalculator(instantiating(createVramModule, compiled));

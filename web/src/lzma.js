@@ -1,5 +1,5 @@
 // The core's module travels as LZMA (tools/build-page.mjs packs it with
-// Debian's xz): 17% smaller than the best deflate (zopfli's), 35 KB of the
+// Debian's xz): 17% smaller than the best deflate (zopfli's), 32 KB of the
 // single file. No browser decompresses LZMA, so the page carries its own
 // decoder, a 3 KB wasm module (wasm/unlzma.cpp) that writes into its own
 // memory; this file drives it, a slice at a time, as a stream of bytes the
@@ -32,8 +32,10 @@ const align = (n) => (n + 15) & ~15;
 
 /**
  * A ReadableStream of the bytes `packed` (an .lzma stream, a Uint8Array)
- * unpacks to, in slices, by the decoder module whose bytes are `decoder`.
- * A stream that is not one errors the stream with a named Error.
+ * unpacks to, in slices, by the decoder module `decoder`: its bytes, or
+ * the WebAssembly.Module compiled from them (or a promise of it), so that
+ * a page compiles it once for every stream. A stream that is not one
+ * errors the stream with a named Error.
  */
 export function unlzmaStream(packed, decoder) {
   let exports;
@@ -43,7 +45,9 @@ export function unlzmaStream(packed, decoder) {
   return new ReadableStream({
     async start() {
       size = unpackedSize(packed);
-      ({ exports } = (await WebAssembly.instantiate(decoder)).instance);
+      const code = await decoder;
+      const instance = code instanceof WebAssembly.Module ? await WebAssembly.instantiate(code) : (await WebAssembly.instantiate(code)).instance;
+      ({ exports } = instance);
       const memory = exports.memory;
       const fit = (end) => {
         const have = memory.buffer.byteLength;

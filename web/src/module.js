@@ -7,16 +7,19 @@
 // `VRAM_UNLZMA` (the decoder's wasm, base64), `VRAM_TEXTS_LZMA` (the
 // catalogs as LZMA, base64) and `VRAM_TEXTS_LANGS` (their languages).
 /* global createVramModule, VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS */
-import { CoreError, compileBase64, instantiating, loadCore, unpackTexts } from './core.js';
+import { CoreError, compileBase64, decodeBase64, instantiating, loadCore, unpackTexts } from './core.js';
 import { defineVramCalculator as define } from './element.js';
 import { provideCatalogs } from './i18n.js';
 import { VERSION } from './version.js';
 
 // Unpacked and compiled on first use (importing does nothing), once; the
-// catalogs unpacked when the element is first defined.
+// catalogs unpacked when the element is first defined; the decoder
+// compiled once for both.
 let compiled = null;
 let catalogs = null;
-const factory = () => instantiating(createVramModule, (compiled ||= compileBase64(VRAM_WASM_LZMA, VRAM_UNLZMA)))();
+let decoder = null;
+const unpacker = () => (decoder ||= WebAssembly.compile(decodeBase64(VRAM_UNLZMA)));
+const factory = () => instantiating(createVramModule, (compiled ||= compileBase64(VRAM_WASM_LZMA, unpacker())))();
 
 export { CoreError };
 
@@ -25,7 +28,7 @@ export const version = VERSION;
 
 /** Registers the <vram-calculator> element; later calls do nothing. */
 export function defineVramCalculator() {
-  catalogs ||= provideCatalogs(unpackTexts(VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS, VRAM_UNLZMA));
+  catalogs ||= provideCatalogs(unpackTexts(VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS, unpacker()));
   define(factory);
 }
 
