@@ -73,6 +73,68 @@ test('at 390 px the total, fit and pick are on the first screen, and stay in vie
   }
 });
 
+test('at 390 px every view but the calculator comes before its inputs, with a jump to them; at desk the inputs keep their column', async () => {
+  const viewport = { width: 390, height: 844 };
+  for (const lang of ['en', 'fa']) {
+    for (const view of ['grid', 'devices', 'fleet', 'models']) {
+      const browser = await openPage(`?view=${view}&lang=${lang}&gpu=h100-sxm`, { viewport });
+      try {
+        const { page } = browser;
+        const panel = page.locator(`vram-calculator #panel-${view}`);
+        await panel.locator('table').first().waitFor();
+        // The view's table starts on the first screen, its first row with it
+        // (as tall as it is; a wide table scrolls sideways in its region).
+        const row = await panel.locator('table tbody tr').first().boundingBox();
+        assert.ok(row.y >= 0 && row.y + row.height <= viewport.height, `${lang} ${view}: the table's first row is on the first screen (${JSON.stringify(row)})`);
+        const inputs = await page.locator('vram-calculator form.inputs').boundingBox();
+        assert.ok(inputs.y > (await panel.boundingBox()).y, `${lang} ${view}: the inputs follow the view`);
+        // One tap to the inputs: the panel scrolled to and focused, Tab goes on into its fields.
+        const jump = page.locator('vram-calculator .to-inputs');
+        assert.equal(await jump.textContent(), lang === 'en' ? 'Change the inputs' : 'تغییر ورودی‌ها');
+        await jump.click();
+        assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.activeElement?.localName), 'form');
+        const form = await page.locator('vram-calculator form.inputs').boundingBox();
+        assert.ok(form.y < viewport.height && form.y + form.height > 0, `${lang} ${view}: the inputs are on screen after the jump`);
+        if (view === 'grid') await screenshot(page, `inputs-after-grid-${lang}-390`);
+        assert.deepEqual(browser.errors, []);
+      } finally {
+        await browser.close();
+      }
+    }
+  }
+  // From the calculator, whose answer strip is above its inputs: the tab
+  // far down the page opens its view above the inputs, in view.
+  const browser = await openPage('', { viewport });
+  try {
+    const { page } = browser;
+    assert.equal(await page.locator('vram-calculator .to-inputs').isVisible(), false, 'the calculator keeps its inputs first');
+    const tab = page.locator('vram-calculator #tab-grid');
+    await tab.scrollIntoViewIfNeeded();
+    await tab.click();
+    assert.ok(inside(await tab.boundingBox(), viewport), 'the tab is on screen');
+    const row = await page.locator('vram-calculator #panel-grid table tbody tr').first().boundingBox();
+    assert.ok(row.y >= 0 && row.y + row.height <= viewport.height, 'the grid starts on screen');
+    await screenshot(page, 'grid-from-calculator-390');
+  } finally {
+    await browser.close();
+  }
+  // At desk: the inputs stay in the first column (on the right, right to left) and the jump is not shown.
+  for (const lang of ['en', 'ar']) {
+    const desk = await openPage(`?view=grid&lang=${lang}`, { viewport: { width: 1366, height: 900 } });
+    try {
+      const { page } = desk;
+      await page.locator('vram-calculator #panel-grid table').waitFor();
+      const inputs = await page.locator('vram-calculator form.inputs').boundingBox();
+      const main = await page.locator('vram-calculator main').boundingBox();
+      assert.ok(lang === 'en' ? inputs.x < main.x : inputs.x > main.x, `${lang}: the inputs keep the start column`);
+      assert.ok(Math.abs(inputs.y - main.y) < 2, `${lang}: side by side`);
+      assert.equal(await page.locator('vram-calculator .to-inputs').isVisible(), false);
+    } finally {
+      await desk.close();
+    }
+  }
+});
+
 test('at 1366 px the fleet table fits: the "no FP8 support" cell wraps, price and speed stay on screen', async () => {
   const viewport = { width: 1366, height: 768 };
   const browser = await openPage('?view=fleet', { viewport });
@@ -127,7 +189,8 @@ test('inputs, compact and hide attributes', async () => {
     <vram-calculator id="none" inputs="none" view="grid"></vram-calculator>
     <vram-calculator id="compact" compact model="llama-3.1-8b"></vram-calculator>
     <vram-calculator id="bare" hide="header tabs"></vram-calculator>
-    <vram-calculator id="compact-grid" compact view="grid"></vram-calculator>`);
+    <vram-calculator id="compact-grid" compact view="grid"></vram-calculator>
+    <vram-calculator id="none-here" inputs="gpu" view="grid"></vram-calculator>`);
   const browser = await launch({ offline: true });
   try {
     const { page } = browser;
@@ -139,6 +202,10 @@ test('inputs, compact and hide attributes', async () => {
     for (const id of ['weights', 'batch', 'gpu', 'mode']) assert.equal(await page.locator(`#some #${id}`).isVisible(), false, id);
     assert.match(await text(page, '#some .notices'), /Ignored 'bogus' in the inputs attribute/);
     assert.equal(await page.locator('#none form.inputs').isVisible(), false);
+    // Inputs listed, none of which changes this view: no empty box either, and the view takes the width.
+    await page.locator('#none-here table.grid').waitFor();
+    assert.equal(await page.locator('#none-here form.inputs').isVisible(), false);
+    assert.ok((await page.locator('#none-here .main').boundingBox()).width > (await page.locator('#none-here').boundingBox()).width * 0.85);
     const grid = await page.locator('#none .main').boundingBox();
     const host = await page.locator('#none').boundingBox();
     assert.ok(grid.width > host.width * 0.85, 'the view takes the whole width');

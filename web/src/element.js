@@ -454,6 +454,9 @@ export function defineVramCalculator(factory) {
         this.panels[name] = h('div', { role: 'tabpanel', id: `panel-${name}`, 'aria-labelledby': `tab-${name}`, tabindex: 0 }, this.views[name].element);
       }
       const tablist = h('div', { role: 'tablist', class: 'tabs', 'aria-label': t('view.label') }, Object.values(this.tabs));
+      // On a phone a view other than the calculator comes before its inputs
+      // (render): one tap takes the reader down to them.
+      this.toInputs = h('button', { type: 'button', class: 'link to-inputs', onclick: () => this.focusInputs() }, t('view.toInputs'));
       tablist.addEventListener('keydown', (event) => this.tabKey(event));
       this.frame.classList.toggle('compact', embed.compact);
       this.frame.classList.toggle('no-inputs', Boolean(embed.inputs && !embed.inputs.length));
@@ -464,7 +467,7 @@ export function defineVramCalculator(factory) {
           h('div', { class: 'tools' }, tools)),
         this.notices,
         this.answer.element,
-        h('div', { class: 'layout' }, this.inputs.element, h('main', { class: 'main' }, tablist, Object.values(this.panels))),
+        (this.layout = h('div', { class: 'layout' }, this.inputs.element, h('main', { class: 'main' }, tablist, this.toInputs, Object.values(this.panels)))),
       );
       if (focused) this.shadowRoot.getElementById(focused)?.focus();
     }
@@ -482,6 +485,17 @@ export function defineVramCalculator(factory) {
     selectView(name, focus) {
       if (name !== this.state.view) this.change({ view: name }, { push: true });
       if (focus) this.tabs[name].focus();
+      // On a phone the view moved above its inputs: its tab, if now above the screen, comes into view.
+      const tab = this.tabs[name];
+      if (tab.getBoundingClientRect().top < 0) tab.scrollIntoView({ block: 'start' });
+    }
+
+    /**
+     * The inputs panel scrolled to and focused (not its first field: on a
+     * phone a focused text field opens the keyboard); Tab goes on into it.
+     */
+    focusInputs() {
+      this.inputs.element.focus();
     }
 
     async copyLink() {
@@ -537,6 +551,18 @@ export function defineVramCalculator(factory) {
         this.tabs[name].tabIndex = active ? 0 : -1;
         this.panels[name].hidden = !active;
       }
+      // The calculator's answer strip sits above its inputs; every other
+      // view is its own answer, so it comes before its inputs in the
+      // document: on a phone's one column it is on the first screen and
+      // the keyboard meets it first (at desk the inputs keep their column).
+      const inputsFirst = this.state.view === 'calculator';
+      if ((this.layout.firstChild === this.inputs.element) !== inputsFirst) {
+        if (inputsFirst) this.layout.prepend(this.inputs.element);
+        else this.layout.append(this.inputs.element);
+      }
+      // Read as the attribute: a form's named controls shadow its properties
+      // when read, and the custom shape has a field named "hidden".
+      this.toInputs.hidden = inputsFirst || this.inputs.element.hasAttribute('hidden') || this.frame.classList.contains('no-inputs');
       // The answer strip belongs to the calculator's answer; compact shows it alone.
       if (this.state.view !== 'calculator') this.answer.clear();
       this.frame.classList.toggle('answer-only', this.embed.compact && this.state.view === 'calculator');

@@ -152,7 +152,8 @@ export class InputsPanel {
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
     };
-    this.element = h('form', { class: 'inputs', 'aria-label': t('input.panel'), onsubmit: (e) => e.preventDefault() },
+    // tabindex -1: focusable from a script (the phone's jump to the inputs), not a Tab stop.
+    this.element = h('form', { class: 'inputs', tabindex: -1, 'aria-label': t('input.panel'), onsubmit: (e) => e.preventDefault() },
       this.groups.model = section('input.modelGroup',
         this.picker.element,
         this.sections.custom,
