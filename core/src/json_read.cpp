@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "vram/error.hpp"
 
@@ -31,49 +34,381 @@ const char* type_name(const json& value) {
 
 namespace {
 
-// nlohmann's own DOM builder, with the depth counted as each object or list
-// opens. Its handlers are found by name (the parser is a template on the
-// handler), so these hide the base's without virtual calls.
-class DepthLimitedBuilder : public nlohmann::detail::json_sax_dom_parser<json> {
+// A JSON text read byte by byte into nlohmann's DOM, as nlohmann's parser
+// reads it (RFC 8259: the same values and number types, a leading UTF-8
+// byte-order mark skipped, ill-formed UTF-8, raw control characters and
+// lone surrogates refused, nothing after the value), and failing with its
+// exceptions. Without recursion: the containers still open are a stack,
+// so a deep text cannot exhaust the call stack, and the depth is counted
+// as each one opens. Its own reader, not nlohmann's lexer: a third of the
+// instructions for the core's catalog at start-up (README, speed).
+class Reader {
  public:
-  DepthLimitedBuilder(json& target, std::size_t max_depth, const std::string& field)
-      : json_sax_dom_parser(target, true), max_depth_(max_depth), field_(field) {}
-  bool start_object(std::size_t size) {
-    open();
-    return json_sax_dom_parser::start_object(size);
-  }
-  bool end_object() {
-    --depth_;
-    return json_sax_dom_parser::end_object();
-  }
-  bool start_array(std::size_t size) {
-    open();
-    return json_sax_dom_parser::start_array(size);
-  }
-  bool end_array() {
-    --depth_;
-    return json_sax_dom_parser::end_array();
+  Reader(std::string_view text, std::size_t max_depth, const std::string& field)
+      : begin_(text.data()),
+        p_(text.data()),
+        end_(text.data() + text.size()),
+        max_depth_(max_depth),
+        field_(field) {}
+
+  json read() {
+    json result;
+    if (end_ - p_ >= 3 && byte(0) == 0xEF && byte(1) == 0xBB && byte(2) == 0xBF) p_ += 3;
+    json* target = &result;
+    for (;;) {
+      const bool opened = value(*target);
+      if (!next(opened, target)) break;
+    }
+    skip_space();
+    // A NUL byte where a token would start ends the text, as it does for
+    // nlohmann's lexer (inside a string it is a control character).
+    if (p_ != end_ && *p_ != '\0') fail("expected end of input");
+    return result;
   }
 
  private:
+  unsigned byte(std::ptrdiff_t at) const { return static_cast<unsigned char>(p_[at]); }
+  static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+  void skip_space() {
+    while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+
+  /** One value into `target`; true when it opened an object or a list. */
+  bool value(json& target) {
+    skip_space();
+    if (p_ == end_) fail("unexpected end of input; expected '[', '{', or a literal");
+    switch (*p_) {
+      case '{':
+        open();
+        target = json::object();
+        open_.push_back(&target);
+        return true;
+      case '[':
+        open();
+        target = json::array();
+        open_.push_back(&target);
+        return true;
+      case '"':
+        ++p_;
+        target = string();
+        return false;
+      case 't':
+        literal("true");
+        target = true;
+        return false;
+      case 'f':
+        literal("false");
+        target = false;
+        return false;
+      case 'n':
+        literal("null");
+        target = nullptr;
+        return false;
+      default:
+        if (*p_ == '-' || digit(*p_)) {
+          number(target);
+          return false;
+        }
+        fail("unexpected character; expected '[', '{', or a literal");
+    }
+  }
+
+  /**
+   * After a value (or an object or list just opened): closes what ends
+   * here and points `target` at the next value's place; false when the
+   * outermost value is complete.
+   */
+  bool next(bool opened, json*& target) {
+    for (;;) {
+      if (open_.empty()) return false;
+      json& container = *open_.back();
+      const bool object = container.is_object();
+      skip_space();
+      if (p_ == end_)
+        fail(object ? "unexpected end of input; expected '}'"
+                    : "unexpected end of input; expected ']'");
+      if (*p_ == (object ? '}' : ']')) {
+        ++p_;
+        --depth_;
+        open_.pop_back();
+        opened = false;
+        continue;
+      }
+      if (!opened) {
+        if (*p_ != ',') fail(object ? "expected ',' or '}'" : "expected ',' or ']'");
+        ++p_;
+      }
+      if (object) {
+        skip_space();
+        if (p_ == end_ || *p_ != '"') fail("expected a string for the object key");
+        ++p_;
+        std::string key = string();
+        skip_space();
+        if (p_ == end_ || *p_ != ':') fail("expected ':' after the object key");
+        ++p_;
+        // A repeated key keeps its last value, as nlohmann's parser does.
+        target = &container.get_ref<json::object_t&>()[std::move(key)];
+      } else {
+        json::array_t& list = container.get_ref<json::array_t&>();
+        list.emplace_back();
+        // Stable while it is filled: its list grows only after it is closed.
+        target = &list.back();
+      }
+      return true;
+    }
+  }
+
   void open() {
     if (depth_ >= max_depth_) throw Error::too_deep(field_, max_depth_);
     ++depth_;
+    ++p_;
   }
+
+  void literal(std::string_view word) {
+    if (static_cast<std::size_t>(end_ - p_) < word.size() ||
+        std::string_view(p_, word.size()) != word) {
+      fail("invalid literal");
+    }
+    p_ += static_cast<std::ptrdiff_t>(word.size());
+  }
+
+  /** A string's text after its opening quote, to and past its closing one. */
+  std::string string() {
+    std::string out;
+    const char* run = p_;
+    for (;;) {
+      if (p_ == end_) fail("invalid string: missing closing quote");
+      const unsigned c = byte(0);
+      if (c == '"') break;
+      if (c == '\\') {
+        out.append(run, p_);
+        ++p_;
+        escape(out);
+        run = p_;
+      } else if (c < 0x20) {
+        fail("invalid string: control character must be escaped");
+      } else if (c < 0x80) {
+        ++p_;
+      } else {
+        utf8(c);
+      }
+    }
+    out.append(run, p_);
+    ++p_;
+    return out;
+  }
+
+  /** One well-formed UTF-8 sequence starting with `lead` (Unicode's table 3-7). */
+  void utf8(unsigned lead) {
+    unsigned low = 0x80, high = 0xBF;
+    std::ptrdiff_t length = 0;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    } else {
+      fail("invalid string: ill-formed UTF-8 byte");
+    }
+    if (end_ - p_ < length) fail("invalid string: ill-formed UTF-8 byte");
+    for (std::ptrdiff_t i = 1; i < length; ++i) {
+      const unsigned b = byte(i);
+      if (b < (i == 1 ? low : 0x80) || b > (i == 1 ? high : 0xBF)) {
+        fail("invalid string: ill-formed UTF-8 byte");
+      }
+    }
+    p_ += length;
+  }
+
+  void escape(std::string& out) {
+    if (p_ == end_) fail("invalid string: missing closing quote");
+    const char c = *p_++;
+    switch (c) {
+      case '"':
+      case '\\':
+      case '/':
+        out += c;
+        return;
+      case 'b':
+        out += '\b';
+        return;
+      case 'f':
+        out += '\f';
+        return;
+      case 'n':
+        out += '\n';
+        return;
+      case 'r':
+        out += '\r';
+        return;
+      case 't':
+        out += '\t';
+        return;
+      case 'u':
+        break;
+      default:
+        fail("invalid string: forbidden character after backslash");
+    }
+    unsigned code = hex4();
+    if (code >= 0xDC00 && code <= 0xDFFF) {
+      fail("invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF");
+    }
+    if (code >= 0xD800 && code <= 0xDBFF) {
+      if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') {
+        fail("invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
+      }
+      p_ += 2;
+      const unsigned low = hex4();
+      if (low < 0xDC00 || low > 0xDFFF) {
+        fail("invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
+      }
+      code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+    }
+    const auto put = [&out](unsigned bits) { out += static_cast<char>(bits); };
+    if (code < 0x80) {
+      put(code);
+    } else if (code < 0x800) {
+      put(0xC0 | (code >> 6));
+      put(0x80 | (code & 0x3F));
+    } else if (code < 0x10000) {
+      put(0xE0 | (code >> 12));
+      put(0x80 | ((code >> 6) & 0x3F));
+      put(0x80 | (code & 0x3F));
+    } else {
+      put(0xF0 | (code >> 18));
+      put(0x80 | ((code >> 12) & 0x3F));
+      put(0x80 | ((code >> 6) & 0x3F));
+      put(0x80 | (code & 0x3F));
+    }
+  }
+
+  unsigned hex4() {
+    unsigned code = 0;
+    for (int i = 0; i < 4; ++i, ++p_) {
+      if (p_ == end_) fail("invalid string: '\\u' must be followed by 4 hex digits");
+      const char c = *p_;
+      unsigned d = 0;
+      if (digit(c)) {
+        d = static_cast<unsigned>(c - '0');
+      } else if (c >= 'a' && c <= 'f') {
+        d = static_cast<unsigned>(c - 'a' + 10);
+      } else if (c >= 'A' && c <= 'F') {
+        d = static_cast<unsigned>(c - 'A' + 10);
+      } else {
+        fail("invalid string: '\\u' must be followed by 4 hex digits");
+      }
+      code = code * 16 + d;
+    }
+    return code;
+  }
+
+  /**
+   * A number: a whole one without fraction or exponent as nlohmann stores
+   * it (unsigned when positive, signed when negative, a double when it
+   * overflows 64 bits), any other by strtod; one that overflows a double
+   * fails as nlohmann's out_of_range 406.
+   */
+  void number(json& target) {
+    const char* start = p_;
+    const bool negative = *p_ == '-';
+    if (negative) ++p_;
+    if (p_ == end_ || !digit(*p_)) fail("invalid number; expected digit after '-'");
+    bool whole = true;
+    if (*p_ == '0') {
+      ++p_;
+    } else {
+      while (p_ != end_ && digit(*p_)) ++p_;
+    }
+    if (p_ != end_ && *p_ == '.') {
+      ++p_;
+      whole = false;
+      if (p_ == end_ || !digit(*p_)) fail("invalid number; expected digit after '.'");
+      while (p_ != end_ && digit(*p_)) ++p_;
+    }
+    if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
+      ++p_;
+      whole = false;
+      if (p_ != end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (p_ == end_ || !digit(*p_)) fail("invalid number; expected digit after exponent sign");
+      while (p_ != end_ && digit(*p_)) ++p_;
+    }
+    const char* digits = start + (negative ? 1 : 0);
+    // Up to 19 digits fit a uint64 without overflow checks.
+    if (whole && p_ - digits <= 19) {
+      std::uint64_t magnitude = 0;
+      for (const char* d = digits; d != p_; ++d) {
+        magnitude = magnitude * 10 + static_cast<std::uint64_t>(*d - '0');
+      }
+      if (!negative) {
+        target = magnitude;
+        return;
+      }
+      if (magnitude <= static_cast<std::uint64_t>(INT64_MAX) + 1) {
+        target = magnitude == static_cast<std::uint64_t>(INT64_MAX) + 1
+                     ? INT64_MIN
+                     : -static_cast<std::int64_t>(magnitude);
+        return;
+      }
+    } else if (whole && !negative && p_ - digits == 20) {
+      // 20 digits: a uint64 up to 18446744073709551615.
+      constexpr std::string_view kMax = "18446744073709551615";
+      if (std::string_view(digits, 20) <= kMax) {
+        std::uint64_t magnitude = 0;
+        for (const char* d = digits; d != p_; ++d) {
+          magnitude = magnitude * 10 + static_cast<std::uint64_t>(*d - '0');
+        }
+        target = magnitude;
+        return;
+      }
+    }
+    const std::string token(start, p_);
+    const double value = std::strtod(token.c_str(), nullptr);
+    if (!std::isfinite(value)) {
+      throw json::out_of_range::create(406, "number overflow parsing '" + token + "'", nullptr);
+    }
+    target = value;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    nlohmann::detail::position_t at;
+    at.chars_read_total = static_cast<std::size_t>(p_ - begin_) + 1;
+    const char* line = begin_;
+    for (const char* c = begin_; c != p_; ++c) {
+      if (*c == '\n') {
+        ++at.lines_read;
+        line = c + 1;
+      }
+    }
+    at.chars_read_current_line = static_cast<std::size_t>(p_ - line) + 1;
+    std::string message = "syntax error - " + what;
+    if (p_ != end_) {
+      const unsigned c = byte(0);
+      message += c >= 0x20 && c < 0x7F ? std::string("; last read: '") + *p_ + "'"
+                                       : "; last read: byte " + std::to_string(c);
+    }
+    throw json::parse_error::create(101, at, message, nullptr);
+  }
+
+  const char* begin_;
+  const char* p_;
+  const char* end_;
   std::size_t max_depth_;
   const std::string& field_;
   std::size_t depth_ = 0;
+  // The objects and lists open, innermost last.
+  std::vector<json*> open_;
 };
 
 }  // namespace
 
 json parse_text(std::string_view text, std::size_t max_depth, const std::string& field) {
-  using Input = nlohmann::detail::iterator_input_adapter<const char*>;
-  json result;
-  DepthLimitedBuilder builder(result, max_depth, field);
-  nlohmann::detail::parser<json, Input>(Input(text.data(), text.data() + text.size()))
-      .sax_parse(&builder, true);
-  return result;
+  return Reader(text, max_depth, field).read();
 }
 
 std::string number_text(double value) {
