@@ -437,7 +437,8 @@ std::string field_path(std::string_view prefix, std::string_view key) {
 
 const json* find(const json& object, std::string_view key) {
   if (!object.is_object()) return nullptr;
-  auto it = object.find(std::string(key));
+  // By the view: the object's comparator is transparent, so no key is copied.
+  auto it = object.find(key);
   if (it == object.end() || it->is_null()) return nullptr;
   return &*it;
 }
@@ -447,7 +448,8 @@ void expect_object(const json& value, std::string_view field) {
 }
 
 std::int64_t as_int(const json& value, std::string_view field) {
-  if (value.is_number_integer()) return value.get<std::int64_t>();
+  // Unsigned first: nlohmann's is_number_integer() is true for both kinds,
+  // and get<int64_t>() would wrap 2^64 - 1 to -1.
   if (value.is_number_unsigned()) {
     const auto u = value.get<std::uint64_t>();
     if (u > static_cast<std::uint64_t>(INT64_MAX)) {
@@ -455,6 +457,7 @@ std::int64_t as_int(const json& value, std::string_view field) {
     }
     return static_cast<std::int64_t>(u);
   }
+  if (value.is_number_integer()) return value.get<std::int64_t>();
   if (value.is_number_float()) {
     const double v = value.get<double>();
     // Configs sometimes write integers as 4096.0; anything else is an error.
@@ -473,30 +476,54 @@ double as_number(const json& value, std::string_view field) {
   return v;
 }
 
+namespace {
+
+// The field's path is built only for an error: a catalog's reads are many,
+// and a path is a string the heap holds.
+std::int64_t int_at(const json& value, std::string_view key, std::string_view prefix) {
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<std::uint64_t>();
+    if (u <= static_cast<std::uint64_t>(INT64_MAX)) return static_cast<std::int64_t>(u);
+  } else if (value.is_number_integer()) {
+    return value.get<std::int64_t>();
+  }
+  return as_int(value, field_path(prefix, key));
+}
+
+double number_at(const json& value, std::string_view key, std::string_view prefix) {
+  if (value.is_number()) {
+    const double v = value.get<double>();
+    if (std::isfinite(v)) return v;
+  }
+  return as_number(value, field_path(prefix, key));
+}
+
+}  // namespace
+
 std::int64_t get_int(const json& object, std::string_view key, std::string_view prefix) {
   const json* value = find(object, key);
   if (value == nullptr) missing(field_path(prefix, key));
-  return as_int(*value, field_path(prefix, key));
+  return int_at(*value, key, prefix);
 }
 
 std::optional<std::int64_t> opt_int(const json& object, std::string_view key,
                                     std::string_view prefix) {
   const json* value = find(object, key);
   if (value == nullptr) return std::nullopt;
-  return as_int(*value, field_path(prefix, key));
+  return int_at(*value, key, prefix);
 }
 
 double get_number(const json& object, std::string_view key, std::string_view prefix) {
   const json* value = find(object, key);
   if (value == nullptr) missing(field_path(prefix, key));
-  return as_number(*value, field_path(prefix, key));
+  return number_at(*value, key, prefix);
 }
 
 std::optional<double> opt_number(const json& object, std::string_view key,
                                  std::string_view prefix) {
   const json* value = find(object, key);
   if (value == nullptr) return std::nullopt;
-  return as_number(*value, field_path(prefix, key));
+  return number_at(*value, key, prefix);
 }
 
 std::string get_string(const json& object, std::string_view key, std::string_view prefix) {

@@ -160,6 +160,21 @@ TEST_CASE("range errors carry the message id and the numbers for translation") {
   CHECK(error.at("message") == "config.num_key_value_heads must be between 1 and 32, not 64");
 }
 
+TEST_CASE("a whole number past 64 signed bits is out of range as written, never wrapped") {
+  // 2^64 - 1 and 2^63 + 1 as a config.json writes them: read as unsigned,
+  // they once came back as -1 and -(2^63 - 1) in the error.
+  for (const char* layers : {"18446744073709551615", "9223372036854775809"}) {
+    std::string config = llama(32).dump();
+    const std::string at = "\"num_hidden_layers\":32";
+    config.replace(config.find(at), at.size(), std::string("\"num_hidden_layers\":") + layers);
+    const json error = error_of("estimate", "{\"config\":" + config + "}");
+    CHECK(error.at("field") == "config.num_hidden_layers");
+    CHECK(error.at("message_id") == "error.range");
+    CHECK(error.at("params").at("value").dump() == layers);
+    CHECK(error.at("message").get<std::string>().find("not -") == std::string::npos);
+  }
+}
+
 TEST_CASE("the calculator still answers a preset after the hostile inputs") {
   error_of("estimate", "{\"config\":" + nested(100000) + "}");
   error_of("estimate", json{{"config", llama(4294967297)}}.dump());
