@@ -73,6 +73,43 @@ test('at 390 px the total, fit and pick are on the first screen, and stay in vie
   }
 });
 
+test('at 390 px a config the core cannot use says why on the first screen, where the answer was, and the strip comes back with it', async () => {
+  const viewport = { width: 390, height: 844 };
+  for (const [lang, said] of [['en', 'config.json num_hidden_layers is required'], ['fa', '\u2068config.json num_hidden_layers\u2069 لازم است']]) {
+    const browser = await openPage(`?lang=${lang}`, { viewport });
+    try {
+      const { page } = browser;
+      await page.locator('vram-calculator details.paste summary').click();
+      await page.locator('vram-calculator #config-text').fill('{"model_type": "llama", "hidden_size": 4096}');
+      const strip = page.locator('vram-calculator .answer-bar .answer-error');
+      await strip.waitFor();
+      // The field once, by its label, in the page's language (isolated in a
+      // right-to-left sentence); no stale total or pick.
+      assert.equal(await strip.textContent(), said);
+      assert.equal(await page.locator('vram-calculator .answer-bar .answer-value').count(), 0);
+      assert.equal(await page.locator('vram-calculator .answer-bar .answer-pick').count(), 0);
+      assert.equal(await page.locator('vram-calculator [role=tabpanel]:not([hidden]) .error[role=alert]').textContent(), said);
+      // One announcement: the strip repeats the calculator's alert, it is not one.
+      assert.equal(await page.locator('vram-calculator .answer-bar [role=alert]').count(), 0);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      assert.ok(inside(await strip.boundingBox(), viewport), `${lang}: the reason is on the first screen`);
+      if (lang === 'fa') await screenshot(page, 'config-error-fa-390');
+      // Away to the grid and back: the strip says it again.
+      await page.locator('vram-calculator #tab-grid').click();
+      assert.equal(await page.locator('vram-calculator .answer-bar').isVisible(), false);
+      await page.locator('vram-calculator #tab-calculator').click();
+      assert.equal(await strip.textContent(), said);
+      // Mended: the answer is back in the strip.
+      await page.locator('vram-calculator #config-text').fill('{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128256}');
+      await page.locator('vram-calculator .answer-bar .answer-value').waitFor();
+      assert.equal(await strip.count(), 0);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});
+
 test('at 390 px every view but the calculator comes before its inputs, with a jump to them; at desk the inputs keep their column', async () => {
   const viewport = { width: 390, height: 844 };
   for (const lang of ['en', 'fa']) {

@@ -309,11 +309,14 @@ export function defineVramCalculator(factory) {
     }
 
     /** The pick of each new answer: vram-pick when it changed (a host's own call to action). */
-    answered(result) {
+    answered(result, error = null) {
       this.lastResult = result;
+      this.lastError = result ? null : error;
       if (!result) {
-        // The calculator could not answer: no stale total, no stale pick.
-        this.answer.clear();
+        // The calculator could not answer: no stale total, no stale pick,
+        // and the reason where the answer would be.
+        if (error) this.answer.error(error);
+        else this.answer.clear();
         return;
       }
       this.answer.update(result, this.state);
@@ -409,7 +412,7 @@ export function defineVramCalculator(factory) {
         root: this.shadowRoot,
         open: this.open,
         inputs: embed.inputs,
-        emit: (result) => this.answered(result),
+        emit: (result, error) => this.answered(result, error),
         change: (patch, options) => this.change(patch, options),
         // A model opened from another view: as the model picker opens it.
         pickModel: (id, extra) => this.inputs.pickModel(id, extra),
@@ -567,8 +570,11 @@ export function defineVramCalculator(factory) {
       if (this.state.view !== 'calculator') this.answer.clear();
       this.frame.classList.toggle('answer-only', this.embed.compact && this.state.view === 'calculator');
       this.views[this.state.view].update(this.state, this.vendorCatalog);
-      // Back on the calculator with an unchanged answer: the strip shows it again.
-      if (this.state.view === 'calculator' && this.answer.element.hidden && this.lastResult) this.answer.update(this.lastResult, this.state);
+      // Back on the calculator with an unchanged answer: the strip shows it (or why there is none) again.
+      if (this.state.view === 'calculator' && this.answer.element.hidden) {
+        if (this.lastResult) this.answer.update(this.lastResult, this.state);
+        else if (this.lastError) this.answer.error(this.lastError);
+      }
     }
   }
 

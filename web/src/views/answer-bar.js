@@ -6,7 +6,7 @@
 // for both this strip and the calculator view.
 import { h, patch, replace } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
-import { bdi } from './common.js';
+import { bdi, errorText } from './common.js';
 import { rentLink } from './rent-link.js';
 
 // Decimal GB from the core, as the bytes the renderer's gb styles take.
@@ -103,6 +103,17 @@ export class AnswerBar {
             : t('answer.pickNoPrice', { pick: pickName }), ' ', rentLink(this.ctx, pick, 'answer')]
           : t('fits.none')),
     ]);
+    this.element.hidden = false;
+  }
+
+  /**
+   * No answer: what is wrong, where the answer would be, so a phone shows
+   * it on the first screen and a compact element is never blank. Not an
+   * alert: the calculator's own error box is, and one announcement is
+   * enough.
+   */
+  error(error) {
+    patch(this.element, () => h('p', { class: 'answer-error', dataset: { code: error.code || '' } }, errorText(this.ctx.t, error)));
     this.element.hidden = false;
   }
 

@@ -52,7 +52,7 @@ function inputValue(t, catalog, key, value) {
 }
 
 export class CalculatorView {
-  /** ctx: { t, core, catalog, open (a Set of open <details> keys), emit(result) } */
+  /** ctx: { t, core, catalog, open (a Set of open <details> keys), emit(result, error) } */
   constructor(ctx) {
     this.ctx = ctx;
     this.key = null;
@@ -71,7 +71,7 @@ export class CalculatorView {
     if (error) {
       this.body.replaceChildren(errorBox(t, error));
       this.live.textContent = '';
-      this.ctx.emit(null);
+      this.ctx.emit(null, error);
       return;
     }
     // Patched, not rebuilt: what the answer shares with the last one stays.

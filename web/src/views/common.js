@@ -23,18 +23,28 @@ export function fieldLabel(t, field) {
 }
 
 /**
- * One core error as a paragraph: a crashed core and its restart, or the
- * field it names and what is wrong, in the page's language (the core's
- * error carries its message id and parameters beside the English).
+ * One core error in words: a crashed core and its restart, or the field it
+ * names and what is wrong, in the page's language (the core's error
+ * carries its message id and parameters beside the English).
  */
-export function errorBox(t, error) {
+export function errorText(t, error) {
+  if (error instanceof CoreCrash) return t(`error.${error.code}`, { message: error.message });
+  const params = error.messageId && error.messageId.params;
+  // A message that names its field says it once, by the input's label:
+  // "config.json num_hidden_layers is required", not "config.json
+  // num_hidden_layers: config.num_hidden_layers is required".
+  // (Only a message that says {field}: "{detail}" alone does not.)
+  if (error.field && params && params.field === error.field) {
+    const said = t.render({ ...error.messageId, params: { ...params, field: '\uE002' } });
+    if (said.includes('\uE002')) return said.split('\uE002').join(fieldLabel(t, error.field));
+  }
   const message = error.messageId ? t.render(error.messageId) : error.message;
-  const text = error instanceof CoreCrash
-    ? t(`error.${error.code}`, { message: error.message })
-    : error.field
-      ? t('error.field', { field: fieldLabel(t, error.field), message })
-      : t('error.plain', { message });
-  return h('p', { class: 'error', role: 'alert', dataset: { code: error.code || '' } }, text);
+  return error.field ? t('error.field', { field: fieldLabel(t, error.field), message }) : t('error.plain', { message });
+}
+
+/** The same as an alert paragraph. */
+export function errorBox(t, error) {
+  return h('p', { class: 'error', role: 'alert', dataset: { code: error.code || '' } }, errorText(t, error));
 }
 
 /**
