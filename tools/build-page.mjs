@@ -124,15 +124,6 @@ async function bundle(entry, format, version) {
   return result.outputFiles[0].text;
 }
 
-/**
- * `bytes` as an .lzma stream (the "LZMA alone" format web/src/lzma.js
- * reads), as small as Debian's xz makes it (-9e; the module 17% smaller
- * than zopfli's deflate), its header's unknown size filled in, so that the
- * page knows how much to unpack before it starts. About 5 seconds for the
- * module; kept under build/page/ by the hash of the bytes and xz's options,
- * so a page rebuilt over the same bytes costs nothing. `name` names the
- * cache file; `decoder` is the page's decoder module (its bytes).
- */
 // xz's LZMA1 options for each piece, on top of -9e: pb=0 (no alignment in
 // the position state) for both. The module: lc=4 (four bits of the byte
 // before for a literal's context) and the bt3 match finder, 0.7 KB less
@@ -144,6 +135,16 @@ const LZMA_OPTIONS = {
   catalogs: 'preset=9e,lc=2,pb=0,nice=128',
 };
 
+/**
+ * `bytes` as an .lzma stream (the "LZMA alone" format web/src/lzma.js
+ * reads), as small as Debian's xz makes it (-9e; the module 17% smaller
+ * than zopfli's deflate), its header's unknown size filled in, so that the
+ * page knows how much to unpack before it starts. About 5 seconds for the
+ * module; kept under build/page/ by the hash of the bytes and xz's options,
+ * so a page rebuilt over the same bytes costs nothing. `name` names the
+ * cache file (and its LZMA_OPTIONS); `decoder` is the page's decoder module
+ * (its bytes).
+ */
 async function packLzma(bytes, name, decoder) {
   const args = ['--format=lzma', `--lzma1=${LZMA_OPTIONS[name]}`, '--stdout'];
   const hash = createHash('sha256').update(args.join(' ')).update(bytes).digest('hex').slice(0, 16);

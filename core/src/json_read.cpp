@@ -339,31 +339,23 @@ class Reader {
       while (p_ != end_ && digit(*p_)) ++p_;
     }
     const char* digits = start + (negative ? 1 : 0);
-    // Up to 19 digits fit a uint64 without overflow checks.
-    if (whole && p_ - digits <= 19) {
+    const std::ptrdiff_t count = p_ - digits;
+    // Up to 19 digits fit a uint64 as they are; 20 when they are at most
+    // its largest (the same length, so compared as text).
+    constexpr std::string_view kMaxUnsigned = "18446744073709551615";
+    if (whole && (count <= 19 ||
+                  (count == 20 && !negative && std::string_view(digits, 20) <= kMaxUnsigned))) {
       std::uint64_t magnitude = 0;
       for (const char* d = digits; d != p_; ++d) {
         magnitude = magnitude * 10 + static_cast<std::uint64_t>(*d - '0');
       }
+      constexpr auto kMinMagnitude = static_cast<std::uint64_t>(INT64_MAX) + 1;
       if (!negative) {
         target = magnitude;
         return;
       }
-      if (magnitude <= static_cast<std::uint64_t>(INT64_MAX) + 1) {
-        target = magnitude == static_cast<std::uint64_t>(INT64_MAX) + 1
-                     ? INT64_MIN
-                     : -static_cast<std::int64_t>(magnitude);
-        return;
-      }
-    } else if (whole && !negative && p_ - digits == 20) {
-      // 20 digits: a uint64 up to 18446744073709551615.
-      constexpr std::string_view kMax = "18446744073709551615";
-      if (std::string_view(digits, 20) <= kMax) {
-        std::uint64_t magnitude = 0;
-        for (const char* d = digits; d != p_; ++d) {
-          magnitude = magnitude * 10 + static_cast<std::uint64_t>(*d - '0');
-        }
-        target = magnitude;
+      if (magnitude <= kMinMagnitude) {
+        target = magnitude == kMinMagnitude ? INT64_MIN : -static_cast<std::int64_t>(magnitude);
         return;
       }
     }
