@@ -550,7 +550,8 @@ export function defineVramCalculator(factory) {
       this.inputs.sync(this.state);
       for (const name of VIEWS) {
         const active = name === this.state.view;
-        this.tabs[name].setAttribute('aria-selected', String(active));
+        // Only when it changes (as the inputs' quick picks, inputs.js sync).
+        if (this.tabs[name].getAttribute('aria-selected') !== String(active)) this.tabs[name].setAttribute('aria-selected', String(active));
         this.tabs[name].tabIndex = active ? 0 : -1;
         this.panels[name].hidden = !active;
       }

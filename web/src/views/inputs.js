@@ -500,7 +500,12 @@ export class InputsPanel {
       this.showFieldError(name, null);
     }
     for (const box of this.targets) box.checked = state.lora_targets.includes(box.value);
-    for (const pick of this.picks.children) pick.setAttribute('aria-pressed', String(Number(pick.dataset.tokens) === state.context));
+    // Set only when it changes: setting an attribute, even to the value it
+    // has, queues a mutation record and invalidates the styles that read it.
+    for (const pick of this.picks.children) {
+      const pressed = String(Number(pick.dataset.tokens) === state.context);
+      if (pick.getAttribute('aria-pressed') !== pressed) pick.setAttribute('aria-pressed', pressed);
+    }
     if (focused !== this.paste && state.model === IMPORTED && this.paste.value.replace(/\s/g, '') !== state.config.replace(/\s/g, '')) {
       this.paste.value = state.config;
     }
