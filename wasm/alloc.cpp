@@ -3,8 +3,9 @@
 // (README, size and speed). Only the page's module has it; the native CLI
 // keeps glibc's malloc, which caches small blocks itself.
 //
-// The one mutable global of the module, and the allocator's, not the core's:
-// constant-initialised, so it exists before any static constructor allocates.
+// Mutable state of the module's, as the binding's answer buffer is, and the
+// allocator's, not the core's: constant-initialised, so it exists before any
+// static constructor allocates.
 
 #include <cstdlib>
 #include <new>
