@@ -7,8 +7,11 @@
 //
 //   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //     node --liftoff --no-wasm-tier-up --single-threaded tools/core-instructions.mjs 10
-//   ... the same with 60
+//   ... the same with 110
 //
+// (Over 50 estimates the figure moves by a few percent from run to run, the
+// first calls' lazy compilation and the collector's timing in it; over 100
+// by about one.)
 // --liftoff --no-wasm-tier-up: V8's baseline code, what a page's first
 // changes run; --no-liftoff: its optimised code, what they run later.
 // README (size and speed) has the figures. Prints the answers' total length,
