@@ -125,6 +125,16 @@ export function s(tag, attrs, ...children) {
   return build(document.createElementNS(SVG_NS, tag), attrs || {}, children);
 }
 
+/**
+ * Sets a property only when it differs: writing `hidden`, a <select>'s
+ * value or a checkbox's state, even to what it is, makes the browser redo
+ * the work behind it (an attribute set, a mutation record, a style
+ * invalidation, a walk of the options), dozens of times in a redraw.
+ */
+export function assign(element, name, value) {
+  if (element[name] !== value) element[name] = value;
+}
+
 /** Empties `element`, then appends `children` (skipping null and false). */
 export function replace(element, ...children) {
   while (element.firstChild) element.firstChild.remove();

@@ -20,7 +20,7 @@
 // else the language's own (docs/i18n.md).
 import css from './style.css';
 import { loadCore } from './core.js';
-import { h, replace } from './dom.js';
+import { assign, h, replace } from './dom.js';
 import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
 import { DIGITS, LANGUAGES, catalogsReady, problemMessage, resolveLanguage, translator } from './i18n.js';
 import { PAGE_DEFAULTS, VIEWS, UNITS, defaultState, parseQuery, toQuery } from './state.js';
@@ -545,15 +545,15 @@ export function defineVramCalculator(factory) {
         this.shownNotices = notices.join('\n');
         replace(this.notices, notices.map((notice) => h('p', { class: 'notice', role: 'status', dir: 'auto' }, notice)));
       }
-      this.unit.value = this.state.unit;
-      if (this.langPicker) this.langPicker.value = this.frame.lang;
+      assign(this.unit, 'value', this.state.unit);
+      if (this.langPicker) assign(this.langPicker, 'value', this.frame.lang);
       this.inputs.sync(this.state);
       for (const name of VIEWS) {
         const active = name === this.state.view;
         // Only when it changes (as the inputs' quick picks, inputs.js sync).
         if (this.tabs[name].getAttribute('aria-selected') !== String(active)) this.tabs[name].setAttribute('aria-selected', String(active));
-        this.tabs[name].tabIndex = active ? 0 : -1;
-        this.panels[name].hidden = !active;
+        assign(this.tabs[name], 'tabIndex', active ? 0 : -1);
+        assign(this.panels[name], 'hidden', !active);
       }
       // The calculator's answer strip sits above its inputs; every other
       // view is its own answer, so it comes before its inputs in the
@@ -566,7 +566,7 @@ export function defineVramCalculator(factory) {
       }
       // Read as the attribute: a form's named controls shadow its properties
       // when read, and the custom shape has a field named "hidden".
-      this.toInputs.hidden = inputsFirst || this.inputs.element.hasAttribute('hidden') || this.frame.classList.contains('no-inputs');
+      assign(this.toInputs, 'hidden', inputsFirst || this.inputs.element.hasAttribute('hidden') || this.frame.classList.contains('no-inputs'));
       // The answer strip belongs to the calculator's answer; compact shows it alone.
       if (this.state.view !== 'calculator') this.answer.clear();
       this.frame.classList.toggle('answer-only', this.embed.compact && this.state.view === 'calculator');

@@ -4,7 +4,7 @@
 // scroll under it, so every change shows its effect; in `compact` mode it is
 // the whole element. The fit sentence and the pick are computed here once
 // for both this strip and the calculator view.
-import { h, patch, replace } from '../dom.js';
+import { assign, h, patch, replace } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { bdi, errorText } from './common.js';
 import { rentLink } from './rent-link.js';
@@ -103,7 +103,7 @@ export class AnswerBar {
             : t('answer.pickNoPrice', { pick: pickName }), ' ', rentLink(this.ctx, pick, 'answer')]
           : t('fits.none')),
     ]);
-    this.element.hidden = false;
+    assign(this.element, 'hidden', false);
   }
 
   /**
@@ -114,7 +114,7 @@ export class AnswerBar {
    */
   error(error) {
     patch(this.element, () => h('p', { class: 'answer-error', dataset: { code: error.code || '' } }, errorText(this.ctx.t, error)));
-    this.element.hidden = false;
+    assign(this.element, 'hidden', false);
   }
 
   clear() {

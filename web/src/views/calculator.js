@@ -3,7 +3,7 @@
 // decode ceilings, the inverse answers, warnings and assumptions. Described
 // anew on every change and patched in place (dom.js patch): the elements,
 // the focus, a table's scroll and which <details> are open survive it.
-import { h, patch } from '../dom.js';
+import { assign, h, patch } from '../dom.js';
 import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../format.js';
 import { CUSTOM, estimateRequest } from '../state.js';
 import { fitSummary, headlineGb, measuredRange } from './answer-bar.js';
@@ -171,7 +171,7 @@ export class CalculatorView {
       out.push(h('p', { class: `fit ${summary.state}`, dataset: { fits: String(summary.fits), tight: String(Boolean(summary.tight)), offload: String(Boolean(summary.offload)) } },
         h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: fit.basis }))));
     }
-    this.live.textContent = fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText;
+    assign(this.live, 'textContent', fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText);
     // The terms are one card's: against one card's share of the capacity.
     out.push(stackedBar(t, terms, result.total_gb, fit ? (multi ? fit.capacity_gb / serving.gpus : fit.capacity_gb) : 0));
 

@@ -7,7 +7,7 @@
 // any of the three digit systems is read back as Latin digits.
 import { readConfigText } from '../config.js';
 import { fileKind, hubFiles, readCheckpoint } from '../checkpoint.js';
-import { h, replace } from '../dom.js';
+import { assign, h, replace } from '../dom.js';
 import { visibleInputs } from '../embed.js';
 import { problemMessage } from '../i18n.js';
 import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseNumber } from '../numbers.js';
@@ -207,9 +207,11 @@ export class InputsPanel {
     el.id = name;
     el.name = name;
     el.setAttribute('aria-describedby', `${name}-error`);
-    this.controls[name] = { el, prop };
+    // Whether it reads as a number, kept: sync asks on every redraw.
+    const number = el.dataset.number !== undefined;
+    this.controls[name] = { el, prop, number };
     const label = h('label', { for: el.id }, this.ctx.t(`input.${name}`));
-    if (el.dataset.number !== undefined) {
+    if (number) {
       // Only digits (any of the three systems) and separators get typed in.
       el.addEventListener('beforeinput', (event) => {
         if (event.data && !TYPED_CHARS.test(event.data)) event.preventDefault();
@@ -257,7 +259,7 @@ export class InputsPanel {
   numberSpec(name) {
     if (this.numeric[name]) return this.numeric[name];
     const control = this.controls[name];
-    return control && control.el.dataset.number !== undefined ? { integer: false } : null;
+    return control && control.number ? { integer: false } : null;
   }
 
   /** Buttons for the common context sizes: 4k ... 128k tokens. */
@@ -488,18 +490,18 @@ export class InputsPanel {
     const engine = engineById(this.ctx.catalog, state.engine);
     if (engine && this.shownEngine !== engine.id) this.buildEngineOptions(engine);
     this.picker.sync(state.model, focused === this.picker.input);
-    for (const [name, { el, prop }] of Object.entries(this.controls)) {
+    for (const [name, { el, prop, number }] of Object.entries(this.controls)) {
       if (el === focused || name === 'lora_targets') continue;
       let value = name.startsWith('opt.') ? state.opts[name.slice(4)] ?? engine.defaults[name.slice(4)] : state[name];
-      if (prop === 'checked') el.checked = Boolean(value);
+      if (prop === 'checked') assign(el, 'checked', Boolean(value));
       else {
         // A knob's word ("auto") shows as the empty field with its placeholder.
-        const shown = typeof value === 'string' && el.placeholder ? '' : el.dataset.number !== undefined ? this.ctx.t.number(value) : String(value ?? '');
-        if (el.value !== shown) el.value = shown;
+        const shown = typeof value === 'string' && el.placeholder ? '' : number ? this.ctx.t.number(value) : String(value ?? '');
+        assign(el, 'value', shown);
       }
       this.showFieldError(name, null);
     }
-    for (const box of this.targets) box.checked = state.lora_targets.includes(box.value);
+    for (const box of this.targets) assign(box, 'checked', state.lora_targets.includes(box.value));
     // Set only when it changes: setting an attribute, even to the value it
     // has, queues a mutation record and invalidates the styles that read it.
     for (const pick of this.picks.children) {
@@ -510,8 +512,8 @@ export class InputsPanel {
       this.paste.value = state.config;
     }
     const moved = this.moved && this.moved.value === state[this.moved.name] && this.moved.weights === state.weights ? this.moved.text : null;
-    this.weightsNote.hidden = !moved;
-    this.weightsNote.textContent = moved || '';
+    assign(this.weightsNote, 'hidden', !moved);
+    assign(this.weightsNote, 'textContent', moved || '');
     this.showFor(state);
   }
 
@@ -524,22 +526,24 @@ export class InputsPanel {
     const show = visibleInputs(state.view, this.ctx.inputs);
     // Only the calculator has a fine-tuning mode; the tables read the inference inputs.
     const finetune = state.view === 'calculator' && state.mode !== 'inference';
-    this.sections.inference.hidden = finetune;
-    this.sections.finetune.hidden = !finetune || !show.has('mode');
-    for (const name of ['weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu']) this.fields[name].hidden = !show.has(name);
-    this.fields.min_tokens_per_s.hidden = state.view !== 'calculator' || !show.has('batch');
-    this.picks.hidden = !show.has('context');
-    this.engineOptions.hidden = !show.has('engine');
-    for (const name of LORA_ONLY) this.fields[name].hidden = state.mode === 'full';
-    for (const name of QLORA_ONLY) this.fields[name].hidden = state.mode !== 'qlora';
-    for (const name of SGD_ONLY) this.fields[name].hidden = state.optimizer !== 'sgd';
-    this.sections.custom.hidden = state.model !== CUSTOM;
-    this.sections.devices.hidden = !show.has('usable_fraction');
-    this.fields.gpu_count.hidden = !state.gpu || !show.has('gpu');
-    this.fields.budget_gb.hidden = !show.has('gpu');
-    this.groups.model.hidden = !show.has('model');
-    this.groups.workload.hidden = !['weights', 'kv', 'context', 'batch', 'mode', 'engine'].some((name) => show.has(name));
-    this.groups.hardware.hidden = !show.has('gpu') && !show.has('usable_fraction');
-    this.element.hidden = !show.size;
+    assign(this.sections.inference, 'hidden', finetune);
+    assign(this.sections.finetune, 'hidden', !finetune || !show.has('mode'));
+    for (const name of ['weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu']) assign(this.fields[name], 'hidden', !show.has(name));
+    assign(this.fields.min_tokens_per_s, 'hidden', state.view !== 'calculator' || !show.has('batch'));
+    assign(this.picks, 'hidden', !show.has('context'));
+    assign(this.engineOptions, 'hidden', !show.has('engine'));
+    for (const name of LORA_ONLY) assign(this.fields[name], 'hidden', state.mode === 'full');
+    for (const name of QLORA_ONLY) assign(this.fields[name], 'hidden', state.mode !== 'qlora');
+    for (const name of SGD_ONLY) assign(this.fields[name], 'hidden', state.optimizer !== 'sgd');
+    assign(this.sections.custom, 'hidden', state.model !== CUSTOM);
+    assign(this.sections.devices, 'hidden', !show.has('usable_fraction'));
+    assign(this.fields.gpu_count, 'hidden', !state.gpu || !show.has('gpu'));
+    assign(this.fields.budget_gb, 'hidden', !show.has('gpu'));
+    assign(this.groups.model, 'hidden', !show.has('model'));
+    assign(this.groups.workload, 'hidden', !['weights', 'kv', 'context', 'batch', 'mode', 'engine'].some((name) => show.has(name)));
+    assign(this.groups.hardware, 'hidden', !show.has('gpu') && !show.has('usable_fraction'));
+    // The form as the attribute: its control named "hidden" (the custom
+    // shape's) shadows the property when read.
+    if (this.element.hasAttribute('hidden') !== !show.size) this.element.toggleAttribute('hidden', !show.size);
   }
 }

@@ -3,7 +3,7 @@
 // ArrowDown and ArrowUp move the highlight, Enter picks the highlighted
 // entry, Escape closes the list (a second Escape restores the chosen
 // model's name). The chosen id is `value`; the text shows its name.
-import { h, replace } from '../dom.js';
+import { assign, h, replace } from '../dom.js';
 import { searchEntry, searchModels } from '../search.js';
 
 // Longer than any name or alias; a pasted essay is cut, not searched.
@@ -67,7 +67,7 @@ export class ModelPicker {
   /** Shows the chosen model's name, unless the user is typing in the box. */
   sync(value, focused) {
     this.value = value;
-    if (!focused) this.input.value = this.labels.get(value) ?? '';
+    if (!focused) assign(this.input, 'value', this.labels.get(value) ?? '');
   }
 
   /** Rebuilds the list for the text in the box; `typed`: from a keystroke. */
