@@ -50,7 +50,8 @@ async function timings() {
   const grid = [];
   const gridRecompute = [];
   for (let run = 0; run < RUNS; run++) {
-    const browser = await launch({ offline: true });
+    // A browser of its own each run: the first result is a visitor's first load.
+    const browser = await launch({ offline: true, fresh: true });
     try {
       const { page } = browser;
       // Capture listeners on document see the element's (non-bubbling) event.
