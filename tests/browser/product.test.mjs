@@ -148,6 +148,8 @@ test('at 390 px every view but the calculator comes before its inputs, with a ju
     const tab = page.locator('vram-calculator #tab-grid');
     await tab.scrollIntoViewIfNeeded();
     await tab.click();
+    // The tab is brought into view in the frame after the click (element.js selectView).
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
     assert.ok(inside(await tab.boundingBox(), viewport), 'the tab is on screen');
     const row = await page.locator('vram-calculator #panel-grid table tbody tr').first().boundingBox();
     assert.ok(row.y >= 0 && row.y + row.height <= viewport.height, 'the grid starts on screen');
