@@ -118,7 +118,7 @@ export class AnswerBar {
   }
 
   clear() {
-    this.element.hidden = true;
+    assign(this.element, 'hidden', true);
     replace(this.element);
   }
 }
