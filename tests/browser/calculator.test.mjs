@@ -262,6 +262,39 @@ test('model combobox: type, arrows move the highlight, Enter picks it, Escape cl
   }
 });
 
+test('a Hugging Face id pasted in the model box picks its preset, and a format in it sets the weights', async () => {
+  const browser = await openPage('?gpu=h200-sxm');
+  try {
+    const { page } = browser;
+    const box = page.locator('vram-calculator #model');
+    const params = () => Object.fromEntries(new URL(page.url()).searchParams);
+    await box.fill('meta-llama/Llama-3.1-8B-Instruct');
+    assert.match(await text(page, 'vram-calculator #model-status'), /1 model matches/);
+    await box.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'llama-3.1-8b');
+    assert.equal(await box.inputValue(), 'Llama 3.1 8B');
+    assert.ok(await page.locator('vram-calculator #weights-note').isHidden());
+    // The repo of an FP8 checkpoint: Qwen3 32B, and the weights FP8, said beside them.
+    await box.fill('Qwen/Qwen3-32B-FP8');
+    await box.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'qwen3-32b');
+    assert.equal(params().weights, 'fp8');
+    assert.equal(await page.locator('vram-calculator #weights').inputValue(), 'fp8');
+    assert.equal(await text(page, 'vram-calculator #weights-note'), 'Weight format set to FP8: “Qwen/Qwen3-32B-FP8” is that format’s checkpoint.');
+    // The figure is the core's for that request.
+    const answer = (await core()).estimate({ model: 'qwen3-32b', weights: 'fp8', gpu: 'h200-sxm' });
+    assert.equal(await text(page, TOTAL), `${Math.round(answer.total_gb)} GB`);
+    // Another model's name keeps the note off.
+    await box.fill('qwen3 8b');
+    await box.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'qwen3-8b');
+    assert.ok(await page.locator('vram-calculator #weights-note').isHidden());
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('a custom shape, an engine with its options, and the GiB toggle reach the answer', async () => {
   const browser = await openPage('?model=custom&weights=bf16&gpu=');
   try {

@@ -89,6 +89,32 @@ test('a model id: nothing fetched until asked, then config, index and headers by
   }
 });
 
+test('a Hub id typed in the model search that no preset has is offered from the Hub, and fetched when asked', async () => {
+  const browser = await openPage('?gpu=');
+  try {
+    const { page } = browser;
+    const seen = await serveHub(page);
+    const box = page.locator('vram-calculator #model');
+    await box.fill('Qwen/Qwen2.5-Coder-0.5B');
+    assert.match(await text(page, 'vram-calculator #model-status'), /No preset matches “Qwen\/Qwen2\.5-Coder-0\.5B”/);
+    const offer = page.locator('vram-calculator .combo button.link');
+    assert.equal(await text(page, 'vram-calculator .combo button.link'), 'Fetch Qwen/Qwen2.5-Coder-0.5B from the Hub');
+    await page.waitForTimeout(100);
+    assert.equal(seen.length, 0, 'no request before the user asks');
+    await offer.click();
+    await page.waitForFunction(() => /BF16/.test(document.querySelector('vram-calculator').shadowRoot.querySelector('#checkpoint-info').textContent));
+    assert.equal(seen[0].url.replace(HUB, ''), 'Qwen/Qwen2.5-Coder-0.5B/resolve/main/config.json');
+    assert.equal(await page.locator('vram-calculator #hub-id').inputValue(), 'Qwen/Qwen2.5-Coder-0.5B');
+    assert.equal(await box.inputValue(), 'Imported config.json');
+    // Words that are not an id keep the config.json offer.
+    await box.fill('zzzz');
+    assert.equal(await text(page, 'vram-calculator .combo button.link'), 'Load its config.json');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 for (const [name, options, expected] of [
   ['gated', { status: 401 }, /is gated or private \(HTTP 401\)/],
   ['missing', { status: 404 }, /has no config\.json on the Hub/],

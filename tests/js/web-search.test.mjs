@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { normalize, searchEntry, searchModels, tokenize } from '../../web/src/search.js';
+import { namedFormat, normalize, searchEntry, searchModels, tokenize } from '../../web/src/search.js';
 
 const { models } = JSON.parse(readFileSync(new URL('../../data/models.json', import.meta.url), 'utf8'));
 const entries = models.map(searchEntry);
@@ -78,4 +78,58 @@ test('ids and Arabic-Indic or Persian digits work as typed', () => {
   assert.equal(find('qwen2.5-72b')[0], 'qwen2.5-72b');
   assert.equal(find('llama \u0667\u0660b')[0], 'llama-3.1-70b');
   assert.equal(find('mixtral 8x7b')[0], 'mixtral-8x7b');
+});
+
+const { weights: formats } = JSON.parse(readFileSync(new URL('../../data/formats.json', import.meta.url), 'utf8'));
+const findWith = (query) => searchModels(entries, query, formats);
+
+test('a Hugging Face id as pasted from the hub finds its model, first, whoever uploaded it', () => {
+  const cases = {
+    'meta-llama/Llama-3.1-8B-Instruct': 'llama-3.1-8b',
+    'meta-llama/Meta-Llama-3.1-8B-Instruct': 'llama-3.1-8b',
+    'meta-llama/Llama-3.3-70B-Instruct': 'llama-3.1-70b',
+    'deepseek-ai/DeepSeek-R1': 'deepseek-v3',
+    'deepseek-ai/DeepSeek-V3-0324': 'deepseek-v3',
+    'Qwen/Qwen2.5-7B-Instruct': 'qwen2.5-7b',
+    'google/gemma-3-27b-it': 'gemma-3-27b',
+    'mistralai/Mistral-Small-24B-Instruct-2501': 'mistral-small-24b',
+    'moonshotai/Kimi-K2-Instruct': 'kimi-k2',
+    'zai-org/GLM-4.5-Air': 'glm-4.5-air',
+    'unsloth/Qwen3-8B': 'qwen3-8b',
+  };
+  for (const [query, id] of Object.entries(cases)) assert.equal(findWith(query)[0], id, query);
+  // Every preset's own repo finds that preset first.
+  for (const model of models.filter((m) => m.repo)) assert.equal(findWith(model.repo)[0], model.id, model.repo);
+  // Two words typed as one.
+  assert.equal(find('gptoss 120b')[0], 'gpt-oss-120b');
+});
+
+test('a name still must match where it names another model (a fine-tune, another version); words that need not match find nothing alone', () => {
+  assert.deepEqual(findWith('Qwen/Qwen2.5-Coder-32B-Instruct'), []);
+  assert.deepEqual(findWith('mistralai/Mistral-7B-Instruct-v0.2'), []);
+  assert.deepEqual(findWith('llama 8b q4'), [], 'a bare q4 names no one format, and no model');
+  // Only words that need not match, and none that does: nothing.
+  assert.deepEqual(findWith('fp8'), []);
+  assert.deepEqual(findWith('someone/chat'), []);
+});
+
+test('a weights format in the name is found, and needs not match the model', () => {
+  const cases = [
+    ['Qwen/Qwen3-32B-FP8', 'qwen3-32b', 'fp8'],
+    ['Qwen/Qwen2.5-72B-Instruct-AWQ', 'qwen2.5-72b', 'awq-int4'],
+    ['Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4', 'qwen2.5-7b', 'gptq-int4'],
+    ['RedHatAI/Meta-Llama-3.1-70B-Instruct-FP8', 'llama-3.1-70b', 'fp8'],
+    ['llama 3.1 8b Q4_K_M', 'llama-3.1-8b', 'q4_k_m'],
+    ['llama 70b int8', 'llama-3.1-70b', 'int8'],
+  ];
+  for (const [query, id, format] of cases) {
+    assert.equal(findWith(query)[0], id, query);
+    assert.equal(namedFormat(query, formats), format, query);
+  }
+  assert.equal(namedFormat('llama 8b q4', formats), null, 'Q4_K_M, Q4_K_S or Q4_0');
+  assert.equal(namedFormat('meta-llama/Llama-3.1-8B', formats), null);
+  // The owner's words are not the model's name.
+  assert.equal(namedFormat('fp8-org/Llama-3.1-8B', formats), null);
+  // A format word that is also in a model's name still finds it.
+  assert.deepEqual(findWith('mxfp4').sort(), ['gpt-oss-120b', 'gpt-oss-20b']);
 });

@@ -121,6 +121,9 @@ export async function readCheckpoint(fileList, core) {
 export const HUB = 'https://huggingface.co';
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/;
 
+/** Whether `text` (trimmed) is a model id as the Hub spells one: owner/name. */
+export const isHubId = (text) => MODEL_ID.test(String(text).trim());
+
 /** A Hub failure in the page's words: hubOffline, hubGated, hubMissing, hubRateLimit, hubStatus, hubNetwork. */
 function hubProblem(response, path) {
   if (response.status === 401 || response.status === 403) return new CheckpointProblem('hubGated', { status: response.status, path });

@@ -6,7 +6,7 @@
 // whatever the page's language, and refuses Persian ones); what is typed in
 // any of the three digit systems is read back as Latin digits.
 import { readConfigText } from '../config.js';
-import { fileKind, hubFiles, readCheckpoint } from '../checkpoint.js';
+import { fileKind, hubFiles, isHubId, readCheckpoint } from '../checkpoint.js';
 import { assign, h, replace } from '../dom.js';
 import { visibleInputs } from '../embed.js';
 import { problemMessage } from '../i18n.js';
@@ -49,10 +49,23 @@ export class InputsPanel {
       t,
       models: catalog.models,
       own: [{ value: CUSTOM, label: t('model.custom') }, { value: IMPORTED, label: t('model.config') }],
-      onPick: (id) => {
-        if (id !== this.ctx.state.model) this.pick('model', id, true);
+      formats: catalog.weight_formats,
+      onPick: (id, named) => {
+        if (named) this.pickNamed(id, named);
+        else if (id !== this.ctx.state.model) this.pick('model', id, true);
       },
-      onConfig: () => this.file.focus(),
+      hubId: ctx.network ? isHubId : null,
+      // A Hub id typed in the search: fetched as if typed in the Hub field.
+      onConfig: (repo) => {
+        if (!repo || !this.hub) {
+          this.file.focus();
+          return;
+        }
+        this.hub.open = true;
+        this.hubId.value = repo;
+        this.hub.querySelector('#hub-load').focus();
+        this.loadHub();
+      },
     });
 
     const select = (name, options) =>
@@ -332,6 +345,23 @@ export class InputsPanel {
     const patch = { model: id, ...extra };
     this.moveWeights('model', id, patch);
     this.ctx.change(patch, { push: true });
+  }
+
+  /**
+   * A model picked from a name that gives its weights format
+   * ("Qwen/Qwen3-32B-FP8"): the weights are that format, and the note says
+   * why; a checkpoint stored narrower still wins (moveWeights).
+   */
+  pickNamed(id, { weights, query }) {
+    const { catalog, state, t } = this.ctx;
+    const kept = weightsForModel(catalog, id, weights);
+    const from = nameOf(catalog.weight_formats, weights);
+    const text = kept === weights
+      ? t('input.weightsFromName', { to: from, name: query })
+      : t('input.weightsNative', { from, model: nameOf(catalog.models, id) });
+    this.moved = { name: 'model', value: id, weights: kept, text };
+    if (id !== state.model || kept !== state.weights) this.ctx.change({ model: id, weights: kept }, { push: true });
+    else this.sync(state);
   }
 
   /**

@@ -4,7 +4,7 @@
 // entry, Escape closes the list (a second Escape restores the chosen
 // model's name). The chosen id is `value`; the text shows its name.
 import { assign, h, replace } from '../dom.js';
-import { searchEntry, searchModels } from '../search.js';
+import { namedFormat, searchEntry, searchModels } from '../search.js';
 
 // Longer than any name or alias; a pasted essay is cut, not searched.
 const MAX_QUERY = 120;
@@ -13,14 +13,21 @@ export class ModelPicker {
   /**
    * t: the translator; models: the catalog's models; own: [{ value, label }]
    * for the choices that are not presets (custom shape, config.json);
-   * onPick(id): a choice was made; onConfig(): the user asked for the
-   * config.json route from an empty result.
+   * formats: the catalog's weight formats, which a typed name may give
+   * ("Qwen/Qwen3-32B-FP8"); onPick(id, named): a choice was made, `named`
+   * { weights, query } when it was picked from a query that names a format;
+   * onConfig(repo): the user asked for the config.json route from an empty
+   * result; `repo` is the query when it is a Hub model id and `hubId` (the
+   * page's test for one, null when the page fetches nothing) says so.
    */
-  constructor({ t, models, own, onPick, onConfig }) {
+  constructor({ t, models, own, formats = [], hubId = null, onPick, onConfig }) {
     this.t = t;
     this.onPick = onPick;
     this.value = '';
     this.models = models;
+    this.formats = formats;
+    // The text the shown list was searched for ('' for the whole list).
+    this.query = '';
     this.entries = models.map(searchEntry);
     this.groups = {};
     for (const model of models) this.groups[model.id] = t(`group.${model.group}`);
@@ -36,7 +43,8 @@ export class ModelPicker {
     });
     this.list = h('ul', { id: 'model-list', role: 'listbox', class: 'listbox', 'aria-label': t('input.model'), hidden: true });
     this.status = h('p', { id: 'model-status', class: 'hint', 'aria-live': 'polite' });
-    this.configButton = h('button', { type: 'button', class: 'link', hidden: true, onclick: () => onConfig() }, t('search.useConfig'));
+    this.hubId = hubId;
+    this.configButton = h('button', { type: 'button', class: 'link', hidden: true, onclick: () => onConfig(this.repo) }, t('search.useConfig'));
     this.element = h('div', { class: 'field combo' },
       h('label', { for: 'model' }, t('input.model')),
       h('div', { class: 'combo-box' }, this.input, this.list),
@@ -76,7 +84,8 @@ export class ModelPicker {
     const query = this.input.value.trim();
     const chosen = this.labels.get(this.value);
     const all = !query || (!typed && query === chosen);
-    const ids = all ? this.models.map((m) => m.id) : searchModels(this.entries, query);
+    const ids = all ? this.models.map((m) => m.id) : searchModels(this.entries, query, this.formats);
+    this.query = all ? '' : query;
     this.shown = [...ids.map((id) => ({ value: id, label: this.labels.get(id), group: this.groups[id] })),
       ...this.own.map((o) => ({ ...o, group: t('group.own') }))];
     replace(this.list, this.shown.map((o, i) => h('li', {
@@ -87,6 +96,9 @@ export class ModelPicker {
     this.list.hidden = none;
     this.input.setAttribute('aria-expanded', String(!none));
     this.configButton.hidden = !none;
+    // A Hub id that no preset matches: the offer is to fetch that model's config.
+    this.repo = none && this.hubId && this.hubId(query) ? query : null;
+    this.configButton.textContent = this.repo ? t('search.useHub', { id: this.repo }) : t('search.useConfig');
     this.status.textContent = all ? t('search.hint') : none ? t('search.none', { query }) : t('search.count', { count: ids.length });
     // Typing highlights the best match; opening the whole list, the current model.
     this.highlight(all ? Math.max(0, this.shown.findIndex((o) => o.value === this.value)) : none ? -1 : 0);
@@ -120,10 +132,12 @@ export class ModelPicker {
   }
 
   choose(value) {
+    const { query } = this;
+    const weights = query && this.labels.has(value) && this.models.some((m) => m.id === value) ? namedFormat(query, this.formats) : null;
     this.close();
     this.value = value;
     this.endSearch();
-    this.onPick(value);
+    this.onPick(value, weights ? { weights, query } : null);
   }
 
   key(event) {
