@@ -289,6 +289,14 @@ test('a Hugging Face id pasted in the model box picks its preset, and a format i
     await box.press('Enter');
     await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'qwen3-8b');
     assert.ok(await page.locator('vram-calculator #weights-note').isHidden());
+    // Under an engine that does not load FP8, the named format moves as an engine change moves it.
+    await page.locator('vram-calculator #engine').selectOption('llamacpp');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('engine') === 'llamacpp');
+    await box.fill('Qwen/Qwen3-32B-FP8');
+    await box.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'qwen3-32b');
+    assert.equal(params().weights, 'q8_0');
+    assert.match(await text(page, 'vram-calculator #weights-note'), /^Weight format moved from FP8 to GGUF Q8_0: llama\.cpp/);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

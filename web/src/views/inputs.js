@@ -350,17 +350,20 @@ export class InputsPanel {
   /**
    * A model picked from a name that gives its weights format
    * ("Qwen/Qwen3-32B-FP8"): the weights are that format, and the note says
-   * why; a checkpoint stored narrower still wins (moveWeights).
+   * why. The rules of moveWeights still hold: a checkpoint stored narrower
+   * is sized as stored, and an engine that does not load the format takes
+   * the nearest it does (FP8 under llama.cpp is GGUF Q8_0).
    */
   pickNamed(id, { weights, query }) {
     const { catalog, state, t } = this.ctx;
-    const kept = weightsForModel(catalog, id, weights);
-    const from = nameOf(catalog.weight_formats, weights);
-    const text = kept === weights
-      ? t('input.weightsFromName', { to: from, name: query })
-      : t('input.weightsNative', { from, model: nameOf(catalog.models, id) });
-    this.moved = { name: 'model', value: id, weights: kept, text };
-    if (id !== state.model || kept !== state.weights) this.ctx.change({ model: id, weights: kept }, { push: true });
+    const stored = weightsForModel(catalog, id, weights);
+    const loaded = weightsFor(catalog, state.engine, stored, state.gpu);
+    const name = (format) => nameOf(catalog.weight_formats, format);
+    let text = t('input.weightsFromName', { to: name(weights), name: query });
+    if (stored !== weights) text = t('input.weightsNative', { from: name(weights), model: nameOf(catalog.models, id) });
+    else if (loaded !== stored) text = t('input.weightsMoved', { from: name(stored), to: name(loaded), engine: engineLabel(t, engineById(catalog, state.engine)) });
+    this.moved = { name: 'model', value: id, weights: loaded, text };
+    if (id !== state.model || loaded !== state.weights) this.ctx.change({ model: id, weights: loaded }, { push: true });
     else this.sync(state);
   }
 
