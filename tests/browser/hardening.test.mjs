@@ -28,6 +28,29 @@ test('100,000 unknown URL parameters: five notices and a count, and the answer s
   }
 });
 
+test('a misspelt card in a link offers the nearest; 20,000 misspelt models search only the five shown', async () => {
+  const browser = await launch({ offline: true });
+  try {
+    const { page, errors } = browser;
+    await page.goto(`${pageUrl}?gpu=h200`);
+    await page.locator('vram-calculator .total-value').waitFor();
+    assert.deepEqual(await notices(page), ["Ignored URL parameter gpu: 'h200' is not one of the choices; did you mean H200 SXM (h200-sxm)?"]);
+    const start = Date.now();
+    await page.goto(`${pageUrl}?${'model=llama-70b&'.repeat(20000)}context=4096`);
+    await page.locator('vram-calculator .total-value').waitFor();
+    const ms = Date.now() - start;
+    const shown = await notices(page);
+    assert.equal(shown.length, 6, shown.join('\n'));
+    assert.match(shown[4], /did you mean Llama 3\.1 \/ 3\.3 70B \(llama-3\.1-70b\)\?$/);
+    assert.equal(shown[5], 'And 19,995 more ignored URL parameters.');
+    // As the 100,000 unknown parameters above: a loaded machine gets slack.
+    assert.ok(ms < 10000, `${ms} ms`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('an address longer than the cap is ignored whole, with one notice', async () => {
   const browser = await openPage(`?context=4096&pad=${'y'.repeat(400000)}`);
   try {

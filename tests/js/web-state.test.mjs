@@ -86,6 +86,22 @@ test('unknown and malformed parameters are reported and ignored', () => {
   assert.deepEqual(state, { ...DEFAULT_STATE });
 });
 
+test('a misspelt model, card, format or engine in a link is ignored, with the nearest choice offered', async () => {
+  // The shipped catalog, as the page gets it (call('presets')).
+  const shipped = { ...(await core()).presets(), schema };
+  const near = (query) => parseQuery(query, shipped).problems.map(({ param, error }) => `${param}:${error.code}:${error.id ?? ''}`);
+  assert.deepEqual(near('?gpu=h200&model=llama-70b&weights=awq&engine=llama.cpp'), [
+    'gpu:notChoiceNear:h200-sxm', 'model:notChoiceNear:llama-3.1-70b', 'weights:notChoiceNear:awq-int4', 'engine:notChoiceNear:llamacpp',
+  ]);
+  const { state, problems } = parseQuery('?model=Qwen/Qwen3-32B', shipped);
+  assert.equal(state.model, defaultState(shipped).model, 'a suggestion is not applied');
+  assert.deepEqual(problems[0].error, { code: 'notChoiceNear', value: 'Qwen/Qwen3-32B', id: 'qwen3-32b', name: 'Qwen3 32B' });
+  // Only the problems shown one by one are searched (a crafted link must not run a search per parameter).
+  assert.deepEqual(near(`?${'gpu=h200&'.repeat(7)}`).map((p) => p.split(':')[1]), [...Array(5).fill('notChoiceNear'), 'notChoice', 'notChoice']);
+  // Nothing near: the plain problem; lists without names (modes) are not searched.
+  assert.deepEqual(near('?gpu=zzz&mode=lorra'), ['gpu:notChoice:', 'mode:notChoice:']);
+});
+
 test('markup in a parameter stays text, shortened and without control characters', () => {
   const { problems } = parseQuery(`?model=${encodeURIComponent('<script>alert(1)</script>\u0007' + 'x'.repeat(60))}`, catalog);
   assert.equal(problems[0].error.code, 'notChoice');

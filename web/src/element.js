@@ -23,7 +23,7 @@ import { loadCore } from './core.js';
 import { assign, h, replace } from './dom.js';
 import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
 import { DIGITS, LANGUAGES, catalogsReady, problemMessage, resolveLanguage, translator } from './i18n.js';
-import { PAGE_DEFAULTS, VIEWS, UNITS, defaultState, parseQuery, toQuery } from './state.js';
+import { MAX_NOTICES, PAGE_DEFAULTS, VIEWS, UNITS, defaultState, parseQuery, toQuery } from './state.js';
 import { readRentTemplate } from './rent.js';
 import { VERSION } from './version.js';
 import { AnswerBar, pickOf } from './views/answer-bar.js';
@@ -34,8 +34,6 @@ import { GridView } from './views/grid.js';
 import { InputsPanel } from './views/inputs.js';
 import { ModelsView } from './views/models.js';
 
-/** Problems shown one by one; the rest are counted in one more notice. */
-const MAX_NOTICES = 5;
 
 const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView, models: ModelsView };
 

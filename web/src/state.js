@@ -4,6 +4,7 @@
 // ever executed or inserted as markup. Parameter names are the core's
 // request keys where one exists, so a link reads like the CLI.
 import { readConfigText } from './config.js';
+import { searchEntry, searchModels } from './search.js';
 
 export const VIEWS = ['calculator', 'grid', 'devices', 'fleet', 'models'];
 export const UNITS = ['GB', 'GiB'];
@@ -275,6 +276,26 @@ function readValue(spec, raw, catalog) {
   }
 }
 
+/** Problems the page shows one by one; the rest are counted in one more notice. */
+export const MAX_NOTICES = 5;
+
+// The lists a link's misspelt choice is looked up in, by parameter.
+const NAMED_LISTS = { model: 'models', gpu: 'gpus', weights: 'weight_formats', kv: 'kv_formats', engine: 'engines' };
+
+/**
+ * A link's value that is not one of the choices ("gpu=h200",
+ * "model=llama-70b"): the choice the model search ranks first for it, as
+ * a suggestion in the problem (code notChoiceNear: its id and name); the
+ * link is not read as that choice, since a guess could be wrong.
+ */
+function nearChoice(catalog, name, raw, error) {
+  const list = NAMED_LISTS[name] ? catalog[NAMED_LISTS[name]] || [] : [];
+  const entries = list.map((item) => searchEntry({ ...item, name: item.name ?? item.id }));
+  const [id] = raw.length <= MAX_PARAM_LENGTH ? searchModels(entries, raw, name === 'model' ? catalog.weight_formats || [] : []) : [];
+  const near = list.find((item) => item.id === id);
+  return near ? { code: 'notChoiceNear', value: error.value, id: near.id, name: near.name ?? near.id } : error;
+}
+
 /** Validates one input's raw text as the URL would be: { value } or { error }. */
 export function readParam(name, raw, catalog) {
   return readValue(schemaFor(catalog)[name], String(raw), catalog);
@@ -391,7 +412,10 @@ export function parseQuery(search, catalog, base = defaultState(catalog)) {
       continue;
     }
     const { value, error } = readValue(spec, raw, catalog);
-    if (error) problems.push({ param: name, error });
+    // Only a problem that is shown gets a suggestion: a crafted link with
+    // 100,000 misspelt models must not run 100,000 searches.
+    const shown = problems.length < MAX_NOTICES;
+    if (error) problems.push({ param: name, error: error.code === 'notChoice' && shown ? nearChoice(catalog, name, raw, error) : error });
     else state[name] = value;
   }
   // Options belong to the engine: a different engine starts from its defaults,
