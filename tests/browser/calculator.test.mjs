@@ -53,6 +53,19 @@ test('typing "32k" in the context commits 32,768 tokens after a pause and keeps 
   }
 });
 
+test('a link written by hand reads its numbers as the fields do: context=32k is 32,768 tokens', async () => {
+  const browser = await openPage('?model=guide-70b&weights=fp8&context=32k&batch=1&gpu=h100-sxm');
+  try {
+    const { page } = browser;
+    assert.equal(await text(page, TOTAL), '83 GB');
+    assert.equal(await page.locator('vram-calculator #context').inputValue(), '32768');
+    assert.equal(await page.locator('vram-calculator .notices .notice').count(), 0, 'nothing to report');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('typing "1e5" never commits the intermediate 1; the quick picks set common sizes', async () => {
   const browser = await openPage('?model=guide-7b&weights=fp8&context=8192&gpu=');
   try {

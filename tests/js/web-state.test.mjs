@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  MAX_QUERY_LENGTH, defaultState, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
+  MAX_QUERY_LENGTH, coreField, defaultState, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
 } from '../../web/src/state.js';
 import { core } from './module.mjs';
 
@@ -80,10 +80,36 @@ test('unknown and malformed parameters are reported and ignored', () => {
     catalog,
   );
   assert.deepEqual(codes(problems), [
-    'context:notWhole', 'batch:range', 'model:notChoice', 'foo:unknownParam', 'unit:notChoice',
+    'context:notNumber', 'batch:range', 'model:notChoice', 'foo:unknownParam', 'unit:notChoice',
     'checkpointing:notBool', 'zero:range', 'lora_targets:notChoice', 'params:notNumber', 'gpu_count:notWhole',
   ]);
   assert.deepEqual(state, { ...DEFAULT_STATE });
+});
+
+test('a number in a link reads as it does typed in its field: 32k tokens, digit groups, 1e5, Persian digits', () => {
+  const read = (query) => {
+    const { state, problems } = parseQuery(query, catalog);
+    return { state, codes: codes(problems) };
+  };
+  assert.equal(read('?context=32k').state.context, 32768);
+  assert.equal(read('?context=128K&seq=4k').state.context, 131072);
+  assert.equal(read('?mode=lora&seq=4k').state.seq, 4096);
+  assert.equal(read('?context=32,768').state.context, 32768);
+  assert.equal(read('?context=3.2e4').state.context, 32000);
+  assert.equal(read(`?context=${encodeURIComponent('۳۲۷۶۸')}`).state.context, 32768);
+  // k is a thousand where the field is not a token count.
+  assert.equal(read('?batch=0.1k').state.batch, 100);
+  assert.equal(read('?min_tokens_per_s=2.5').state.min_tokens_per_s, 2.5);
+  // What does not read is named and changes nothing.
+  const bad = read('?context=32kk&batch=1.5&gpu_count=2e0&context=1.1k&context=1M0');
+  assert.deepEqual(bad.codes, ['context:notNumber', 'batch:notWhole', 'context:notWhole', 'context:notNumber']);
+  assert.equal(bad.state.context, DEFAULT_STATE.context);
+  assert.equal(bad.state.gpu_count, 2);
+  // Past the core's limit in any form is out of range.
+  const max = coreField(catalog, 'estimate', 'context').max;
+  assert.deepEqual(read(`?context=${Math.ceil((max + 1) / 1024)}k`).codes, ['context:range']);
+  // An engine knob reads plain decimals: no k, as its field does.
+  assert.deepEqual(codes(parseQuery('?engine=vllm&opt.gpu_memory_utilization=0.9k', catalog).problems), ['opt.gpu_memory_utilization:notNumber']);
 });
 
 test('a misspelt model, card, format or engine in a link is ignored, with the nearest choice offered', async () => {
@@ -124,7 +150,7 @@ test('named presets apply, the URL overrides them, unknown ones are reported', (
   ({ state } = parseQuery('?preset=70b-fp8-32k&context=4096', catalog));
   assert.equal(state.context, 4096);
   ({ state, problems } = parseQuery('?preset=broken', catalog));
-  assert.deepEqual(codes(problems), ['context (preset broken):notWhole']);
+  assert.deepEqual(codes(problems), ['context (preset broken):notNumber']);
   assert.equal(state.view, 'grid');
   assert.deepEqual(codes(parseQuery('?preset=zzz', catalog).problems), ['preset:unknownPreset']);
 });

@@ -57,9 +57,11 @@ export function parseNumber(text, { suffixes, integer = false } = {}) {
   if (!/^(\d+(\.\d*)?|\.\d+)(e[+-]?\d{1,3})?$/i.test(s)) return { error: { code: 'notNumber' } };
   let value = Number(s) * multiplier;
   if (!Number.isFinite(value)) return { error: { code: 'notNumber' } };
-  // 1.1k tokens is 1126.4: not a whole count; 0.1 × 1000 is 100 up to a rounding error.
+  // 1.1k tokens is 1126.4: not a whole count; 0.1 × 1000 is 100 up to the
+  // product's rounding error. A number without a suffix is read as written
+  // (100000.00000000001 is past a limit of 100,000, as the core reads it).
   const nearest = Math.round(value);
-  if (Math.abs(value - nearest) <= 1e-9 * Math.max(1, Math.abs(value))) value = nearest;
+  if (multiplier !== 1 && Math.abs(value - nearest) <= 1e-9 * Math.max(1, Math.abs(value))) value = nearest;
   if (integer && !Number.isInteger(value)) return { error: { code: 'notWhole' } };
   return { value };
 }

@@ -4,6 +4,7 @@
 // ever executed or inserted as markup. Parameter names are the core's
 // request keys where one exists, so a link reads like the CLI.
 import { readConfigText } from './config.js';
+import { parseNumber } from './numbers.js';
 import { searchEntry, searchModels } from './search.js';
 
 export const VIEWS = ['calculator', 'grid', 'devices', 'fleet', 'models'];
@@ -27,6 +28,11 @@ export const GUIDE_MODELS = ['guide-7b', 'guide-13b', 'guide-34b', 'guide-70b', 
 /** Model choices that are not presets. */
 export const CUSTOM = 'custom';
 export const IMPORTED = 'config';
+/**
+ * Token counts: "32k" is 32,768 tokens, in a link as in the field
+ * (numbers.js); every other number reads k as 1,000.
+ */
+export const TOKEN_FIELDS = ['context', 'seq'];
 
 /**
  * The page's own defaults: its view, unit and languages; the guide's
@@ -191,6 +197,10 @@ function schemaFor(catalog) {
     specs.params = { ...specOf(coreField(catalog, 'estimate', 'params_total'), 1e-9), optional: true };
     // Empty: no budget of one's own, the card's capacity.
     specs.budget_gb = { ...specs.budget_gb, optional: true };
+    // A link's number reads as a typed one does: "32k", "32,768", "3.2e4", "۳۲۷۶۸".
+    for (const [name, spec] of Object.entries(specs)) {
+      if (spec.kind === 'int' || spec.kind === 'number') specs[name] = { ...spec, suffixes: TOKEN_FIELDS.includes(name) ? 'tokens' : 'count' };
+    }
     specCache.set(catalog, specs);
   }
   return specs;
@@ -235,9 +245,18 @@ function quote(value) {
 
 const BOOLEANS = { true: true, false: false, 1: true, 0: false };
 
+// What a number that does not read is called: an empty whole number, or a
+// fraction where a whole one is asked, is not a whole number.
+const NUMBER_ERRORS = { int: { empty: 'notWhole', notWhole: 'notWhole' }, number: {} };
+
+/**
+ * A number as people type it (numbers.js: k and M by the field's kind, digit
+ * groups, 1e5, Arabic and Persian digits; an engine knob's plain), in its range.
+ */
 function readNumber(spec, raw) {
-  if (!/^\d+(\.\d+)?$/.test(raw)) return { error: { code: 'notNumber', value: quote(raw) } };
-  const value = Number(raw);
+  const read = parseNumber(raw, { suffixes: spec.suffixes, integer: spec.kind === 'int' });
+  if (read.error) return { error: { code: NUMBER_ERRORS[spec.kind][read.error.code] || 'notNumber', value: quote(raw) } };
+  const { value } = read;
   const low = spec.min !== undefined && (spec.minOpen ? value <= spec.min : value < spec.min);
   const high = spec.max !== undefined && (spec.maxOpen ? value >= spec.max : value > spec.max);
   if (low || high) return { error: { code: 'range', min: spec.min, max: spec.max } };
@@ -256,10 +275,8 @@ function readValue(spec, raw, catalog) {
   switch (spec.kind) {
     case 'enum':
       return spec.choices(catalog).includes(raw) ? { value: raw } : { error: { code: 'notChoice', value: quote(raw) } };
-    case 'int': {
-      if (!/^\d+$/.test(raw)) return { error: { code: 'notWhole', value: quote(raw) } };
+    case 'int':
       return readNumber(spec, raw);
-    }
     case 'number':
       return spec.optional && raw === '' ? { value: null } : readNumber(spec, raw);
     case 'bool':

@@ -14,7 +14,7 @@ import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseNumber } from '../numbers.js
 import { nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
-  CUSTOM, IMPORTED, SHAPE,
+  CUSTOM, IMPORTED, SHAPE, TOKEN_FIELDS,
   choicesOf, engineById, inputLimits, readOption, readParam, weightsFor, weightsForModel,
 } from '../state.js';
 
@@ -31,8 +31,7 @@ const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'precision', 'loss', '
 const LORA_ONLY = ['lora_rank', 'lora_targets'];
 const QLORA_ONLY = ['upcast_unquantized'];
 const SGD_ONLY = ['momentum'];
-// Token counts read "32k" as 32,768 (numbers.js); a typed value commits after this pause.
-const TOKEN_FIELDS = ['context', 'seq'];
+// A typed value commits after this pause.
 const TYPING_PAUSE_MS = 600;
 
 export class InputsPanel {
