@@ -73,6 +73,39 @@ test('at 390 px the total, fit and pick are on the first screen, and stay in vie
   }
 });
 
+test('at 390 px no Tab stop lands under the sticky answer strip, in English and in Arabic', async () => {
+  for (const query of ['', '?lang=ar&mode=qlora']) {
+    const browser = await openPage(query, { viewport: { width: 390, height: 844 } });
+    try {
+      const { page } = browser;
+      const covered = [];
+      let stops = 0;
+      // Every stop of the page, once round (the header's tools, the inputs, the tabs, the answer's details).
+      for (let i = 0; i < 120; i++) {
+        await page.keyboard.press('Tab');
+        // Focus scrolls at once; the strip's size is measured by an observer, before the next frame.
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        const stop = await page.evaluate(() => {
+          const root = document.querySelector('vram-calculator').shadowRoot;
+          const el = root.activeElement;
+          const bar = root.querySelector('.answer-bar');
+          if (!el || bar.contains(el) || getComputedStyle(bar).position !== 'sticky') return el ? { id: el.id || el.className } : null;
+          const [b, e] = [bar.getBoundingClientRect(), el.getBoundingClientRect()];
+          return { id: el.id || el.className || el.localName, under: e.top < b.bottom && e.bottom > b.top };
+        });
+        if (!stop) continue;
+        stops += 1;
+        if (stop.under) covered.push(`${i}:${stop.id}`);
+      }
+      assert.ok(stops > 40, `${stops} stops`);
+      assert.deepEqual(covered, [], `${query || 'en'}: focus under the strip`);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});
+
 test('at 390 px a config the core cannot use says why on the first screen, where the answer was, and the strip comes back with it', async () => {
   const viewport = { width: 390, height: 844 };
   for (const [lang, said] of [['en', 'config.json num_hidden_layers is required'], ['fa', '\u2068config.json num_hidden_layers\u2069 لازم است']]) {

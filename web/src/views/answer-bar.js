@@ -80,6 +80,14 @@ export class AnswerBar {
   constructor(ctx) {
     this.ctx = ctx;
     this.element = h('section', { class: 'answer-bar', 'aria-label': ctx.t('answer.label'), hidden: true });
+    // Its height, for the focus's scroll margin below it (style.css: on a
+    // phone the strip sticks to the top, over what scrolls under it).
+    if (typeof ResizeObserver === 'function') {
+      new ResizeObserver(([entry]) => {
+        const frame = this.element.parentNode;
+        if (frame && frame.style) frame.style.setProperty('--_bar-block', `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);
+      }).observe(this.element);
+    }
   }
 
   update(result, state) {
