@@ -28,11 +28,6 @@ export const GUIDE_MODELS = ['guide-7b', 'guide-13b', 'guide-34b', 'guide-70b', 
 /** Model choices that are not presets. */
 export const CUSTOM = 'custom';
 export const IMPORTED = 'config';
-/**
- * Token counts: "32k" is 32,768 tokens, in a link as in the field
- * (numbers.js); every other number reads k as 1,000.
- */
-export const TOKEN_FIELDS = ['context', 'seq'];
 
 /**
  * The page's own defaults: its view, unit and languages; the guide's
@@ -167,6 +162,7 @@ function specOf(field, scale = 1) {
     max: field.max === undefined ? undefined : field.max * scale,
     minOpen: Boolean(field.min_exclusive),
     maxOpen: Boolean(field.max_exclusive),
+    unit: field.unit,
   };
   // A number that also takes a word (an engine knob's "auto": the plan picks).
   const words = (field.type === 'int' || field.type === 'number') && field.choices ? { words: field.choices } : {};
@@ -197,9 +193,11 @@ function schemaFor(catalog) {
     specs.params = { ...specOf(coreField(catalog, 'estimate', 'params_total'), 1e-9), optional: true };
     // Empty: no budget of one's own, the card's capacity.
     specs.budget_gb = { ...specs.budget_gb, optional: true };
-    // A link's number reads as a typed one does: "32k", "32,768", "3.2e4", "۳۲۷۶۸".
+    // A link's number reads as a typed one does: "32k", "32,768", "3.2e4",
+    // "۳۲۷۶۸". A field the core counts in tokens (its schema's unit) reads
+    // k as 1,024 ("32k" is 32,768 tokens); every other, as 1,000.
     for (const [name, spec] of Object.entries(specs)) {
-      if (spec.kind === 'int' || spec.kind === 'number') specs[name] = { ...spec, suffixes: TOKEN_FIELDS.includes(name) ? 'tokens' : 'count' };
+      if (spec.kind === 'int' || spec.kind === 'number') specs[name] = { ...spec, suffixes: spec.unit === 'tokens' ? 'tokens' : 'count' };
     }
     specCache.set(catalog, specs);
   }
@@ -210,6 +208,15 @@ function schemaFor(catalog) {
 export function choicesOf(catalog, name) {
   const spec = schemaFor(catalog)[name];
   return spec.kind === 'list' ? spec.choices : spec.choices(catalog);
+}
+
+/**
+ * How a number parameter reads typed text (numbers.js): { integer,
+ * suffixes } as its link value does; null for a parameter that is not a number.
+ */
+export function numberReading(catalog, name) {
+  const spec = schemaFor(catalog)[name];
+  return spec && (spec.kind === 'int' || spec.kind === 'number') ? { integer: spec.kind === 'int', suffixes: spec.suffixes } : null;
 }
 
 /** min, max and step attributes for a number input of a parameter or an engine knob. */

@@ -14,8 +14,8 @@ import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseNumber } from '../numbers.js
 import { nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
-  CUSTOM, IMPORTED, SHAPE, TOKEN_FIELDS,
-  choicesOf, engineById, inputLimits, readOption, readParam, weightsFor, weightsForModel,
+  CUSTOM, IMPORTED, SHAPE,
+  choicesOf, engineById, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel,
 } from '../state.js';
 
 /**
@@ -69,9 +69,10 @@ export class InputsPanel {
 
     const select = (name, options) =>
       this.control(name, h('select', {}, options.map(([value, label]) => h('option', { value }, label))));
-    const number = (name, { integer = true } = {}) => {
-      const tokens = TOKEN_FIELDS.includes(name);
-      this.numeric[name] = { integer, suffixes: tokens ? 'tokens' : 'count' };
+    // Read as the link reads them (state.js): whole or not, and k as 1,024 in token counts.
+    const number = (name) => {
+      this.numeric[name] = numberReading(catalog, name);
+      const tokens = this.numeric[name].suffixes === 'tokens';
       // Token fields keep the letter keyboard on phones, for "32k".
       return this.control(name, h('input', { type: 'text', inputmode: tokens ? 'text' : 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } }));
     };
@@ -82,12 +83,12 @@ export class InputsPanel {
     select('kv', catalog.kv_formats.map((f) => [f.id, f.name]));
     number('context');
     number('batch');
-    number('min_tokens_per_s', { integer: false });
+    number('min_tokens_per_s');
     select('mode', choicesOf(catalog, 'mode').map((m) => [m, t(`mode.${m}`)]));
     number('seq');
     number('micro_batch');
     select('optimizer', choicesOf(catalog, 'optimizer').map((o) => [o, t(`optimizer.${o}`)]));
-    number('momentum', { integer: false });
+    number('momentum');
     select('precision', choicesOf(catalog, 'precision').map((p) => [p, t(`precision.${p}`)]));
     select('loss', choicesOf(catalog, 'loss').map((l) => [l, t(`loss.${l}`)]));
     check('upcast_unquantized');
@@ -107,13 +108,13 @@ export class InputsPanel {
     this.control('gpu', gpus);
     number('gpu_count');
     // One's own memory ("my card has 20 GB"): the core fits against it.
-    number('budget_gb', { integer: false });
+    number('budget_gb');
     this.fields.budget_gb.append(h('p', { id: 'budget_gb-help', class: 'hint' }, t('input.budgetHint')));
     this.controls.budget_gb.el.setAttribute('aria-describedby', 'budget_gb-help budget_gb-error');
     this.controls.budget_gb.el.placeholder = t('input.budgetPlaceholder');
-    number('usable_fraction', { integer: false });
+    number('usable_fraction');
     for (const name of Object.keys(SHAPE)) number(name);
-    number('params', { integer: false });
+    number('params');
 
     // LoRA targets: a group of checkboxes, one state value.
     this.targets = choicesOf(catalog, 'lora_targets').map((target) => {
