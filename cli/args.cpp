@@ -1,7 +1,6 @@
 #include "args.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -29,28 +28,172 @@ const FlagSpec* find_spec(const std::vector<FlagSpec>& specs, const std::string&
   return nullptr;
 }
 
-long long parse_int(const std::string& text, const std::string& flag) {
-  long long value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end) {
-    throw UsageError("usage.whole_number", {{"flag", flag}, {"value", text}});
+// Longer text is not a number anyone typed (numbers.js MAX_LENGTH).
+constexpr std::size_t kMaxTypedLength = 40;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/**
+ * `text` with Arabic-Indic and Persian digits as Latin ones, the Arabic
+ * decimal and thousands separators as '.' and ',', and the spaces people put
+ * between digit groups (no-break, thin, narrow no-break) as ' ' (UTF-8).
+ */
+std::string latin_digits(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b0 = static_cast<unsigned char>(text[i]);
+    const auto b1 = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    const auto b2 = i + 2 < text.size() ? static_cast<unsigned char>(text[i + 2]) : 0;
+    if (b0 == 0xd9 && b1 >= 0xa0 && b1 <= 0xa9) {  // U+0660..0669
+      out += static_cast<char>('0' + (b1 - 0xa0));
+      ++i;
+    } else if (b0 == 0xdb && b1 >= 0xb0 && b1 <= 0xb9) {  // U+06F0..06F9
+      out += static_cast<char>('0' + (b1 - 0xb0));
+      ++i;
+    } else if (b0 == 0xd9 && (b1 == 0xab || b1 == 0xac)) {  // U+066B, U+066C
+      out += b1 == 0xab ? '.' : ',';
+      ++i;
+    } else if (b0 == 0xc2 && b1 == 0xa0) {  // U+00A0
+      out += ' ';
+      ++i;
+    } else if (b0 == 0xe2 && b1 == 0x80 && (b2 == 0x89 || b2 == 0xaf)) {  // U+2009, U+202F
+      out += ' ';
+      i += 2;
+    } else {
+      out += text[i];
+    }
   }
-  return value;
+  return out;
 }
 
-double parse_number(const std::string& text, const std::string& flag) {
-  std::istringstream in(text);
-  in.imbue(std::locale::classic());
-  double value = 0;
-  in >> value;
-  if (in.fail() || !in.eof() || !std::isfinite(value)) {
-    throw UsageError("usage.number", {{"flag", flag}, {"value", text}});
+/** "32,768" or "32 768" (groups of three after the first) without its separators, or "" if it is
+ * not so grouped. */
+std::string ungrouped(const std::string& text) {
+  std::string digits;
+  std::size_t i = 0;
+  std::size_t first = 0;
+  while (i < text.size() && is_digit(text[i])) digits += text[i++], ++first;
+  if (first < 1 || first > 3) return "";
+  std::size_t groups = 0;
+  while (i < text.size() && (text[i] == ',' || text[i] == ' ')) {
+    ++i;
+    for (int k = 0; k < 3; ++k, ++i) {
+      if (i >= text.size() || !is_digit(text[i])) return "";
+      digits += text[i];
+    }
+    ++groups;
   }
-  return value;
+  if (groups == 0) return "";
+  if (i < text.size()) {
+    if (text[i] != '.' || i + 1 >= text.size()) return "";
+    digits += text[i++];
+    for (; i < text.size(); ++i) {
+      if (!is_digit(text[i])) return "";
+      digits += text[i];
+    }
+  }
+  return digits;
+}
+
+/** Plain decimal or scientific notation: 8192, 8192.0, .5, 3.2e4, 1E5 (at most three exponent
+ * digits). */
+bool plain_number(const std::string& text) {
+  std::size_t i = 0;
+  std::size_t before = 0;
+  std::size_t after = 0;
+  while (i < text.size() && is_digit(text[i])) ++i, ++before;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && is_digit(text[i])) ++i, ++after;
+  }
+  if (before == 0 && after == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    std::size_t exponent = 0;
+    while (i < text.size() && is_digit(text[i])) ++i, ++exponent;
+    if (exponent == 0 || exponent > 3) return false;
+  }
+  return i == text.size();
+}
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+/**
+ * A flag's number: read as typed (read_typed_number), with a leading minus
+ * passed on as a negative number, so that the core names the field's range
+ * ("context must be between 1 and 100,000,000, not -5") as it does for a
+ * request. `id` is the usage message for what does not read.
+ */
+double parse_flag_number(const std::string& text, const std::string& flag, Suffixes suffixes,
+                         bool integer, const char* id) {
+  const bool negative = !text.empty() && text[0] == '-';
+  const TypedNumber read = read_typed_number(negative ? text.substr(1) : text, suffixes, integer);
+  if (!read.error.empty()) throw UsageError(id, {{"flag", flag}, {"value", text}});
+  return negative ? -read.value : read.value;
+}
+
+/** A whole-number flag: k and M as the field counts them (tokens: 1,024), or none (an engine knob).
+ */
+long long parse_int(const std::string& text, const std::string& flag, Suffixes suffixes) {
+  const double value = parse_flag_number(text, flag, suffixes, true, "usage.whole_number");
+  // Past what a request can hold (2^63) is not a count either.
+  if (std::fabs(value) >= 9.2e18)
+    throw UsageError("usage.whole_number", {{"flag", flag}, {"value", text}});
+  return static_cast<long long>(value);
+}
+
+double parse_number(const std::string& text, const std::string& flag, Suffixes suffixes) {
+  return parse_flag_number(text, flag, suffixes, false, "usage.number");
+}
+
+/** How a field's numbers read: k as 1,024 where the schema counts it in tokens. */
+Suffixes suffixes_of(const json& field) {
+  return field.value("unit", "") == "tokens" ? Suffixes::kTokens : Suffixes::kCount;
 }
 
 }  // namespace
+
+TypedNumber read_typed_number(const std::string& text, Suffixes suffixes, bool integer) {
+  if (text.size() > kMaxTypedLength) return {0, "notNumber"};
+  std::string s = trimmed(latin_digits(text));
+  if (s.empty()) return {0, "empty"};
+  double multiplier = 1;
+  const char last = s.back();
+  if (last == 'k' || last == 'K' || last == 'm' || last == 'M') {
+    if (suffixes == Suffixes::kNone) return {0, "notNumber"};
+    const bool kilo = last == 'k' || last == 'K';
+    if (suffixes == Suffixes::kTokens) {
+      multiplier = kilo ? 1024.0 : 1048576.0;
+    } else {
+      multiplier = kilo ? 1e3 : 1e6;
+    }
+    s = trimmed(s.substr(0, s.size() - 1));
+  }
+  if (s.find_first_of(", ") != std::string::npos) {
+    s = ungrouped(s);
+    if (s.empty()) return {0, "notNumber"};
+  }
+  if (!plain_number(s)) return {0, "notNumber"};
+  std::istringstream in(s);
+  in.imbue(std::locale::classic());
+  double value = 0;
+  in >> value;
+  if (in.fail()) return {0, "notNumber"};
+  value *= multiplier;
+  if (!std::isfinite(value)) return {0, "notNumber"};
+  // 1.1k tokens is 1126.4: not a whole count; 0.1 x 1000 is 100 up to the product's rounding error.
+  const double nearest = std::round(value);
+  if (multiplier != 1 && std::fabs(value - nearest) <= 1e-9 * std::max(1.0, std::fabs(value))) {
+    value = nearest;
+  }
+  if (integer && value != std::floor(value)) return {0, "notWhole"};
+  return {value, ""};
+}
 
 std::string read_file(const std::string& path, const std::string& flag) {
   std::ifstream in(path, std::ios::binary);
@@ -132,10 +275,10 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
         parsed.request[spec->key] = value;
         break;
       case FlagKind::kInt:
-        parsed.request[spec->key] = parse_int(value, flag);
+        parsed.request[spec->key] = parse_int(value, flag, suffixes_of(spec->field));
         break;
       case FlagKind::kNumber:
-        parsed.request[spec->key] = parse_number(value, flag);
+        parsed.request[spec->key] = parse_number(value, flag, suffixes_of(spec->field));
         break;
       case FlagKind::kList: {
         json list = json::array();
@@ -177,7 +320,7 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
         } else if (text == vram::kAuto) {
           target[key] = text;  // a knob the plan picks; the core says which knobs take it
         } else {
-          target[key] = parse_number(text, flag + " " + key);
+          target[key] = parse_number(text, flag + " " + key, Suffixes::kNone);
         }
         break;
       }
@@ -185,7 +328,7 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
         const json words = spec->field.value("choices", json::array());
         const bool word = std::find(words.begin(), words.end(), json(value)) != words.end();
         parsed.request["engine_options"][spec->key] =
-            word ? json(value) : json(parse_int(value, flag));
+            word ? json(value) : json(parse_int(value, flag, Suffixes::kNone));
         break;
       }
       case FlagKind::kCli:

@@ -68,4 +68,24 @@ std::string flag_for_field(const std::vector<FlagSpec>& specs, const std::string
 
 std::string read_file(const std::string& path, const std::string& flag);
 
+/** Which letters a number may end in: none, k and M as 1,024 and 1,048,576 (token counts), or as
+ * 1,000 and 1,000,000. */
+enum class Suffixes { kNone, kTokens, kCount };
+
+/** What read_typed_number read: the value, or why not ("empty", "notNumber", "notWhole"). */
+struct TypedNumber {
+  double value = 0;
+  std::string error;
+};
+
+/**
+ * A number as people type it, by the page's rules (web/src/numbers.js; both
+ * are held to tests/vectors/numbers.json): "32k", "128K", "1M", "32,768",
+ * "3.2e4", in Latin, Arabic-Indic or Persian digits (UTF-8). No sign, no
+ * hex, nothing infinite; `integer` refuses fractions. A product with a
+ * suffix is snapped to the whole number within its rounding error
+ * (0.1k is 100); a number without one is read as written.
+ */
+TypedNumber read_typed_number(const std::string& text, Suffixes suffixes, bool integer);
+
 }  // namespace vramcli

@@ -21,8 +21,10 @@ function checkEnglish(error, name) {
   }
 }
 
-// messages.json holds rendering cases, not requests: web-messages.test.mjs runs it.
-const files = readdirSync(join(root, 'tests/vectors')).filter((name) => name.endsWith('.json') && name !== 'messages.json');
+// messages.json holds rendering cases and numbers.json typed numbers, not
+// requests: web-messages.test.mjs and web-numbers.test.mjs run them.
+const NOT_REQUESTS = ['messages.json', 'numbers.json'];
+const files = readdirSync(join(root, 'tests/vectors')).filter((name) => name.endsWith('.json') && !NOT_REQUESTS.includes(name));
 
 for (const file of files) {
   test(`vectors: ${file}`, async () => {
