@@ -119,7 +119,7 @@ test('malformed and unknown parameters are reported, ignored, and never run', as
     await page.locator(TOTAL).waitFor();
     const notices = await page.locator('vram-calculator .notices p').allTextContents();
     assert.equal(notices.length, 4);
-    assert.match(notices.join('\n'), /context: 'lots' is not a whole number/);
+    assert.match(notices.join('\n'), /context: 'lots' is not a number/);
     assert.match(notices.join('\n'), /model: '<img src=x onerror=/);
     assert.match(notices.join('\n'), /preset: 'nope' is not a preset/);
     assert.equal(await page.locator('vram-calculator img').count(), 0);

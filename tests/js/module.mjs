@@ -1,7 +1,7 @@
 // Loads the built wasm module the way the page does (one factory, one
 // instance, JSON through the `call` binding) for the node tests.
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { wrap } from '../../web/src/core.js';
@@ -25,6 +25,15 @@ export async function core() {
 export async function rawCall(method, text) {
   await core();
   return raw.call(method, text);
+}
+
+// messages.json holds rendering cases and numbers.json typed numbers, not
+// requests: web-messages.test.mjs and web-numbers.test.mjs run them.
+const NOT_REQUESTS = ['messages.json', 'numbers.json'];
+
+/** The files of tests/vectors that hold requests and their answers. */
+export function requestVectorFiles() {
+  return readdirSync(join(root, 'tests/vectors')).filter((name) => name.endsWith('.json') && !NOT_REQUESTS.includes(name));
 }
 
 export function loadJson(relative) {

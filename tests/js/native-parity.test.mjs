@@ -4,15 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { core, estimateFlags, loadJson, root } from './module.mjs';
+import { core, estimateFlags, loadJson, requestVectorFiles, root } from './module.mjs';
 
 const cli = join(root, 'build/native/vramcalc');
 
 test('native CLI and wasm module return identical JSON', async () => {
   const { call } = await core();
-  const files = readdirSync(join(root, 'tests/vectors')).filter((name) => name.endsWith('.json'));
+  const files = requestVectorFiles();
   let compared = 0;
   for (const file of files) {
     for (const c of loadJson(`tests/vectors/${file}`).cases) {

@@ -2,10 +2,8 @@
 // suite runs the same files against the native core.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { createRenderer } from '../../web/src/messages.js';
-import { core, failure, loadJson, rawCall, root } from './module.mjs';
+import { core, failure, loadJson, rawCall, requestVectorFiles } from './module.mjs';
 
 // The wasm module carries only its errors' English (error.*, list.*: see
 // CMakeLists.txt); the English of each error must still be whole: what the
@@ -21,10 +19,7 @@ function checkEnglish(error, name) {
   }
 }
 
-// messages.json holds rendering cases and numbers.json typed numbers, not
-// requests: web-messages.test.mjs and web-numbers.test.mjs run them.
-const NOT_REQUESTS = ['messages.json', 'numbers.json'];
-const files = readdirSync(join(root, 'tests/vectors')).filter((name) => name.endsWith('.json') && !NOT_REQUESTS.includes(name));
+const files = requestVectorFiles();
 
 for (const file of files) {
   test(`vectors: ${file}`, async () => {

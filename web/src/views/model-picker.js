@@ -133,7 +133,7 @@ export class ModelPicker {
 
   choose(value) {
     const { query } = this;
-    const weights = query && this.labels.has(value) && this.models.some((m) => m.id === value) ? namedFormat(query, this.formats) : null;
+    const weights = query && this.models.some((m) => m.id === value) ? namedFormat(query, this.formats) : null;
     this.close();
     this.value = value;
     this.endSearch();
