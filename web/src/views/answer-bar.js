@@ -81,11 +81,20 @@ export class AnswerBar {
     this.ctx = ctx;
     this.element = h('section', { class: 'answer-bar', 'aria-label': ctx.t('answer.label'), hidden: true });
     // Its height, for the focus's scroll margin below it (style.css: on a
-    // phone the strip sticks to the top, over what scrolls under it).
+    // phone the strip sticks to the top, over what scrolls under it). Set
+    // only when it changes, and left unset while the strip is not shown (the
+    // stylesheet's fallback is 0): a custom property set on the frame is
+    // inherited by every element in it, so each write restyles them all
+    // (15 ms in the first frame at desk, where the strip is never shown).
     if (typeof ResizeObserver === 'function') {
       new ResizeObserver(([entry]) => {
         const frame = this.element.parentNode;
-        if (frame && frame.style) frame.style.setProperty('--_bar-block', `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);
+        if (!frame || !frame.style) return;
+        const size = Math.ceil(entry.borderBoxSize[0].blockSize);
+        const value = size > 0 ? `${size}px` : '';
+        if (frame.style.getPropertyValue('--_bar-block') === value) return;
+        if (value) frame.style.setProperty('--_bar-block', value);
+        else frame.style.removeProperty('--_bar-block');
       }).observe(this.element);
     }
   }

@@ -99,12 +99,16 @@ let overflowObserver = null;
 function watchOverflow(region) {
   if (typeof ResizeObserver === 'undefined') return;
   overflowObserver ??= new ResizeObserver((entries) => {
-    for (const { target } of entries) {
+    // Every region measured first, then every class set: a class set between
+    // two reads would make the next read lay the page out again (a layout
+    // per table in the first frame).
+    const wide = entries.map(({ target }) => target.isConnected && target.scrollWidth > target.clientWidth + 1);
+    entries.forEach(({ target }, i) => {
       // A redrawn region is gone for good: every target is reported at least
       // once (when first observed), so none is held past its table.
       if (!target.isConnected) overflowObserver.unobserve(target);
-      else target.classList.toggle('overflows', target.scrollWidth > target.clientWidth + 1);
-    }
+      else target.classList.toggle('overflows', wide[i]);
+    });
   });
   overflowObserver.observe(region);
 }
