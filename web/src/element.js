@@ -110,6 +110,12 @@ export function defineVramCalculator(factory) {
       root.append(h('style', {}, css));
       this.frame = h('div', { class: 'frame' });
       root.append(this.frame);
+      // The module is instantiated while the catalogs are still unpacking
+      // (both come out of one decoder, in turns): the core is ready when the
+      // catalogs are, not an instantiation after them. Its failure is said
+      // below, once there are words to say it in.
+      const loading = loadCore(factory);
+      loading.catch(() => {});
       try {
         await catalogsReady();
       } catch (error) {
@@ -121,7 +127,7 @@ export function defineVramCalculator(factory) {
       this.watchHost();
       replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));
       try {
-        this.core = await loadCore(factory);
+        this.core = await loading;
         this.core.onRestart(() => this.afterRestart());
         mark('vram:core-ready');
         // The pickers' lists, and the core's request schema the inputs and the URL are read by.
