@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { launch, pageFile, pageUrl, root } from '../tests/browser/harness.mjs';
+import { corePieces } from './build-page.mjs';
 
 const RUNS = 7;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -55,6 +57,55 @@ async function emptyPage() {
         await browser.page.goto(pathToFileURL(file).href);
         await seen;
         times.push(await browser.page.evaluate(() => performance.getEntriesByName('script')[0].startTime));
+      } finally {
+        await browser.close();
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return median(times);
+}
+
+// The floor page's script: the page's own module and catalogs unpacked,
+// compiled and instantiated as the page does it (web/src/core.js), and
+// nothing else: no element, no core call, nothing drawn.
+const FLOOR_ENTRY = `
+import { compileBase64, decodeBase64, instantiating, loadCore, unpackTexts } from './core.js';
+const decoder = WebAssembly.compile(decodeBase64(VRAM_UNLZMA));
+const texts = unpackTexts(VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS, decoder);
+const core = loadCore(instantiating(createVramModule, compileBase64(VRAM_WASM_LZMA, decoder)));
+Promise.all([texts, core]).then(() => {
+  performance.mark('vram:core-ready');
+  console.log(SIGNAL);
+});
+`;
+
+/**
+ * How soon this page's module can answer at all: a page as large as the
+ * calculator's (the same HTML, the same module and catalogs inline) whose
+ * script only unpacks, compiles and instantiates them. An answer from the
+ * core comes after this, whatever the page does around it.
+ */
+async function moduleFloor() {
+  const dir = await mkdtemp(join(tmpdir(), 'vram-bench-'));
+  const file = join(dir, 'floor.html');
+  const { outputFiles } = await build({
+    stdin: { contents: FLOOR_ENTRY, resolveDir: join(root, 'web/src'), loader: 'js' },
+    bundle: true, format: 'iife', target: ['es2020'], minify: true, write: false,
+    define: { SIGNAL: JSON.stringify(PAINTED) },
+  });
+  const script = `(function(){${await corePieces()}${outputFiles[0].text}})();`;
+  await writeFile(file, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title></head><body><vram-calculator url-state></vram-calculator><script>${script.replace(/<\/script/gi, '<\\/script')}</script></body></html>`);
+  const times = [];
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const browser = await launch({ offline: true, fresh: true });
+      try {
+        const seen = paintedSignal(browser.page);
+        await browser.page.goto(pathToFileURL(file).href);
+        await seen;
+        times.push(await browser.page.evaluate(() => performance.getEntriesByName('vram:core-ready')[0].startTime));
       } finally {
         await browser.close();
       }
@@ -186,6 +237,7 @@ async function coreTiming() {
 
 const s = await sizes();
 const floor = await emptyPage();
+const moduleReady = await moduleFloor();
 const t = await timings();
 const core = await coreTiming();
 const rows = [
@@ -194,6 +246,7 @@ const rows = [
   ['single file, gzip level 9 (zlib)', kb(s.gzip), '< 250 KB'],
   ['navigation to first result (median of 7)', ms(t.first), '< 120 ms'],
   ['  an empty page\'s one script, the browser\'s floor (median)', ms(floor), ''],
+  ['  this page\'s module and catalogs alone, ready (median)', ms(moduleReady), ''],
   ['  the frame that shows it painted (median)', ms(t.painted), ''],
   ['  wasm compiled and instantiated at', ms(t.coreReady), ''],
   ['  first core call (catalog, cold code)', ms(t.presets), ''],

@@ -176,8 +176,14 @@ async function packLzma(bytes, name, decoder) {
   return out;
 }
 
-export async function buildPage() {
-  const version = await packageVersion();
+/**
+ * What every script of the page starts with, inside its function: the
+ * module, the decoder and the catalogs as the constants the entries read
+ * (VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS), then
+ * the module's glue (createVramModule). tools/bench.mjs builds its floor
+ * page on it too.
+ */
+export async function corePieces() {
   const glue = await readFile(join(root, 'build/wasm/module/vram.js'), 'utf8');
   // The wasm bytes travel as a base64 string beside the glue, not inside
   // it: the page decodes them with Uint8Array.fromBase64 where the browser
@@ -206,7 +212,12 @@ export async function buildPage() {
   // The catalogs, packed the same way: one text, one language a line.
   const { langs, text } = await pageTexts();
   const texts = (await packLzma(Buffer.from(text, 'utf8'), 'catalogs', decoderBytes)).toString('base64');
-  const core = `var VRAM_WASM_LZMA="${packed}",VRAM_UNLZMA="${decoder}",VRAM_TEXTS_LZMA="${texts}",VRAM_TEXTS_LANGS=${JSON.stringify(langs)};\n${glueMin}`;
+  return `var VRAM_WASM_LZMA="${packed}",VRAM_UNLZMA="${decoder}",VRAM_TEXTS_LZMA="${texts}",VRAM_TEXTS_LANGS=${JSON.stringify(langs)};\n${glueMin}`;
+}
+
+export async function buildPage() {
+  const version = await packageVersion();
+  const core = await corePieces();
   const banner = `/* VRAM calculator ${version}: sizing core compiled to WebAssembly. MIT License. */\n`;
   const script = inlineSafe(`${banner}(function(){${core}${await bundle('web/src/entry.js', 'iife', version)}})();\n`);
   const esm = `${banner}${core}${await bundle('web/src/module.js', 'esm', version)}`;
