@@ -28,7 +28,9 @@ export class ModelPicker {
     this.formats = formats;
     // The text the shown list was searched for ('' for the whole list).
     this.query = '';
-    this.entries = models.map(searchEntry);
+    // The search index is built on the first search, not with the page:
+    // most visits never type in the box.
+    this.index = null;
     this.groups = {};
     for (const model of models) this.groups[model.id] = t(`group.${model.group}`);
     this.own = own;
@@ -66,6 +68,11 @@ export class ModelPicker {
       const option = event.target.closest('[role=option]');
       if (option) this.choose(option.dataset.value);
     });
+  }
+
+  /** Every preset as search.js ranks it (searchEntry), built once, when first searched. */
+  get entries() {
+    return (this.index ||= this.models.map(searchEntry));
   }
 
   get open() {
