@@ -40,14 +40,14 @@ function paintedSignal(page) {
 }
 
 /**
- * The browser's own floor on this machine: how soon after navigation an
- * empty page runs its one script. No page can answer sooner; on a slow day
- * it is half of the first-result target by itself.
+ * When the User Timing mark `name` is set in the page `html` (written to a
+ * file of its own, loaded from file:// in a fresh browser as the calculator
+ * is), the median over RUNS loads. The page logs PAINTED once it is set.
  */
-async function emptyPage() {
+async function markInPage(html, name) {
   const dir = await mkdtemp(join(tmpdir(), 'vram-bench-'));
-  const file = join(dir, 'empty.html');
-  await writeFile(file, `<!doctype html><meta charset="utf-8"><title>empty</title><p>.</p><script>performance.mark('script');console.log(${JSON.stringify(PAINTED)})</script>`);
+  const file = join(dir, 'page.html');
+  await writeFile(file, html);
   const times = [];
   try {
     for (let run = 0; run < RUNS; run++) {
@@ -56,7 +56,7 @@ async function emptyPage() {
         const seen = paintedSignal(browser.page);
         await browser.page.goto(pathToFileURL(file).href);
         await seen;
-        times.push(await browser.page.evaluate(() => performance.getEntriesByName('script')[0].startTime));
+        times.push(await browser.page.evaluate((mark) => performance.getEntriesByName(mark)[0].startTime, name));
       } finally {
         await browser.close();
       }
@@ -65,6 +65,15 @@ async function emptyPage() {
     await rm(dir, { recursive: true, force: true });
   }
   return median(times);
+}
+
+/**
+ * The browser's own floor on this machine: how soon after navigation an
+ * empty page runs its one script. No page can answer sooner; on a slow day
+ * it is half of the first-result target by itself.
+ */
+function emptyPage() {
+  return markInPage(`<!doctype html><meta charset="utf-8"><title>empty</title><p>.</p><script>performance.mark('script');console.log(${JSON.stringify(PAINTED)})</script>`, 'script');
 }
 
 // The floor page's script: the page's own module and catalogs unpacked,
@@ -82,38 +91,19 @@ Promise.all([texts, core]).then(() => {
 `;
 
 /**
- * How soon this page's module can answer at all: a page as large as the
- * calculator's (the same HTML, the same module and catalogs inline) whose
- * script only unpacks, compiles and instantiates them. An answer from the
- * core comes after this, whatever the page does around it.
+ * How soon this page's module can answer at all: a page that carries the
+ * same module and catalogs inline, as the calculator does, and whose script
+ * only unpacks, compiles and instantiates them. An answer from the core
+ * comes after this, whatever the page does around it.
  */
 async function moduleFloor() {
-  const dir = await mkdtemp(join(tmpdir(), 'vram-bench-'));
-  const file = join(dir, 'floor.html');
   const { outputFiles } = await build({
     stdin: { contents: FLOOR_ENTRY, resolveDir: join(root, 'web/src'), loader: 'js' },
     bundle: true, format: 'iife', target: ['es2020'], minify: true, write: false,
     define: { SIGNAL: JSON.stringify(PAINTED) },
   });
-  const script = `(function(){${await corePieces()}${outputFiles[0].text}})();`;
-  await writeFile(file, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title></head><body><vram-calculator url-state></vram-calculator><script>${script.replace(/<\/script/gi, '<\\/script')}</script></body></html>`);
-  const times = [];
-  try {
-    for (let run = 0; run < RUNS; run++) {
-      const browser = await launch({ offline: true, fresh: true });
-      try {
-        const seen = paintedSignal(browser.page);
-        await browser.page.goto(pathToFileURL(file).href);
-        await seen;
-        times.push(await browser.page.evaluate(() => performance.getEntriesByName('vram:core-ready')[0].startTime));
-      } finally {
-        await browser.close();
-      }
-    }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-  return median(times);
+  const script = `(function(){${await corePieces()}${outputFiles[0].text}})();`.replace(/<\/script/gi, '<\\/script');
+  return markInPage(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title></head><body><vram-calculator url-state></vram-calculator><script>${script}</script></body></html>`, 'vram:core-ready');
 }
 
 /**
