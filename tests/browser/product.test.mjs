@@ -106,6 +106,29 @@ test('at 390 px no Tab stop lands under the sticky answer strip, in English and 
   }
 });
 
+test('the answer strip gives the page its height only while it shows: none at desk, its own at 390 px', async () => {
+  const browser = await openPage('', { viewport: { width: 1200, height: 900 } });
+  try {
+    const { page } = browser;
+    // After the observer's callback (before the next frame): what the frame carries, and the strip's height.
+    const read = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
+      const root = document.querySelector('vram-calculator').shadowRoot;
+      resolve({ value: root.querySelector('.frame').style.getPropertyValue('--_bar-block'), height: root.querySelector('.answer-bar').getBoundingClientRect().height });
+    }))));
+    // At desk the strip never shows, and a property set on the frame restyles every element in it.
+    assert.deepEqual(await read(), { value: '', height: 0 });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const phone = await read();
+    assert.ok(phone.height > 40, `strip ${phone.height} px`);
+    assert.equal(phone.value, `${Math.ceil(phone.height)}px`);
+    await page.setViewportSize({ width: 1200, height: 900 });
+    assert.equal((await read()).value, '');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('at 390 px a config the core cannot use says why on the first screen, where the answer was, and the strip comes back with it', async () => {
   const viewport = { width: 390, height: 844 };
   for (const [lang, said] of [['en', 'config.json num_hidden_layers is required'], ['fa', '\u2068config.json num_hidden_layers\u2069 لازم است']]) {
