@@ -105,3 +105,29 @@ test('a core that traps: an error for that call, a fresh core, and the next answ
     await browser.close();
   }
 });
+
+test('a module that cannot be instantiated: the reason in the page\'s language, once its words are unpacked, and no unhandled rejection', async () => {
+  for (const [query, said, dir] of [['', 'The calculator could not start: ', 'ltr'], ['?lang=ar', 'تعذّر تشغيل الحاسبة: ', 'rtl'], ['?lang=xx&lang=fa', 'ماشین‌حساب اجرا نشد: ', 'rtl']]) {
+    const browser = await launch({ offline: true });
+    try {
+      const { page, errors } = browser;
+      // The core's module asks for the glue's imports; the LZMA decoder asks for none.
+      await page.addInitScript(() => {
+        const instantiate = WebAssembly.instantiate;
+        WebAssembly.instantiate = function (module, imports) {
+          if (imports) return Promise.reject(new RangeError('out of memory for this test'));
+          return instantiate.apply(this, arguments);
+        };
+      });
+      await page.goto(`${pageUrl}${query}`);
+      const alert = page.locator('vram-calculator .frame > .error[role=alert]');
+      await alert.waitFor();
+      // The language of the address, which the page cannot read whole without its core.
+      assert.equal((await alert.textContent()).replace(/[\u2068\u2069]/g, ''), `${said}out of memory for this test`);
+      assert.equal(await page.locator('vram-calculator .frame').getAttribute('dir'), dir);
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  MAX_QUERY_LENGTH, coreField, defaultState, estimateRequest, gridRequest, parseQuery, readParam, toQuery,
+  MAX_QUERY_LENGTH, coreField, defaultState, estimateRequest, gridRequest, linkLanguage, parseQuery, readParam, toQuery,
 } from '../../web/src/state.js';
 import { core } from './module.mjs';
 
@@ -72,6 +72,15 @@ test('lang and digits take only the page\'s languages and digit systems', () => 
   assert.equal(state.digits, 'latn');
   assert.deepEqual(problems, []);
   assert.deepEqual(codes(parseQuery('?lang=de&digits=roman', catalog).problems), ['lang:notChoice', 'digits:notChoice']);
+});
+
+test('a link\'s language and digits read before the core is up agree with parseQuery\'s', () => {
+  for (const query of ['', '?lang=ar', '?lang=fa&digits=latn', '?digits=native', '?lang=xx', '?lang=XX&lang=ar', '?lang=ar&lang=de',
+    '?lang=fa&model=nowhere', `?lang=ar&${'x'.repeat(MAX_QUERY_LENGTH)}`, '?lang=%61r', '?lang=ar%00']) {
+    const { state } = parseQuery(query, catalog);
+    assert.deepEqual(linkLanguage(query), { lang: state.lang, digits: state.digits }, query.slice(0, 40));
+  }
+  assert.deepEqual(linkLanguage(null), { lang: '', digits: '' });
 });
 
 test('unknown and malformed parameters are reported and ignored', () => {

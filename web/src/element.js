@@ -23,7 +23,7 @@ import { loadCore } from './core.js';
 import { assign, h, replace } from './dom.js';
 import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
 import { DIGITS, LANGUAGES, catalogsReady, problemMessage, resolveLanguage, translator } from './i18n.js';
-import { MAX_NOTICES, PAGE_DEFAULTS, VIEWS, UNITS, defaultState, parseQuery, toQuery } from './state.js';
+import { MAX_NOTICES, PAGE_DEFAULTS, VIEWS, UNITS, defaultState, linkLanguage, parseQuery, toQuery } from './state.js';
 import { readRentTemplate } from './rent.js';
 import { VERSION } from './version.js';
 import { AnswerBar, pickOf } from './views/answer-bar.js';
@@ -34,6 +34,8 @@ import { GridView } from './views/grid.js';
 import { InputsPanel } from './views/inputs.js';
 import { ModelsView } from './views/models.js';
 
+
+const NO_LINK_LANGUAGE = Object.freeze({ lang: '', digits: '' });
 
 const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView, models: ModelsView };
 
@@ -60,6 +62,9 @@ export function defineVramCalculator(factory) {
       // Which <details> are open, by key: survives every rebuild, a change of
       // language included.
       this.open = new Set();
+      // The language and digits of the standalone page's address until the
+      // core can read the whole address (start, readUrl).
+      this.linked = NO_LINK_LANGUAGE;
     }
 
     connectedCallback() {
@@ -123,6 +128,9 @@ export function defineVramCalculator(factory) {
         replace(this.frame, h('p', { class: 'error', role: 'alert' }, error.message));
         return;
       }
+      // "Loading", or why the calculator could not start, in the language
+      // the address asks for (?lang=ar), before the address can be read whole.
+      if (this.urlBound) this.linked = linkLanguage(window.location.search);
       this.setLanguage();
       this.watchHost();
       replace(this.frame, h('p', { class: 'muted' }, this.t('app.loading')));
@@ -212,10 +220,10 @@ export function defineVramCalculator(factory) {
 
     /** The language, direction and digits asked for now, from the URL, the attributes and the host. */
     wanted() {
-      const lang = resolveLanguage(this.state.lang || this.getAttribute('lang') || this.hostLanguage());
+      const lang = resolveLanguage(this.state.lang || this.linked.lang || this.getAttribute('lang') || this.hostLanguage());
       const dirAttr = (this.getAttribute('dir') || '').toLowerCase();
       const digitsAttr = this.getAttribute('digits') || '';
-      const digits = this.state.digits || (DIGITS.includes(digitsAttr) ? digitsAttr : '');
+      const digits = this.state.digits || this.linked.digits || (DIGITS.includes(digitsAttr) ? digitsAttr : '');
       const t = translator(lang, { digits, unit: this.state.unit });
       const dir = dirAttr === 'ltr' || dirAttr === 'rtl' ? dirAttr : t.dir;
       return { lang, dir, digits, t, key: `${lang}|${dir}|${digits}` };
@@ -247,6 +255,7 @@ export function defineVramCalculator(factory) {
     readUrl() {
       const { state, problems } = parseQuery(window.location.search, this.catalog, this.baseState);
       this.state = state;
+      this.linked = NO_LINK_LANGUAGE;
       this.problems.push(...problems);
       this.committed = window.location.search;
     }

@@ -391,6 +391,21 @@ export function readOption(engine, key, raw, catalog) {
 }
 
 /**
+ * The language and digits a link asks for, read before the core is up:
+ * they need no catalog, and the standalone page says "Loading" and a
+ * failure to start in them. As in parseQuery, which reads them again with
+ * the rest (and reports what is not a choice), the last value that is a
+ * choice counts. { lang, digits }, '' where the link has none.
+ */
+export function linkLanguage(search) {
+  const none = { lang: '', digits: '' };
+  if (typeof search !== 'string' || search.length > MAX_QUERY_LENGTH) return none;
+  const params = new URLSearchParams(search);
+  const last = (name, choices) => params.getAll(name).reduce((kept, value) => (choices.includes(value) ? value : kept), '');
+  return { lang: last('lang', LANGUAGES), digits: last('digits', DIGITS) };
+}
+
+/**
  * Reads a query string. Returns { state, problems } where problems is a list
  * of { param, error: { code, ...values } } for every parameter that was
  * ignored (param '' when the whole query was: longer than MAX_QUERY_LENGTH);
