@@ -103,7 +103,7 @@ async function moduleFloor() {
     define: { SIGNAL: JSON.stringify(PAINTED) },
   });
   const script = `(function(){${await corePieces()}${outputFiles[0].text}})();`.replace(/<\/script/gi, '<\\/script');
-  return markInPage(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title></head><body><vram-calculator url-state></vram-calculator><script>${script}</script></body></html>`, 'vram:core-ready');
+  return markInPage(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title></head><body><script>${script}</script></body></html>`, 'vram:core-ready');
 }
 
 /**

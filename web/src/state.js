@@ -401,8 +401,9 @@ export function linkLanguage(search) {
   const none = { lang: '', digits: '' };
   if (typeof search !== 'string' || search.length > MAX_QUERY_LENGTH) return none;
   const params = new URLSearchParams(search);
-  const last = (name, choices) => params.getAll(name).reduce((kept, value) => (choices.includes(value) ? value : kept), '');
-  return { lang: last('lang', LANGUAGES), digits: last('digits', DIGITS) };
+  // Read by the page schema's own rule for each (neither needs a catalog).
+  const last = (name) => params.getAll(name).reduce((kept, raw) => (readValue(PAGE_SCHEMA[name], raw, null).error ? kept : raw), '');
+  return { lang: last('lang'), digits: last('digits') };
 }
 
 /**
