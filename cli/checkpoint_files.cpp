@@ -10,6 +10,8 @@
 #include "render.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
+#include "vram/json_object.hpp"
+#include "vram/limits.hpp"
 #include "vram/safetensors.hpp"
 
 namespace vramcli {
@@ -25,8 +27,8 @@ std::string directory_of(const std::string& path) {
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
 }
 
-/** A file's header: read 1 MiB, then whatever the core says it needs. */
-json inspect_path(const std::string& kind, const std::string& path) {
+/** A file's header: read 1 MiB, then whatever the core says it needs (within its limit). */
+json inspect_path(const std::string& kind, const std::string& path, bool list_tensors) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw UsageError("usage.cannot_read", {{"flag", "--" + kind}, {"path", path}});
   const auto size = static_cast<std::uint64_t>(in.tellg());
@@ -41,7 +43,7 @@ json inspect_path(const std::string& kind, const std::string& path) {
     if (static_cast<std::uint64_t>(in.gcount()) != want) {
       throw UsageError("usage.cannot_read", {{"flag", "--" + kind}, {"path", path}});
     }
-    json out = json::parse(vram::inspect(kind, bytes, static_cast<double>(size)));
+    json out = json::parse(vram::inspect(kind, bytes, static_cast<double>(size), list_tensors));
     const json* error = out.contains("error") ? &out["error"] : nullptr;
     if (error == nullptr) {
       out["path"] = path;
@@ -49,14 +51,35 @@ json inspect_path(const std::string& kind, const std::string& path) {
     }
     const std::string code = error->at("code").get<std::string>();
     if (code == "truncated" && want < size) {
-      // Grow at least twofold: a header of n key-values needs at most log n reads.
+      // Grow at least twofold: a header of n key-values needs at most log n reads. The
+      // core refuses a header past vram::limits::kMaxHeaderBytes before asking for it.
       want = std::min<std::uint64_t>(
           size, std::max<std::uint64_t>(error->at("needed_bytes").get<std::uint64_t>(), 2 * want));
       continue;
     }
-    throw vram::Error(code, error->at("field").get<std::string>(),
-                      path + ": " + error->at("message").get<std::string>());
+    throw vram::Error(
+        code, error->at("field").get<std::string>(),
+        path + ": " + error->at("message").get<std::string>(),
+        vram::Message{error->at("message_id").get<std::string>(), error->at("params")});
   }
+}
+
+/** The index's text, refused by its size before a byte of it is read. */
+std::string read_index_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw UsageError("usage.cannot_read", {{"flag", "--index"}, {"path", path}});
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  if (size > vram::limits::kMaxIndexBytes) {
+    throw vram::Error::make(
+        "too_large", "index", "error.checkpoint_index",
+        vram::obj({{"field", "index"}, {"size", size}, {"limit", vram::limits::kMaxIndexBytes}}));
+  }
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (static_cast<std::uint64_t>(in.gcount()) != size)
+    throw UsageError("usage.cannot_read", {{"flag", "--index"}, {"path", path}});
+  return text;
 }
 
 }  // namespace
@@ -75,6 +98,8 @@ CheckpointArgs take_checkpoint_args(std::vector<std::string>& args) {
         if (!out.index.empty()) throw UsageError("usage.index_twice");
         out.index = args[++i];
       }
+    } else if (arg == "--tensors") {
+      out.list_tensors = true;
     } else if (arg == "--safetensors") {
       const std::size_t before = out.safetensors.size();
       while (i + 1 < args.size() && !is_flag(args[i + 1])) out.safetensors.push_back(args[++i]);
@@ -82,6 +107,14 @@ CheckpointArgs take_checkpoint_args(std::vector<std::string>& args) {
     } else {
       rest.push_back(arg);
     }
+  }
+  const std::size_t given = std::max(out.gguf.size(), out.safetensors.size());
+  if (given > vram::limits::kMaxShards) {
+    throw vram::Error::make("too_large", out.gguf.empty() ? "--safetensors" : "--gguf",
+                            "error.checkpoint_shards",
+                            vram::obj({{"field", out.gguf.empty() ? "--safetensors" : "--gguf"},
+                                       {"size", given},
+                                       {"limit", vram::limits::kMaxShards}}));
   }
   if (!out.gguf.empty() && (!out.safetensors.empty() || !out.index.empty())) {
     throw UsageError("usage.gguf_and_safetensors");
@@ -95,25 +128,30 @@ CheckpointArgs take_checkpoint_args(std::vector<std::string>& args) {
 
 std::vector<json> inspect_files(const CheckpointArgs& files) {
   std::vector<json> out;
-  for (const std::string& path : files.gguf) out.push_back(inspect_path("gguf", path));
+  for (const std::string& path : files.gguf)
+    out.push_back(inspect_path("gguf", path, files.list_tensors));
   std::vector<std::string> shards = files.safetensors;
   if (!files.index.empty()) {
-    json index;
+    // The core's reader: member by member, within its limits; each file once (linear).
+    vram::safetensors::Index parsed;
     try {
-      index = json::parse(read_file(files.index, "--index"));
-    } catch (const json::parse_error& e) {
-      throw UsageError("usage.index_not_json", {{"path", files.index}, {"byte", e.byte}});
+      parsed = vram::safetensors::read_index(read_index_text(files.index));
+    } catch (const vram::Error& e) {
+      if (e.message().id != "error.index_json") throw;
+      throw UsageError("usage.index_not_json",
+                       {{"path", files.index}, {"byte", e.message().params.at("byte")}});
     }
-    const vram::safetensors::Index parsed = vram::safetensors::read_index(index);
     for (const std::string& file : parsed.files) {
       if (file.find('/') != std::string::npos || file.find("..") != std::string::npos) {
         throw vram::Error("invalid_index", "index.weight_map",
-                          "weight_map names a file outside the index's folder: '" + file + "'");
+                          "weight_map names a file outside the index's folder: '" +
+                              vram::Error::quote(file) + "'");
       }
       shards.push_back(directory_of(files.index) + file);
     }
   }
-  for (const std::string& path : shards) out.push_back(inspect_path("safetensors", path));
+  for (const std::string& path : shards)
+    out.push_back(inspect_path("safetensors", path, files.list_tensors));
   return out;
 }
 
@@ -149,9 +187,10 @@ std::string render_inspection(const std::vector<json>& inspections, const Words&
                                     {"tensors", file.at("tensor_count")},
                                     {"bytes", file.at("bytes")}});
     if (file.contains("split")) {
+      // The core bounds both by vram::limits::kMaxShards; counted in 64 bits all the same.
       out << " "
-          << say("cli.inspect_part",
-                 {{"no", file["split"]["no"].get<int>() + 1}, {"count", file["split"]["count"]}});
+          << say("cli.inspect_part", {{"no", file["split"]["no"].get<std::int64_t>() + 1},
+                                      {"count", file["split"]["count"]}});
     }
     if (i.contains("config"))
       out << say("list.sep") << i["config"]["model_type"].get<std::string>();

@@ -16,6 +16,7 @@ struct CheckpointArgs {
   std::vector<std::string> gguf;         ///< --gguf PATH, repeatable (split parts)
   std::vector<std::string> safetensors;  ///< --safetensors PATH... (one or several)
   std::string index;                     ///< --index PATH (model.safetensors.index.json)
+  bool list_tensors = false;             ///< --tensors: each file's tensor list (capped)
   bool any() const { return !gguf.empty() || !safetensors.empty() || !index.empty(); }
 };
 

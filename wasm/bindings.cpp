@@ -43,10 +43,17 @@ std::string inspect(const std::string& kind, const std::string& bytes, double fi
   return vram::inspect(kind, bytes, file_size);
 }
 
+// The same with the tensor list (capped: vram/limits.hpp kMaxListedTensors) when asked.
+std::string inspect_listing(const std::string& kind, const std::string& bytes, double file_size,
+                            bool list_tensors) {
+  return vram::inspect(kind, bytes, file_size, list_tensors);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(vram) {
   emscripten::function("call", &call);
   emscripten::function("callBytes", &call_bytes);
   emscripten::function("inspect", &inspect);
+  emscripten::function("inspect", &inspect_listing);  // by arity: inspect(kind, bytes, size, list)
 }

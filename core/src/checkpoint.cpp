@@ -11,6 +11,7 @@
 #include "json_read.hpp"
 #include "vram/api.hpp"
 #include "vram/error.hpp"
+#include "vram/limits.hpp"
 #include "vram/sort.hpp"
 #include "vram/units.hpp"
 
@@ -127,7 +128,14 @@ json file_summary(const std::string& format, std::int64_t count,
               {"by_component", components}});
 }
 
-json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
+/** The tensor list of an answer: at most kMaxListedTensors, the rest counted. */
+void put_list(json& out, json list, std::size_t count) {
+  out["tensors"] = std::move(list);
+  if (count > limits::kMaxListedTensors)
+    out["tensors_omitted"] = static_cast<std::uint64_t>(count - limits::kMaxListedTensors);
+}
+
+json inspect_gguf(std::string_view bytes, std::uint64_t file_size, bool list) {
   const gguf::Header h = gguf::read_header(bytes, file_size);
   json metadata = json::object();
   const char* kTypeNames[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
@@ -145,11 +153,13 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
   std::map<std::string, TensorTotals> by_component;
   for (const gguf::TensorInfo& t : h.tensors) {
     const char* type = gguf::find_type(t.type)->name;
-    tensors.push_back(obj({{"name", t.name},
-                           {"type", type},
-                           {"shape", t.shape},
-                           {"offset", t.offset},
-                           {"bytes", t.bytes}}));
+    if (list && tensors.size() < limits::kMaxListedTensors) {
+      tensors.push_back(obj({{"name", t.name},
+                             {"type", type},
+                             {"shape", t.shape},
+                             {"offset", t.offset},
+                             {"bytes", t.bytes}}));
+    }
     const auto b = static_cast<double>(t.bytes);
     const auto e = static_cast<double>(t.elements);
     by_type[type].bytes += b;
@@ -162,6 +172,12 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
       file_summary("gguf", static_cast<std::int64_t>(h.tensors.size()), by_type, by_component);
   const auto split_count = meta_int(h, "split.count");
   if (split_count && *split_count > 1) {
+    if (static_cast<std::uint64_t>(*split_count) > limits::kMaxShards) {
+      throw Error::make("too_large", "gguf.metadata.split.count", "error.checkpoint_shards",
+                        obj({{"field", "gguf.metadata.split.count"},
+                             {"size", *split_count},
+                             {"limit", limits::kMaxShards}}));
+    }
     const auto no = meta_int(h, "split.no");
     if (!no || *no >= *split_count) bad_key("split.no", "must be below split.count");
     file["split"] = obj({{"no", *no}, {"count", *split_count}});
@@ -172,9 +188,9 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
                   {"alignment", h.alignment},
                   {"header_bytes", h.data_offset},
                   {"data_bytes", h.data_bytes},
-                  {"metadata", metadata},
-                  {"tensors", tensors},
+                  {"metadata", std::move(metadata)},
                   {"file", file}});
+  if (list) put_list(out, std::move(tensors), h.tensors.size());
   // Split parts after the first carry only split.* keys: no shape of their own.
   if (h.find("general.architecture") != nullptr) {
     // The tensors stand on their own; a shape the importer cannot read is
@@ -188,16 +204,18 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size) {
   return out;
 }
 
-json inspect_safetensors(std::string_view bytes, std::uint64_t file_size) {
+json inspect_safetensors(std::string_view bytes, std::uint64_t file_size, bool list) {
   const safetensors::Header h = safetensors::read_header(bytes, file_size);
   json tensors = json::array();
   std::map<std::string, TensorTotals> by_type;
   std::map<std::string, TensorTotals> by_component;
   for (const safetensors::TensorInfo& t : h.tensors) {
-    tensors.push_back(obj({{"name", t.name},
-                           {"dtype", t.dtype},
-                           {"shape", t.shape},
-                           {"data_offsets", {t.begin, t.end}}}));
+    if (list && tensors.size() < limits::kMaxListedTensors) {
+      tensors.push_back(obj({{"name", t.name},
+                             {"dtype", t.dtype},
+                             {"shape", t.shape},
+                             {"data_offsets", {t.begin, t.end}}}));
+    }
     const auto b = static_cast<double>(t.bytes());
     const auto e = static_cast<double>(t.elements);
     by_type[t.dtype].bytes += b;
@@ -206,13 +224,14 @@ json inspect_safetensors(std::string_view bytes, std::uint64_t file_size) {
     c.bytes += b;
     c.elements += e;
   }
-  return obj({{"format", "safetensors"},
-              {"header_bytes", h.header_bytes},
-              {"data_bytes", h.data_bytes},
-              {"metadata", h.metadata},
-              {"tensors", tensors},
-              {"file", file_summary("safetensors", static_cast<std::int64_t>(h.tensors.size()),
-                                    by_type, by_component)}});
+  json out = obj({{"format", "safetensors"},
+                  {"header_bytes", h.header_bytes},
+                  {"data_bytes", h.data_bytes},
+                  {"metadata", h.metadata},
+                  {"file", file_summary("safetensors", static_cast<std::int64_t>(h.tensors.size()),
+                                        by_type, by_component)}});
+  if (list) put_list(out, std::move(tensors), h.tensors.size());
+  return out;
 }
 
 double checked_amount(const json& object, const char* key, const std::string& prefix) {
@@ -392,14 +411,16 @@ json gguf_config(const gguf::Header& h) {
   return cfg;
 }
 
-json inspect_file(std::string_view kind, std::string_view bytes, std::uint64_t file_size) {
-  if (kind == "gguf") return inspect_gguf(bytes, file_size);
-  if (kind == "safetensors") return inspect_safetensors(bytes, file_size);
+json inspect_file(std::string_view kind, std::string_view bytes, std::uint64_t file_size,
+                  bool list_tensors) {
+  if (kind == "gguf") return inspect_gguf(bytes, file_size, list_tensors);
+  if (kind == "safetensors") return inspect_safetensors(bytes, file_size, list_tensors);
   throw Error("invalid_value", "kind",
               "kind must be gguf or safetensors, not '" + std::string(kind) + "'");
 }
 
-std::string inspect(std::string_view kind, std::string_view bytes, double file_size) noexcept {
+std::string inspect(std::string_view kind, std::string_view bytes, double file_size,
+                    bool list_tensors) noexcept {
   return guarded("bytes", [&] {
     if (!std::isfinite(file_size) || file_size < 0 || file_size > 1e16 ||
         file_size != std::floor(file_size)) {
@@ -409,7 +430,7 @@ std::string inspect(std::string_view kind, std::string_view bytes, double file_s
       throw Error("invalid_value", "file_size", "more bytes were given than file_size says");
     }
     // Strings in a hostile header need not be UTF-8: replaced, never a throw.
-    return inspect_file(kind, bytes, static_cast<std::uint64_t>(file_size))
+    return inspect_file(kind, bytes, static_cast<std::uint64_t>(file_size), list_tensors)
         .dump(-1, ' ', false, json::error_handler_t::replace);
   });
 }

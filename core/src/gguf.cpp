@@ -7,6 +7,7 @@
 #include <set>
 
 #include "vram/error.hpp"
+#include "vram/json_object.hpp"
 
 namespace vram::gguf {
 
@@ -127,6 +128,36 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
+/**
+ * Where a read is, as a chain of parts ("gguf.metadata." key "[12]" ".type")
+ * spelled out only when an error names it: a million array items cost no
+ * string each.
+ */
+struct Where {
+  const Where* parent = nullptr;
+  std::string_view text;
+  std::uint64_t index = 0;
+  bool indexed = false;
+
+  std::string str() const {
+    std::string out = parent != nullptr ? parent->str() : std::string();
+    if (indexed) {
+      out += "[" + std::to_string(index) + "]";
+    } else {
+      out.append(text.data(), text.size());
+    }
+    return out;
+  }
+  Where sub(std::string_view suffix) const { return Where{this, suffix, 0, false}; }
+  Where at(std::uint64_t i) const { return Where{this, {}, i, true}; }
+};
+
+[[noreturn]] void too_large(const std::string& field, const char* id, std::uint64_t size,
+                            std::uint64_t limit) {
+  throw Error::make("too_large", field, id,
+                    obj({{"field", field}, {"size", size}, {"limit", limit}}));
+}
+
 /** A cursor over the buffer: every read is checked against what remains. */
 class Reader {
  public:
@@ -136,14 +167,14 @@ class Reader {
   std::uint64_t pos() const { return pos_; }
 
   /** Makes sure n more bytes are there, or says why not. */
-  void need(std::uint64_t n, const std::string& field) {
+  void need(std::uint64_t n, const Where& where) {
     const std::uint64_t end = pos_ + n;
     if (n > limits_.max_header_bytes || end > limits_.max_header_bytes) {
-      throw Error("invalid_gguf", field,
-                  field + ": the header would exceed " +
-                      std::to_string(limits_.max_header_bytes >> 20) + " MiB");
+      too_large("gguf.header", "error.checkpoint_header", n > limits_.max_header_bytes ? n : end,
+                limits_.max_header_bytes);
     }
     if (end <= bytes_.size()) return;
+    const std::string field = where.str();
     if (file_size_ > 0 && end > file_size_) {
       throw Error(
           "invalid_gguf", field,
@@ -155,8 +186,8 @@ class Reader {
   }
 
   template <typename T>
-  T scalar(const std::string& field) {
-    need(sizeof(T), field);
+  T scalar(const Where& where) {
+    need(sizeof(T), where);
     // Little-endian, byte by byte: the same on every host.
     std::uint64_t v = 0;
     for (std::size_t k = 0; k < sizeof(T); ++k) {
@@ -181,23 +212,49 @@ class Reader {
     return out;
   }
 
-  std::string string(const std::string& field, std::uint64_t max_bytes, bool keep = true) {
-    const auto length = scalar<std::uint64_t>(field + ".length");
+  /** A string's length, checked against `max_bytes` (a name's limit when `name_limit`). */
+  std::uint64_t length(const Where& where, std::uint64_t max_bytes, bool name_limit) {
+    const auto length = scalar<std::uint64_t>(where.sub(".length"));
     if (length > max_bytes) {
+      const std::string field = where.str();
+      if (name_limit) too_large(field, "error.checkpoint_name", length, max_bytes);
       throw Error("invalid_gguf", field,
                   field + " is " + std::to_string(length) + " bytes long (at most " +
                       std::to_string(max_bytes) + ")");
     }
-    need(length, field);
-    std::string out = keep ? std::string(bytes_.substr(static_cast<std::size_t>(pos_),
-                                                       static_cast<std::size_t>(length)))
-                           : std::string();
-    pos_ += length;
+    need(length, where);
+    return length;
+  }
+
+  std::string string(const Where& where, std::uint64_t max_bytes, bool name_limit = false) {
+    const std::uint64_t n = length(where, max_bytes, name_limit);
+    std::string out(bytes_.substr(static_cast<std::size_t>(pos_), static_cast<std::size_t>(n)));
+    pos_ += n;
     return out;
   }
 
-  void skip(std::uint64_t n, const std::string& field) {
-    need(n, field);
+  /** n bytes already checked by length(), as a string. */
+  std::string take(std::uint64_t n) {
+    std::string out(bytes_.substr(static_cast<std::size_t>(pos_), static_cast<std::size_t>(n)));
+    pos_ += n;
+    return out;
+  }
+
+  void skip(std::uint64_t n, const Where& where) {
+    need(n, where);
+    pos_ += n;
+  }
+
+  /** n bools: each byte 0 or 1, checked in one pass. */
+  void bools(std::uint64_t n, const Where& where) {
+    need(n, where);
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes_.data()) + pos_;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (p[i] > 1) {
+        const std::string field = where.at(i).str();
+        throw Error("invalid_gguf", field, field + " is a bool that is neither 0 nor 1");
+      }
+    }
     pos_ += n;
   }
 
@@ -210,74 +267,102 @@ class Reader {
 
 // A metadata float that is NaN or infinite: no real file holds one, and a
 // JSON answer cannot carry it (it would become null).
-double finite(double value, const std::string& field) {
+double finite(double value, const Where& where) {
   if (!std::isfinite(value)) {
+    const std::string field = where.str();
     throw Error("invalid_gguf", field, field + " is a float that is not a finite number");
   }
   return value;
 }
 
-json read_scalar(Reader& r, std::uint32_t type, const std::string& field) {
+json read_scalar(Reader& r, std::uint32_t type, const Where& where) {
   switch (type) {
     case kUint8:
-      return r.scalar<std::uint8_t>(field);
+      return r.scalar<std::uint8_t>(where);
     case kInt8:
-      return r.scalar<std::int8_t>(field);
+      return r.scalar<std::int8_t>(where);
     case kUint16:
-      return r.scalar<std::uint16_t>(field);
+      return r.scalar<std::uint16_t>(where);
     case kInt16:
-      return r.scalar<std::int16_t>(field);
+      return r.scalar<std::int16_t>(where);
     case kUint32:
-      return r.scalar<std::uint32_t>(field);
+      return r.scalar<std::uint32_t>(where);
     case kInt32:
-      return r.scalar<std::int32_t>(field);
+      return r.scalar<std::int32_t>(where);
     case kFloat32:
-      return finite(static_cast<double>(r.scalar<float>(field)), field);
+      return finite(static_cast<double>(r.scalar<float>(where)), where);
     case kUint64:
-      return r.scalar<std::uint64_t>(field);
+      return r.scalar<std::uint64_t>(where);
     case kInt64:
-      return r.scalar<std::int64_t>(field);
+      return r.scalar<std::int64_t>(where);
     case kFloat64:
-      return finite(r.scalar<double>(field), field);
+      return finite(r.scalar<double>(where), where);
     case kBool: {
-      const auto b = r.scalar<std::uint8_t>(field);
-      if (b > 1) throw Error("invalid_gguf", field, field + " is a bool that is neither 0 nor 1");
+      const auto b = r.scalar<std::uint8_t>(where);
+      if (b > 1) {
+        const std::string field = where.str();
+        throw Error("invalid_gguf", field, field + " is a bool that is neither 0 nor 1");
+      }
       return b == 1;
     }
     default:
       break;
   }
+  const std::string field = where.str();
   throw Error("invalid_gguf", field, field + " has an unknown value type " + std::to_string(type));
 }
+
+/** What the answer keeps of the metadata, counted as it is kept: 16 bytes a value plus text. */
+struct Budget {
+  std::uint64_t used = 0;
+  std::uint64_t limit = 0;
+  void spend(std::uint64_t bytes) {
+    if (bytes > limit - used) {
+      too_large("gguf.metadata", "error.checkpoint_metadata", used + bytes, limit);
+    }
+    used += bytes;
+  }
+};
+
+constexpr std::uint64_t kValueCost = 16;
 
 /**
  * One value of `type`; arrays recurse at most limits.max_array_depth deep.
  * `keep` false reads and checks without storing (items of long arrays).
  */
-json read_value(Reader& r, std::uint32_t type, const std::string& field, const Limits& limits,
-                int depth, bool keep, KeyValue* top) {
+json read_value(Reader& r, std::uint32_t type, const Where& where, const Limits& limits, int depth,
+                bool keep, KeyValue* top, Budget& budget) {
   if (type == kString) {
-    std::string s = r.string(field, limits.max_string_bytes, keep);
-    return keep ? json(std::move(s)) : json();
+    const std::uint64_t n = r.length(where, limits.max_string_bytes, false);
+    if (!keep) {
+      r.skip(n, where);
+      return json();
+    }
+    budget.spend(kValueCost + n);  // before the copy
+    return json(r.take(n));
   }
   if (type != kArray) {
     if (!keep) {
-      read_scalar(r, type, field);  // checked (bools are 0 or 1), not stored
+      read_scalar(r, type, where);  // checked (bools are 0 or 1), not stored
       return json();
     }
-    return read_scalar(r, type, field);
+    budget.spend(kValueCost);
+    return read_scalar(r, type, where);
   }
   if (depth >= limits.max_array_depth) {
+    const std::string field = where.str();
     throw Error("invalid_gguf", field,
                 field + " nests arrays deeper than " + std::to_string(limits.max_array_depth));
   }
-  const auto element = r.scalar<std::uint32_t>(field + ".type");
+  const auto element = r.scalar<std::uint32_t>(where.sub(".type"));
   if (element > kFloat64) {
+    const std::string field = where.str();
     throw Error("invalid_gguf", field + ".type",
                 field + " has an unknown element type " + std::to_string(element));
   }
-  const auto length = r.scalar<std::uint64_t>(field + ".length");
+  const auto length = r.scalar<std::uint64_t>(where.sub(".length"));
   if (length > limits.max_array_length) {
+    const std::string field = where.str();
     throw Error("invalid_gguf", field + ".length",
                 field + " has " + std::to_string(length) + " items (at most " +
                     std::to_string(limits.max_array_length) + ")");
@@ -289,19 +374,25 @@ json read_value(Reader& r, std::uint32_t type, const std::string& field, const L
   const bool keep_items = keep && length <= limits.max_kept_array;
   if (top != nullptr) top->value_kept = keep_items;
   const std::uint64_t size = scalar_size(element);
-  if (!keep_items && size > 0 && element != kBool) {
+  if (!keep_items && size > 0) {
     // Fixed-size items: check the span at once, no loop over an untrusted count.
     if (length > std::numeric_limits<std::uint64_t>::max() / size) {
+      const std::string field = where.str();
       throw Error("invalid_gguf", field + ".length", field + " overflows");
     }
-    r.skip(length * size, field);
+    if (element == kBool) {
+      r.bools(length, where);
+    } else {
+      r.skip(length * size, where);
+    }
     return json();
   }
+  if (keep_items) budget.spend(kValueCost);  // the list; each item is counted as it is read
   json out = keep_items ? json::array() : json();
+  if (keep_items) out.get_ref<json::array_t&>().reserve(static_cast<std::size_t>(length));
   for (std::uint64_t i = 0; i < length; ++i) {
     // Each item consumes at least one byte, so the loop ends with the buffer.
-    json item = read_value(r, element, field + "[" + std::to_string(i) + "]", limits, depth + 1,
-                           keep_items, nullptr);
+    json item = read_value(r, element, where.at(i), limits, depth + 1, keep_items, nullptr, budget);
     if (keep_items) out.push_back(std::move(item));
   }
   return out;
@@ -339,25 +430,29 @@ const KeyValue* Header::find(std::string_view key) const {
 }
 
 Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits& limits) {
+  if (bytes.empty()) {
+    // No byte at all is no prefix of a header: an empty file, not a short read.
+    throw Error::make("invalid_gguf", "gguf.magic", "error.checkpoint_empty",
+                      obj({{"field", "gguf.magic"}}));
+  }
   Reader r(bytes, file_size, limits);
   Header h;
-  const auto magic = r.scalar<std::uint32_t>("gguf.magic");
+  const Where root{nullptr, "gguf."};
+  const auto magic = r.scalar<std::uint32_t>(root.sub("magic"));
   if (magic != 0x46554747u) {  // "GGUF" read as a little-endian uint32
     throw Error("invalid_gguf", "gguf.magic", "not a GGUF file: it does not start with 'GGUF'");
   }
-  h.version = r.scalar<std::uint32_t>("gguf.version");
+  h.version = r.scalar<std::uint32_t>(root.sub("version"));
   if (h.version != 2 && h.version != 3) {
     // A big-endian file reads its version byte-swapped (e.g. 0x03000000).
     throw Error("invalid_gguf", "gguf.version",
                 "GGUF version " + std::to_string(h.version) +
                     " is not supported (versions 2 and 3, little-endian)");
   }
-  const auto n_tensors = r.scalar<std::uint64_t>("gguf.tensor_count");
-  const auto n_kv = r.scalar<std::uint64_t>("gguf.metadata_kv_count");
+  const auto n_tensors = r.scalar<std::uint64_t>(root.sub("tensor_count"));
+  const auto n_kv = r.scalar<std::uint64_t>(root.sub("metadata_kv_count"));
   if (n_tensors > limits.max_tensors) {
-    throw Error("invalid_gguf", "gguf.tensor_count",
-                "the header declares " + std::to_string(n_tensors) + " tensors (at most " +
-                    std::to_string(limits.max_tensors) + ")");
+    too_large("gguf.tensor_count", "error.checkpoint_tensors", n_tensors, limits.max_tensors);
   }
   if (n_kv > limits.max_key_values) {
     throw Error("invalid_gguf", "gguf.metadata_kv_count",
@@ -365,23 +460,35 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
                     std::to_string(limits.max_key_values) + ")");
   }
 
+  Budget budget{0, limits.max_metadata_bytes};
   std::set<std::string> keys;
+  const Where metadata = root.sub("metadata");
+  const Where by_key = root.sub("metadata.");
   for (std::uint64_t i = 0; i < n_kv; ++i) {
-    const std::string field = "gguf.metadata[" + std::to_string(i) + "]";
+    const Where item = metadata.at(i);
     KeyValue kv;
-    kv.key = r.string(field + ".key", limits.max_key_bytes);
+    const Where key_at = item.sub(".key");
+    const std::uint64_t key_bytes = r.length(key_at, limits.max_key_bytes, true);
+    budget.spend(kValueCost + key_bytes);  // every key is kept, with its value or its length
+    kv.key = r.take(key_bytes);
     if (kv.key.empty() || !valid_utf8(kv.key)) {
-      throw Error("invalid_gguf", field + ".key", field + ".key is empty or not UTF-8");
+      const std::string field = key_at.str();
+      throw Error("invalid_gguf", field, field + " is empty or not UTF-8");
     }
     if (!keys.insert(kv.key).second) {
-      throw Error("invalid_gguf", field + ".key", "duplicate metadata key '" + kv.key + "'");
+      const std::string field = key_at.str();
+      throw Error::make("invalid_gguf", field, "error.checkpoint_duplicate",
+                        obj({{"field", field}, {"name", Error::quote(kv.key)}}));
     }
-    kv.type = r.scalar<std::uint32_t>(field + ".type");
+    kv.type = r.scalar<std::uint32_t>(item.sub(".type"));
     if (kv.type > kFloat64) {
-      throw Error("invalid_gguf", field + ".type",
-                  "metadata '" + kv.key + "' has an unknown value type " + std::to_string(kv.type));
+      const std::string field = item.str() + ".type";
+      throw Error("invalid_gguf", field,
+                  "metadata '" + Error::quote(kv.key) + "' has an unknown value type " +
+                      std::to_string(kv.type));
     }
-    kv.value = read_value(r, kv.type, "gguf.metadata." + kv.key, limits, 0, true, &kv);
+    const Where value_at{&by_key, kv.key};
+    kv.value = read_value(r, kv.type, value_at, limits, 0, true, &kv, budget);
     h.metadata.push_back(std::move(kv));
   }
 
@@ -396,17 +503,16 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     h.alignment = align->value.get<std::uint64_t>();
   }
 
-  std::set<std::string> names;
   std::uint64_t expected_offset = 0;
+  h.tensors.reserve(static_cast<std::size_t>(n_tensors));  // within max_tensors
+  const Where infos = root.sub("tensor_infos");
   for (std::uint64_t i = 0; i < n_tensors; ++i) {
-    const std::string field = "gguf.tensor_infos[" + std::to_string(i) + "]";
+    const Where at = infos.at(i);
+    const std::string field = at.str();  // one per tensor, at most max_tensors
     TensorInfo t;
-    t.name = r.string(field + ".name", limits.max_name_bytes);
+    t.name = r.string(at.sub(".name"), limits.max_name_bytes);
     if (!valid_utf8(t.name)) throw Error("invalid_gguf", field + ".name", field + " is not UTF-8");
-    if (!names.insert(t.name).second) {
-      throw Error("invalid_gguf", field + ".name", "duplicate tensor name '" + t.name + "'");
-    }
-    const auto n_dims = r.scalar<std::uint32_t>(field + ".n_dims");
+    const auto n_dims = r.scalar<std::uint32_t>(at.sub(".n_dims"));
     if (n_dims == 0 || n_dims > 4) {
       throw Error("invalid_gguf", field + ".n_dims",
                   "tensor '" + t.name + "' has " + std::to_string(n_dims) +
@@ -414,7 +520,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     }
     t.elements = 1;
     for (std::uint32_t d = 0; d < n_dims; ++d) {
-      const auto ne = r.scalar<std::uint64_t>(field + ".dims");
+      const auto ne = r.scalar<std::uint64_t>(at.sub(".dims"));
       // ggml keeps sizes in int64_t.
       if (ne > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
           mul_overflows(t.elements, ne, &t.elements) ||
@@ -424,7 +530,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
       }
       t.shape.push_back(ne);
     }
-    t.type = r.scalar<std::uint32_t>(field + ".type");
+    t.type = r.scalar<std::uint32_t>(at.sub(".type"));
     const TypeInfo* info = find_type(t.type);
     if (info == nullptr) {
       throw Error("invalid_gguf", field + ".type",
@@ -445,7 +551,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
       throw Error("invalid_gguf", field + ".dims", "tensor '" + t.name + "' is too large");
     }
     t.bytes = size;
-    t.offset = r.scalar<std::uint64_t>(field + ".offset");
+    t.offset = r.scalar<std::uint64_t>(at.sub(".offset"));
     // llama.cpp's rule: tensors follow each other, each padded to the alignment.
     if (t.offset != expected_offset) {
       throw Error("invalid_gguf", field + ".offset",
@@ -458,6 +564,21 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     }
     expected_offset += padded;
     h.tensors.push_back(std::move(t));
+  }
+  // Each name once: sorted, then neighbours compared (n log n, no second copy of the names).
+  {
+    std::vector<std::uint32_t> order(h.tensors.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return h.tensors[a].name != h.tensors[b].name ? h.tensors[a].name < h.tensors[b].name : a < b;
+    });
+    for (std::size_t k = 1; k < order.size(); ++k) {
+      if (h.tensors[order[k]].name == h.tensors[order[k - 1]].name) {
+        const std::string field = "gguf.tensor_infos[" + std::to_string(order[k]) + "].name";
+        throw Error::make("invalid_gguf", field, "error.checkpoint_duplicate",
+                          obj({{"field", field}, {"name", h.tensors[order[k]].name}}));
+      }
+    }
   }
   h.data_offset = (r.pos() + h.alignment - 1) / h.alignment * h.alignment;
   h.data_bytes = expected_offset;

@@ -51,6 +51,75 @@ class Reader {
         max_depth_(max_depth),
         field_(field) {}
 
+  /** A reader at `at` inside `text` (errors count bytes from text's start), `depth` deep. */
+  Reader(std::string_view text, const char* at, std::size_t max_depth, std::size_t depth,
+         const std::string& field)
+      : begin_(text.data()),
+        p_(at),
+        end_(text.data() + text.size()),
+        max_depth_(max_depth),
+        field_(field),
+        depth_(depth) {}
+
+  const char* position() const { return p_; }
+
+  /** One whole value from here, and nothing after it read. */
+  json one() {
+    json result;
+    json* target = &result;
+    for (;;) {
+      const bool opened = value(*target);
+      if (!next(opened, target)) break;
+    }
+    return result;
+  }
+
+  // --- one object's members, for ObjectStream -------------------------------
+
+  /** Past '{' (counting its depth). */
+  void open_object() {
+    skip_space();
+    if (p_ == end_ || *p_ != '{') fail("expected '{'");
+    open();
+  }
+
+  /**
+   * Past the separator before the next member and its key; false (past
+   * '}') at the object's end. `first` is true before the first member.
+   */
+  bool member(bool first, std::string& key, std::string_view& raw_key) {
+    skip_space();
+    if (p_ == end_) fail("unexpected end of input; expected '}'");
+    if (*p_ == '}') {
+      ++p_;
+      --depth_;
+      return false;
+    }
+    if (!first) {
+      if (*p_ != ',') fail("expected ',' or '}'");
+      ++p_;
+      skip_space();
+    }
+    if (p_ == end_ || *p_ != '"') fail("expected a string for the object key");
+    ++p_;
+    const char* start = p_;
+    key = string();
+    raw_key = std::string_view(start, static_cast<std::size_t>(p_ - 1 - start));
+    skip_space();
+    if (p_ == end_ || *p_ != ':') fail("expected ':' after the object key");
+    ++p_;
+    skip_space();
+    return true;
+  }
+
+  std::size_t depth() const { return depth_; }
+
+  /** Only space (or a NUL) after the outermost value. */
+  void finish() {
+    skip_space();
+    if (p_ != end_ && *p_ != '\0') fail("expected end of input");
+  }
+
   json read() {
     json result;
     if (end_ - p_ >= 3 && byte(0) == 0xEF && byte(1) == 0xBB && byte(2) == 0xBF) p_ += 3;
@@ -401,6 +470,49 @@ class Reader {
 
 json parse_text(std::string_view text, std::size_t max_depth, const std::string& field) {
   return Reader(text, max_depth, field).read();
+}
+
+ObjectStream::ObjectStream(std::string_view text, std::size_t max_depth, std::string field)
+    : text_(text), max_depth_(max_depth), field_(std::move(field)) {
+  p_ = text.data();
+  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
+      static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF) {
+    p_ += 3;
+  }
+}
+
+void ObjectStream::enter() {
+  Reader r(text_, p_, max_depth_, depth_, field_);
+  r.open_object();
+  p_ = r.position();
+  depth_ = r.depth();
+  first_.push_back(true);
+}
+
+bool ObjectStream::next(std::string& key) {
+  Reader r(text_, p_, max_depth_, depth_, field_);
+  const bool more = r.member(first_.back(), key, raw_key_);
+  p_ = r.position();
+  depth_ = r.depth();
+  if (!more) {
+    first_.pop_back();
+    if (first_.empty()) Reader(text_, p_, max_depth_, depth_, field_).finish();
+    return false;
+  }
+  first_.back() = false;
+  return true;
+}
+
+json ObjectStream::value() {
+  Reader r(text_, p_, max_depth_, depth_, field_);
+  value_begin_ = p_;
+  json out = r.one();
+  p_ = r.position();
+  return out;
+}
+
+std::string_view ObjectStream::value_text() const {
+  return std::string_view(value_begin_, static_cast<std::size_t>(p_ - value_begin_));
 }
 
 std::string number_text(double value) {

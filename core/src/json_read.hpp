@@ -37,6 +37,38 @@ json parse_text(std::string_view text, std::size_t max_depth = SIZE_MAX,
                 const std::string& field = {});
 
 /**
+ * A JSON object read one member at a time, as parse_text reads it (the same
+ * errors), so a large object is never held whole: enter() opens an object
+ * (the outermost first, then a member's value that is one), next() gives
+ * each key until the object ends, value() parses the member's value alone.
+ * After the outermost object ends, nothing but space may follow. Repeated
+ * keys are given as they come: the caller decides.
+ */
+class ObjectStream {
+ public:
+  ObjectStream(std::string_view text, std::size_t max_depth, std::string field = {});
+  void enter();
+  bool next(std::string& key);
+  json value();
+  /** The last key as written (escapes undone only in `key`), within the text. */
+  std::string_view raw_key() const { return raw_key_; }
+  /** The text of the value value() read last, within the text. */
+  std::string_view value_text() const;
+  /** Bytes read so far. */
+  std::size_t offset() const { return static_cast<std::size_t>(p_ - text_.data()); }
+
+ private:
+  std::string_view text_;
+  const char* p_;
+  const char* value_begin_ = nullptr;
+  std::size_t max_depth_;
+  std::size_t depth_ = 0;
+  std::string field_;
+  std::string_view raw_key_;
+  std::vector<bool> first_;
+};
+
+/**
  * A JSON list as a vector of T, each item by T's from_json, failing as
  * `get<std::vector<T>>()` does (type_error 302 for a value that is not a
  * list). One loop of push_back: nlohmann's own conversion inserts through a

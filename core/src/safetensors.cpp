@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
 #include "json_read.hpp"
 #include "vram/error.hpp"
+#include "vram/json_object.hpp"
 #include "vram/sort.hpp"
 
 namespace vram::safetensors {
@@ -23,6 +25,9 @@ const std::vector<DtypeInfo> kDtypes = {
     {"I32", 32},        {"U32", 32},    {"F32", 32},    {"C64", 64},    {"F64", 64},
     {"I64", 64},        {"U64", 64},
 };
+
+// {"weight_map": {...}, "metadata": {...}}: two levels, a third for a stray list.
+constexpr std::size_t kIndexDepth = 3;
 
 [[noreturn]] void invalid(const std::string& field, const std::string& message) {
   throw Error("invalid_safetensors", field, message);
@@ -69,7 +74,99 @@ const DtypeInfo* find_dtype(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+[[noreturn]] void limit_error(const std::string& field, const std::string& id, std::uint64_t size,
+                              std::uint64_t limit) {
+  throw Error::make("too_large", field, id,
+                    obj({{"field", field}, {"size", size}, {"limit", limit}}));
+}
+
+/** The text of the JSON value that starts at `p`, found without parsing it (strings skipped). */
+std::size_t value_extent(std::string_view text, std::size_t at) {
+  std::size_t i = at;
+  int depth = 0;
+  bool in_string = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+        if (depth == 0) return i + 1 - at;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) return i - at;
+      if (--depth == 0) return i + 1 - at;
+    } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
+      return i - at;
+    }
+  }
+  return i - at;
+}
+
+/** A tensor's entry {dtype, shape, data_offsets}, checked. */
+TensorInfo read_tensor(const json& entry, std::string name, const std::string& field) {
+  if (!entry.is_object()) invalid(field, field + " must be an object");
+  TensorInfo t;
+  t.name = std::move(name);
+  const std::string quoted = Error::quote(t.name);
+  for (auto k = entry.begin(); k != entry.end(); ++k) {
+    if (k.key() != "dtype" && k.key() != "shape" && k.key() != "data_offsets") {
+      invalid(field + "." + k.key(),
+              "unknown key '" + Error::quote(k.key()) + "' in tensor '" + quoted + "'");
+    }
+  }
+  const auto dtype = entry.find("dtype");
+  if (dtype == entry.end() || !dtype->is_string())
+    invalid(field + ".dtype", field + ".dtype must be a string");
+  t.dtype = dtype->get<std::string>();
+  const DtypeInfo* info = find_dtype(t.dtype);
+  if (info == nullptr) invalid(field + ".dtype", "unknown dtype '" + Error::quote(t.dtype) + "'");
+  const auto shape = entry.find("shape");
+  if (shape == entry.end() || !shape->is_array() || shape->size() > 8) {
+    invalid(field + ".shape", field + ".shape must be a list of at most 8 sizes");
+  }
+  t.elements = 1;
+  for (const json& dim : *shape) {
+    const std::uint64_t d = read_u64(dim, field + ".shape");
+    if (d != 0 && t.elements > std::numeric_limits<std::uint64_t>::max() / 64 / d) {
+      invalid(field + ".shape", "tensor '" + quoted + "' is too large");
+    }
+    t.elements *= d;
+    t.shape.push_back(d);
+  }
+  const auto offsets = entry.find("data_offsets");
+  if (offsets == entry.end() || !offsets->is_array() || offsets->size() != 2) {
+    invalid(field + ".data_offsets", field + ".data_offsets must be [begin, end]");
+  }
+  t.begin = read_u64((*offsets)[0], field + ".data_offsets");
+  t.end = read_u64((*offsets)[1], field + ".data_offsets");
+  if (t.end < t.begin)
+    invalid(field + ".data_offsets", "tensor '" + quoted + "' ends before it begins");
+  const std::uint64_t bits = t.elements * info->bits;
+  if (bits % 8 != 0 || bits / 8 != t.end - t.begin) {
+    invalid(field + ".data_offsets", "tensor '" + quoted + "': " + std::to_string(t.elements) +
+                                         " x " + t.dtype + " is " + std::to_string(bits / 8) +
+                                         " bytes, but data_offsets span " +
+                                         std::to_string(t.end - t.begin));
+  }
+  return t;
+}
+
+}  // namespace
+
 Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits& limits) {
+  if (bytes.empty()) {
+    // No byte at all is no prefix of a header: an empty file, not a short read.
+    throw Error::make("invalid_safetensors", "safetensors.header_length", "error.checkpoint_empty",
+                      obj({{"field", "safetensors.header_length"}}));
+  }
   if (bytes.size() < 8) {
     if (file_size > 0 && file_size < 8)
       invalid("safetensors.header_length", "the file is shorter than 8 bytes");
@@ -80,10 +177,12 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     n |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[static_cast<std::size_t>(k)]))
          << (8 * k);
   }
-  if (n < 2 || n > limits.max_header_bytes) {
-    invalid("safetensors.header_length", "the header length " + std::to_string(n) +
-                                             " is outside 2 to " +
-                                             std::to_string(limits.max_header_bytes) + " bytes");
+  if (n > limits.max_header_bytes) {
+    limit_error("safetensors.header", "error.checkpoint_header", n, limits.max_header_bytes);
+  }
+  if (n < 2) {
+    invalid("safetensors.header_length",
+            "the header length " + std::to_string(n) + " is below 2 bytes");
   }
   Header h;
   h.header_bytes = 8 + n;
@@ -102,73 +201,85 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     invalid("safetensors.header",
             "the header nests deeper than " + std::to_string(limits.max_depth));
   }
-  json doc;
+  // Member by member: the header is never held whole as a JSON document, and
+  // each bound is checked before the work it bounds.
+  std::uint64_t metadata_bytes = 0;
+  bool seen_metadata = false;
   try {
-    doc = json_read::parse_text(text);
+    json_read::ObjectStream in(text, static_cast<std::size_t>(limits.max_depth),
+                               "safetensors.header");
+    in.enter();
+    std::string key;
+    auto check_name = [&](const std::string& field) {
+      // The raw key is scanned before it is decoded; its decoded form is no longer.
+      if (in.raw_key().size() > limits.max_name_bytes) {
+        limit_error(field, "error.checkpoint_name", in.raw_key().size(), limits.max_name_bytes);
+      }
+    };
+    while (in.next(key)) {
+      if (key == "__metadata__") {
+        if (seen_metadata) {
+          throw Error::make("invalid_safetensors", "safetensors.__metadata__",
+                            "error.checkpoint_duplicate",
+                            obj({{"field", "safetensors.__metadata__"}, {"name", "__metadata__"}}));
+        }
+        seen_metadata = true;
+        const std::size_t at = in.offset();
+        if (at >= text.size() || text[at] != '{') {
+          invalid("safetensors.__metadata__", "__metadata__ must be an object");
+        }
+        in.enter();
+        while (in.next(key)) {
+          const std::string field = "safetensors.__metadata__";
+          check_name(field);
+          const std::size_t extent = value_extent(text, in.offset());
+          const std::uint64_t cost = 16 + key.size() + extent;
+          if (cost > limits.max_metadata_bytes - metadata_bytes) {
+            limit_error(field, "error.checkpoint_metadata", metadata_bytes + cost,
+                        limits.max_metadata_bytes);
+          }
+          metadata_bytes += cost;
+          const json value = in.value();
+          if (!value.is_string()) {
+            invalid(field + "." + Error::quote(key), "__metadata__ values must be strings");
+          }
+          if (!h.metadata.emplace(key, value.get<std::string>()).second) {
+            throw Error::make("invalid_safetensors", field, "error.checkpoint_duplicate",
+                              obj({{"field", field}, {"name", Error::quote(key)}}));
+          }
+        }
+        continue;
+      }
+      if (h.tensors.size() >= limits.max_tensors) {
+        limit_error("safetensors.tensors", "error.checkpoint_tensors", h.tensors.size() + 1,
+                    limits.max_tensors);
+      }
+      check_name("safetensors.tensors");
+      const std::string field = "safetensors.tensors." + Error::quote(key);
+      const std::size_t extent = value_extent(text, in.offset());
+      if (extent > limits.max_entry_bytes) {
+        limit_error(field, "error.checkpoint_entry", extent, limits.max_entry_bytes);
+      }
+      h.tensors.push_back(read_tensor(in.value(), key, field));
+    }
   } catch (const json::exception& e) {
     // parse_error, and out_of_range for numbers such as 1e400.
     invalid("safetensors.header", std::string("the header is not valid JSON: ") + e.what());
   }
-  if (!doc.is_object()) invalid("safetensors.header", "the header is not a JSON object");
-  if (doc.size() > limits.max_tensors + 1) {
-    invalid("safetensors.header",
-            "the header lists more than " + std::to_string(limits.max_tensors) + " tensors");
-  }
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (it.key() == "__metadata__") {
-      if (!it->is_object()) invalid("safetensors.__metadata__", "__metadata__ must be an object");
-      for (auto m = it->begin(); m != it->end(); ++m) {
-        if (!m->is_string()) {
-          invalid("safetensors.__metadata__." + m.key(), "__metadata__ values must be strings");
-        }
-        h.metadata[m.key()] = m->get<std::string>();
-      }
-      continue;
-    }
-    const std::string field = "safetensors.tensors." + it.key();
-    if (!it->is_object()) invalid(field, field + " must be an object");
-    TensorInfo t;
-    t.name = it.key();
-    for (auto k = it->begin(); k != it->end(); ++k) {
-      if (k.key() != "dtype" && k.key() != "shape" && k.key() != "data_offsets") {
-        invalid(field + "." + k.key(), "unknown key '" + k.key() + "' in tensor '" + t.name + "'");
+  // Each name once, as the reference loader requires: sorted, then neighbours compared.
+  {
+    std::vector<const TensorInfo*> by_name;
+    by_name.reserve(h.tensors.size());
+    for (const TensorInfo& t : h.tensors) by_name.push_back(&t);
+    std::sort(by_name.begin(), by_name.end(),
+              [](const TensorInfo* a, const TensorInfo* b) { return a->name < b->name; });
+    for (std::size_t i = 1; i < by_name.size(); ++i) {
+      if (by_name[i]->name == by_name[i - 1]->name) {
+        const std::string field = "safetensors.tensors." + Error::quote(by_name[i]->name);
+        throw Error::make("invalid_safetensors", field, "error.checkpoint_duplicate",
+                          obj({{"field", field}, {"name", Error::quote(by_name[i]->name)}}));
       }
     }
-    const auto dtype = it->find("dtype");
-    if (dtype == it->end() || !dtype->is_string())
-      invalid(field + ".dtype", field + ".dtype must be a string");
-    t.dtype = dtype->get<std::string>();
-    const DtypeInfo* info = find_dtype(t.dtype);
-    if (info == nullptr) invalid(field + ".dtype", "unknown dtype '" + t.dtype + "'");
-    const auto shape = it->find("shape");
-    if (shape == it->end() || !shape->is_array() || shape->size() > 8) {
-      invalid(field + ".shape", field + ".shape must be a list of at most 8 sizes");
-    }
-    t.elements = 1;
-    for (const json& dim : *shape) {
-      const std::uint64_t d = read_u64(dim, field + ".shape");
-      if (d != 0 && t.elements > std::numeric_limits<std::uint64_t>::max() / 64 / d) {
-        invalid(field + ".shape", "tensor '" + t.name + "' is too large");
-      }
-      t.elements *= d;
-      t.shape.push_back(d);
-    }
-    const auto offsets = it->find("data_offsets");
-    if (offsets == it->end() || !offsets->is_array() || offsets->size() != 2) {
-      invalid(field + ".data_offsets", field + ".data_offsets must be [begin, end]");
-    }
-    t.begin = read_u64((*offsets)[0], field + ".data_offsets");
-    t.end = read_u64((*offsets)[1], field + ".data_offsets");
-    if (t.end < t.begin)
-      invalid(field + ".data_offsets", "tensor '" + t.name + "' ends before it begins");
-    const std::uint64_t bits = t.elements * info->bits;
-    if (bits % 8 != 0 || bits / 8 != t.end - t.begin) {
-      invalid(field + ".data_offsets", "tensor '" + t.name + "': " + std::to_string(t.elements) +
-                                           " x " + t.dtype + " is " + std::to_string(bits / 8) +
-                                           " bytes, but data_offsets span " +
-                                           std::to_string(t.end - t.begin));
-    }
-    h.tensors.push_back(std::move(t));
   }
   // The data buffer is the tensors back to back: no hole, no overlap.
   stable_sort_by(h.tensors, [](const TensorInfo& a, const TensorInfo& b) {
@@ -177,8 +288,9 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   std::uint64_t expected = 0;
   for (const TensorInfo& t : h.tensors) {
     if (t.begin != expected) {
-      invalid("safetensors.tensors." + t.name + ".data_offsets",
-              "tensor '" + t.name + "' begins at " + std::to_string(t.begin) + ", expected " +
+      const std::string quoted = Error::quote(t.name);
+      invalid("safetensors.tensors." + quoted + ".data_offsets",
+              "tensor '" + quoted + "' begins at " + std::to_string(t.begin) + ", expected " +
                   std::to_string(expected) + " (tensors must not overlap or leave holes)");
     }
     expected = t.end;
@@ -192,34 +304,99 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   return h;
 }
 
-Index read_index(const json& index) {
-  if (!index.is_object()) throw Error("invalid_index", "index", "the index must be a JSON object");
+Index read_index(std::string_view text, const Limits& limits) {
+  if (text.size() > limits.max_index_bytes) {
+    throw Error::make(
+        "too_large", "index", "error.checkpoint_index",
+        obj({{"field", "index"}, {"size", text.size()}, {"limit", limits.max_index_bytes}}));
+  }
   Index out;
-  if (const auto meta = index.find("metadata"); meta != index.end() && !meta->is_null()) {
-    if (!meta->is_object())
-      throw Error("invalid_index", "index.metadata", "index.metadata must be an object");
-    if (const auto total = meta->find("total_size"); total != meta->end()) {
-      if (!total->is_number() || total->get<double>() < 0 || total->get<double>() > 1e16) {
+  // Each file once, in first-seen order: a hash set, so n names take linear time.
+  std::unordered_set<std::string> seen;
+  bool seen_map = false;
+  try {
+    json_read::ObjectStream in(text, kIndexDepth, "index");
+    const std::size_t start = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    if (start == std::string_view::npos || text[start] != '{')
+      throw Error("invalid_index", "index", "the index must be a JSON object");
+    in.enter();
+    std::string key;
+    while (in.next(key)) {
+      if (key == "weight_map") {
+        const std::size_t at = in.offset();
+        if (seen_map || at >= text.size() || text[at] != '{') {
+          in.value();  // a syntax error first, as a whole read would find it
+          throw Error("invalid_index", "index.weight_map",
+                      "index.weight_map must map tensor names to files, once");
+        }
+        seen_map = true;
+        in.enter();
+        std::string name;
+        while (in.next(name)) {
+          const std::string field = "index.weight_map." + Error::quote(name);
+          if (value_extent(text, in.offset()) > limits.max_name_bytes + 2) {
+            limit_error(field, "error.checkpoint_name", value_extent(text, in.offset()),
+                        limits.max_name_bytes);
+          }
+          const json file = in.value();
+          if (!file.is_string() || file.get_ref<const std::string&>().empty()) {
+            throw Error("invalid_index", field, "weight_map values must be file names");
+          }
+          ++out.tensors;
+          const std::string& path = file.get_ref<const std::string&>();
+          if (seen.count(path) != 0) continue;
+          if (seen.size() >= limits.max_shards) {
+            limit_error("index.weight_map", "error.checkpoint_shards", seen.size() + 1,
+                        limits.max_shards);
+          }
+          seen.insert(path);
+          out.files.push_back(path);
+        }
+        continue;
+      }
+      const std::size_t extent = value_extent(text, in.offset());
+      if (key != "metadata") {
+        // Unknown members are read (checked) and let go.
+        if (extent > limits.max_metadata_bytes) {
+          limit_error("index." + Error::quote(key), "error.checkpoint_metadata", extent,
+                      limits.max_metadata_bytes);
+        }
+        in.value();
+        continue;
+      }
+      if (extent > limits.max_metadata_bytes) {
+        limit_error("index.metadata", "error.checkpoint_metadata", extent,
+                    limits.max_metadata_bytes);
+      }
+      json meta;
+      try {
+        meta = in.value();
+      } catch (const json::out_of_range&) {
+        // A number past a double (1e400), as total_size could be.
         throw Error("invalid_index", "index.metadata.total_size",
                     "index.metadata.total_size must be a byte count");
       }
-      out.total_size = total->get<double>();
+      if (meta.is_null()) continue;
+      if (!meta.is_object())
+        throw Error("invalid_index", "index.metadata", "index.metadata must be an object");
+      if (const auto total = meta.find("total_size"); total != meta.end()) {
+        if (!total->is_number() || !(total->get<double>() >= 0) || total->get<double>() > 1e16) {
+          throw Error("invalid_index", "index.metadata.total_size",
+                      "index.metadata.total_size must be a byte count");
+        }
+        out.total_size = total->get<double>();
+      }
     }
+  } catch (const json::parse_error& e) {
+    throw Error::make("invalid_index", "index", "error.index_json",
+                      obj({{"field", "index"}, {"byte", e.byte}}));
+  } catch (const json::exception& e) {
+    // out_of_range: a number past a double outside metadata.
+    throw Error("invalid_index", "index", std::string("the index is not valid JSON: ") + e.what());
   }
-  const auto map = index.find("weight_map");
-  if (map == index.end() || !map->is_object() || map->empty()) {
+  if (!seen_map || out.files.empty()) {
     throw Error("invalid_index", "index.weight_map",
                 "index.weight_map must map tensor names to files");
-  }
-  for (auto it = map->begin(); it != map->end(); ++it) {
-    if (!it->is_string() || it->get<std::string>().empty()) {
-      throw Error("invalid_index", "index.weight_map." + it.key(),
-                  "weight_map values must be file names");
-    }
-    const std::string file = it->get<std::string>();
-    out.weight_map[it.key()] = file;
-    if (std::find(out.files.begin(), out.files.end(), file) == out.files.end())
-      out.files.push_back(file);
   }
   return out;
 }

@@ -403,15 +403,36 @@ TEST_CASE("safetensors headers: dtypes, offsets, metadata, components") {
 }
 
 TEST_CASE("model.safetensors.index.json") {
-  const vram::safetensors::Index index =
-      vram::safetensors::read_index({{"metadata", {{"total_size", 300}}},
-                                     {"weight_map",
-                                      {{"a", "model-00001-of-00002.safetensors"},
-                                       {"b", "model-00002-of-00002.safetensors"},
-                                       {"c", "model-00001-of-00002.safetensors"}}}});
+  const vram::safetensors::Index index = vram::safetensors::read_index(json{
+      {"metadata", {{"total_size", 300}}},
+      {"weight_map",
+       {{"a", "model-00001-of-00002.safetensors"},
+        {"b", "model-00002-of-00002.safetensors"},
+        {"c", "model-00001-of-00002.safetensors"}}}}.dump());
   CHECK(index.total_size == 300);
-  CHECK(index.files.size() == 2);
-  CHECK_THROWS_AS(vram::safetensors::read_index({{"weight_map", {{"a", 1}}}}), vram::Error);
+  CHECK(index.tensors == 3);
+  CHECK(index.files == std::vector<std::string>{"model-00001-of-00002.safetensors",
+                                                "model-00002-of-00002.safetensors"});
+  CHECK_THROWS_AS(vram::safetensors::read_index(R"({"weight_map": {"a": 1}})"), vram::Error);
+  auto error_of = [](const std::string& text) -> vram::Error {
+    try {
+      vram::safetensors::read_index(text);
+    } catch (const vram::Error& e) {
+      return e;
+    }
+    FAIL("no error");
+    throw;
+  };
+  // A number past a double is the field's error, not an exception of the JSON library.
+  const vram::Error big =
+      error_of(R"({"metadata": {"total_size": 1e400}, "weight_map": {"a": "x"}})");
+  CHECK(big.code() == "invalid_index");
+  CHECK(big.field() == "index.metadata.total_size");
+  const vram::Error syntax = error_of(R"({"weight_map": {"a": "x"},})");
+  CHECK(syntax.message().id == "error.index_json");
+  CHECK(syntax.message().params.at("byte") == 27);  // the stray "}"
+  CHECK(error_of("[]").field() == "index");
+  CHECK(error_of(R"({"metadata": {}})").field() == "index.weight_map");
 }
 
 TEST_CASE("fuzz: 100,000 mutated GGUF headers each end in a result or a named error") {

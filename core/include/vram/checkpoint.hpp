@@ -58,19 +58,23 @@ std::string tensor_component(std::string_view name);
 nlohmann::json gguf_config(const gguf::Header& header);
 
 /**
- * One file's header, inspected: {format, metadata, tensors, file: {format,
- * tensor_count, bytes, elements, by_type, by_component[, split]}[, config]}.
- * `kind` is "gguf" or "safetensors"; `file_size` 0 when unknown. Throws as
- * the readers do (vram::TruncatedError when more bytes are needed).
- * docs/cli.md documents the shape.
+ * One file's header, inspected: {format, metadata, file: {format,
+ * tensor_count, bytes, elements, by_type, by_component[, split]}[, config]}
+ * and, with `list_tensors`, `tensors` (the first limits::kMaxListedTensors,
+ * `tensors_omitted` counting the rest). `kind` is "gguf" or "safetensors";
+ * `file_size` 0 when unknown. Throws as the readers do
+ * (vram::TruncatedError when more bytes are needed). docs/cli.md documents
+ * the shape.
  */
-nlohmann::json inspect_file(std::string_view kind, std::string_view bytes, std::uint64_t file_size);
+nlohmann::json inspect_file(std::string_view kind, std::string_view bytes, std::uint64_t file_size,
+                            bool list_tensors = false);
 
 /**
  * inspect_file for the boundaries (CLI, wasm): never throws; errors come
  * back as {"error": {code, field, message[, needed_bytes]}}.
  */
-std::string inspect(std::string_view kind, std::string_view bytes, double file_size = 0) noexcept;
+std::string inspect(std::string_view kind, std::string_view bytes, double file_size = 0,
+                    bool list_tensors = false) noexcept;
 
 /**
  * Checks a request's "checkpoint" object as hostile input: {files: [the

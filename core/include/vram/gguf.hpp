@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vram/limits.hpp"
+
 namespace vram::gguf {
 
 /**
@@ -64,14 +66,16 @@ struct Header {
  * size; one beyond them is an `invalid_gguf` error, not an allocation.
  */
 struct Limits {
-  std::uint64_t max_header_bytes = 256ull << 20;  ///< tokenizer vocabularies run to ~10 MB
+  std::uint64_t max_header_bytes = limits::kMaxHeaderBytes;  ///< vocabularies run to ~15 MB
   std::uint64_t max_key_values = 1u << 16;
-  std::uint64_t max_tensors = 1u << 20;
+  std::uint64_t max_tensors = limits::kMaxTensors;
   std::uint64_t max_string_bytes = 16u << 20;  ///< chat templates are a few KB
-  std::uint64_t max_key_bytes = 1u << 16;
+  std::uint64_t max_key_bytes = limits::kMaxNameBytes;
   std::uint64_t max_name_bytes = 63;  ///< llama.cpp's GGML_MAX_NAME - 1
   std::uint64_t max_array_length = 1u << 26;
   std::uint64_t max_kept_array = 4096;  ///< longer arrays (vocabularies) keep their length only
+  /** Keys and kept values, 16 bytes each plus their text: what the answer holds. */
+  std::uint64_t max_metadata_bytes = limits::kMaxMetadataBytes;
   int max_array_depth = 4;
 };
 

@@ -55,4 +55,25 @@ inline constexpr std::int64_t kMaxCards = 1'000'000;  // stock, min_order, disco
 /** Cards any answer may count (min_devices, a cluster quote): int-safe. */
 inline constexpr double kMaxDevices = 1e8;
 
+// --- checkpoint files (GGUF, safetensors, model.safetensors.index.json) ------
+// Read from a user's files or the Hub: each is checked before the work it
+// bounds, so any file is answered or refused by name in time and memory
+// linear in these bounds (docs/cli.md, "Limits"), never in its own counts.
+/** Bytes of one header (safetensors' own MAX_HEADER_SIZE; GGUF vocabularies ~15 MB). */
+inline constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+/** Tensors in one file (DeepSeek V3's 91,000 per-expert tensors would fit in one). */
+inline constexpr std::uint64_t kMaxTensors = 131'072;
+/** Metadata kept for the answer: each value 16 bytes plus its text (chat templates ~10 KB). */
+inline constexpr std::uint64_t kMaxMetadataBytes = 4'194'304;
+/** Bytes of a metadata key or a safetensors tensor name (the longest seen ~100). */
+inline constexpr std::uint64_t kMaxNameBytes = 1'024;
+/** Bytes of one tensor's entry in a safetensors header ({dtype, shape, data_offsets}: ~80). */
+inline constexpr std::uint64_t kMaxEntryBytes = 4'096;
+/** Files of one checkpoint: split parts or safetensors shards (DeepSeek V3: 163). */
+inline constexpr std::uint64_t kMaxShards = 4'096;
+/** Bytes of a model.safetensors.index.json (DeepSeek V3's ~9 MB), CLI and page alike. */
+inline constexpr std::uint64_t kMaxIndexBytes = 50'000'000;
+/** Tensors an inspect answer lists when asked to (its summary covers them all). */
+inline constexpr std::uint64_t kMaxListedTensors = 10'000;
+
 }  // namespace vram::limits

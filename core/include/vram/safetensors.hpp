@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "vram/limits.hpp"
+
 namespace vram::safetensors {
 
 /** A safetensors dtype and its size in bits (safetensors `Dtype::bitsize`). */
@@ -36,9 +38,15 @@ struct Header {
   std::vector<TensorInfo> tensors;              ///< in the order of their data
 };
 
+/** Bounds from vram/limits.hpp; tests lower them. */
 struct Limits {
-  std::uint64_t max_header_bytes = 100'000'000;  ///< safetensors' own MAX_HEADER_SIZE
-  std::uint64_t max_tensors = 1u << 20;
+  std::uint64_t max_header_bytes = limits::kMaxHeaderBytes;  ///< safetensors' own MAX_HEADER_SIZE
+  std::uint64_t max_tensors = limits::kMaxTensors;
+  std::uint64_t max_metadata_bytes = limits::kMaxMetadataBytes;  ///< __metadata__ kept
+  std::uint64_t max_name_bytes = limits::kMaxNameBytes;          ///< a tensor name or metadata key
+  std::uint64_t max_entry_bytes = limits::kMaxEntryBytes;  ///< one tensor's {dtype, shape, ...}
+  std::uint64_t max_shards = limits::kMaxShards;           ///< distinct files of an index
+  std::uint64_t max_index_bytes = limits::kMaxIndexBytes;
   int max_depth = 4;  ///< {name: {"shape": [..]}} is 3 deep
 };
 
@@ -58,14 +66,20 @@ struct Limits {
  */
 Header read_header(std::string_view bytes, std::uint64_t file_size = 0, const Limits& limits = {});
 
-/** A model.safetensors.index.json: its declared total and which file holds each tensor. */
+/** A model.safetensors.index.json: its declared total and the files its weight_map names. */
 struct Index {
-  double total_size = 0;  ///< metadata.total_size, 0 when absent
-  std::map<std::string, std::string> weight_map;
+  double total_size = 0;           ///< metadata.total_size, 0 when absent
+  std::uint64_t tensors = 0;       ///< weight_map entries
   std::vector<std::string> files;  ///< distinct, in first-seen order
 };
 
-/** Throws vram::Error("invalid_index", "index.<field>", ...) on a malformed index. */
-Index read_index(const nlohmann::json& index);
+/**
+ * Reads an index's JSON text member by member (never whole), within
+ * `limits`: max_index_bytes of text, max_shards distinct files, names of
+ * max_name_bytes, metadata of max_metadata_bytes. Throws
+ * vram::Error("invalid_index", "index.<field>", ...) on a malformed index,
+ * code "too_large" past a limit.
+ */
+Index read_index(std::string_view text, const Limits& limits = {});
 
 }  // namespace vram::safetensors
