@@ -137,6 +137,8 @@ std::vector<FlagSpec> command_flags(const json& schema, const std::string& comma
     specs.push_back(
         {"--safetensors", "safetensors", FlagKind::kCli, json{{"help", "cli.safetensors"}}});
     specs.push_back({"--index", "index", FlagKind::kCli, json{{"help", "cli.index"}}});
+    if (command == "inspect")
+      specs.push_back({"--tensors", "tensors", FlagKind::kCli, json{{"help", "cli.tensors"}}});
   }
   specs.push_back({kLangFlag, "lang", FlagKind::kCli, json{{"help", "cli.lang"}}});
   return specs;
@@ -180,6 +182,8 @@ int main(int argc, char** argv) {
       if (command == "estimate" || command == "inspect")
         files = vramcli::take_checkpoint_args(args);
       if (command == "inspect" && !files.any()) throw vramcli::UsageError("usage.inspect_files");
+      if (command != "inspect" && files.list_tensors)
+        throw vramcli::UsageError("usage.unknown_flag", {{"flag", "--tensors"}});
       parsed = vramcli::parse_flags(args, specs);
       const std::vector<std::string> langs = vram::MessageCatalogs::builtin().languages();
       if (std::find(langs.begin(), langs.end(), parsed.lang) == langs.end()) {

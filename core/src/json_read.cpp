@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vram/error.hpp"
+#include "vram/json_object.hpp"
 
 namespace vram::json_read {
 
@@ -87,7 +88,8 @@ class Reader {
    * Past the separator before the next member and its key; false (past
    * '}') at the object's end. `first` is true before the first member.
    */
-  bool member(bool first, std::string& key, std::string_view& raw_key) {
+  bool member(bool first, std::string& key, std::string_view& raw_key, std::size_t max_key,
+              const std::string& key_field) {
     skip_space();
     if (p_ == end_) fail("unexpected end of input; expected '}'");
     if (*p_ == '}') {
@@ -103,6 +105,16 @@ class Reader {
     if (p_ == end_ || *p_ != '"') fail("expected a string for the object key");
     ++p_;
     const char* start = p_;
+    if (max_key != SIZE_MAX) {
+      // The key's extent before a byte of it is copied.
+      const char* q = p_;
+      while (q != end_ && *q != '"') q += (*q == '\\' && end_ - q > 1) ? 2 : 1;
+      const auto size = static_cast<std::size_t>(q - p_);
+      if (size > max_key) {
+        throw Error::make("too_large", key_field, "error.checkpoint_name",
+                          obj({{"field", key_field}, {"size", size}, {"limit", max_key}}));
+      }
+    }
     key = string();
     raw_key = std::string_view(start, static_cast<std::size_t>(p_ - 1 - start));
     skip_space();
@@ -491,7 +503,7 @@ void ObjectStream::enter() {
 
 bool ObjectStream::next(std::string& key) {
   Reader r(text_, p_, max_depth_, depth_, field_);
-  const bool more = r.member(first_.back(), key, raw_key_);
+  const bool more = r.member(first_.back(), key, raw_key_, max_key_, key_field_);
   p_ = r.position();
   depth_ = r.depth();
   if (!more) {

@@ -47,6 +47,14 @@ json parse_text(std::string_view text, std::size_t max_depth = SIZE_MAX,
 class ObjectStream {
  public:
   ObjectStream(std::string_view text, std::size_t max_depth, std::string field = {});
+  /**
+   * Keys longer than `max` bytes as written are refused before they are
+   * copied: Error "too_large", message error.checkpoint_name, naming `field`.
+   */
+  void limit_keys(std::size_t max, std::string field) {
+    max_key_ = max;
+    key_field_ = std::move(field);
+  }
   void enter();
   bool next(std::string& key);
   json value();
@@ -66,6 +74,8 @@ class ObjectStream {
   std::string field_;
   std::string_view raw_key_;
   std::vector<bool> first_;
+  std::size_t max_key_ = SIZE_MAX;
+  std::string key_field_;
 };
 
 /**

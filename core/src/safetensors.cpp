@@ -210,12 +210,8 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
                                "safetensors.header");
     in.enter();
     std::string key;
-    auto check_name = [&](const std::string& field) {
-      // The raw key is scanned before it is decoded; its decoded form is no longer.
-      if (in.raw_key().size() > limits.max_name_bytes) {
-        limit_error(field, "error.checkpoint_name", in.raw_key().size(), limits.max_name_bytes);
-      }
-    };
+    // Each name's extent is measured before it is copied; decoded, it is no longer.
+    in.limit_keys(static_cast<std::size_t>(limits.max_name_bytes), "safetensors.tensors");
     while (in.next(key)) {
       if (key == "__metadata__") {
         if (seen_metadata) {
@@ -228,10 +224,10 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
         if (at >= text.size() || text[at] != '{') {
           invalid("safetensors.__metadata__", "__metadata__ must be an object");
         }
+        in.limit_keys(static_cast<std::size_t>(limits.max_name_bytes), "safetensors.__metadata__");
         in.enter();
         while (in.next(key)) {
           const std::string field = "safetensors.__metadata__";
-          check_name(field);
           const std::size_t extent = value_extent(text, in.offset());
           const std::uint64_t cost = 16 + key.size() + extent;
           if (cost > limits.max_metadata_bytes - metadata_bytes) {
@@ -248,13 +244,13 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
                               obj({{"field", field}, {"name", Error::quote(key)}}));
           }
         }
+        in.limit_keys(static_cast<std::size_t>(limits.max_name_bytes), "safetensors.tensors");
         continue;
       }
       if (h.tensors.size() >= limits.max_tensors) {
         limit_error("safetensors.tensors", "error.checkpoint_tensors", h.tensors.size() + 1,
                     limits.max_tensors);
       }
-      check_name("safetensors.tensors");
       const std::string field = "safetensors.tensors." + Error::quote(key);
       const std::size_t extent = value_extent(text, in.offset());
       if (extent > limits.max_entry_bytes) {
@@ -316,6 +312,7 @@ Index read_index(std::string_view text, const Limits& limits) {
   bool seen_map = false;
   try {
     json_read::ObjectStream in(text, kIndexDepth, "index");
+    in.limit_keys(static_cast<std::size_t>(limits.max_name_bytes), "index");
     const std::size_t start = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     if (start == std::string_view::npos || text[start] != '{')
       throw Error("invalid_index", "index", "the index must be a JSON object");
@@ -330,6 +327,7 @@ Index read_index(std::string_view text, const Limits& limits) {
                       "index.weight_map must map tensor names to files, once");
         }
         seen_map = true;
+        in.limit_keys(static_cast<std::size_t>(limits.max_name_bytes), "index.weight_map");
         in.enter();
         std::string name;
         while (in.next(name)) {
@@ -352,6 +350,7 @@ Index read_index(std::string_view text, const Limits& limits) {
           seen.insert(path);
           out.files.push_back(path);
         }
+        in.limit_keys(static_cast<std::size_t>(limits.max_name_bytes), "index");
         continue;
       }
       const std::size_t extent = value_extent(text, in.offset());

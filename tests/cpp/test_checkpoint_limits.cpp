@@ -164,7 +164,8 @@ TEST_CASE("limits: names, at kMaxNameBytes and one past it") {
   CHECK(g["field"] == "gguf.metadata[0].key");
   CHECK(g["message_id"] == "error.checkpoint_name");
   auto named = [](const std::string& name) {
-    return safetensors_text("{\"" + name + R"(":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}})") +
+    return safetensors_text("{\"" + name +
+                            R"(":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}})") +
            std::string(2, '\0');
   };
   CHECK(vram::safetensors::read_header(named(at_limit)).tensors.at(0).name == at_limit);
@@ -176,9 +177,9 @@ TEST_CASE("limits: names, at kMaxNameBytes and one past it") {
 
 TEST_CASE("limits: a tensor's entry past kMaxEntryBytes is refused before it is parsed") {
   const std::string dims = "[" + std::string(vram::limits::kMaxEntryBytes, ' ') + "1]";
-  const std::string file = safetensors_text(R"({"t":{"dtype":"F16","shape":)" + dims +
-                                            R"(,"data_offsets":[0,2]}})") +
-                           std::string(2, '\0');
+  const std::string file =
+      safetensors_text(R"({"t":{"dtype":"F16","shape":)" + dims + R"(,"data_offsets":[0,2]}})") +
+      std::string(2, '\0');
   const json e = refusal("safetensors", file);
   CHECK(e["code"] == "too_large");
   CHECK(e["field"] == "safetensors.tensors.t");
@@ -241,8 +242,7 @@ TEST_CASE("checkpoint files: duplicates and empty files are named") {
   CHECK(d["code"] == "invalid_safetensors");
   CHECK(d["field"] == "safetensors.tensors.a");
   CHECK(d["message_id"] == "error.checkpoint_duplicate");
-  const json m = refusal(
-      "safetensors", tensors_file(1, R"("__metadata__":{"k":"a","k":"b"})"));
+  const json m = refusal("safetensors", tensors_file(1, R"("__metadata__":{"k":"a","k":"b"})"));
   CHECK(m["message_id"] == "error.checkpoint_duplicate");
   for (const char* kind : {"gguf", "safetensors"}) {
     CAPTURE(kind);
