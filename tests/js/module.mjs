@@ -21,6 +21,12 @@ export async function core() {
   return instance;
 }
 
+/** The module's bindings themselves (call, inspect with its optional tensor list), unwrapped. */
+export async function rawModule() {
+  await core();
+  return raw;
+}
+
 /** The binding itself: request text in, result text out, nothing parsed. */
 export async function rawCall(method, text) {
   await core();
