@@ -7,7 +7,13 @@
 //   <out>/seeds/fuzz_checkpoint/ GGUF headers of tests/js/gguf-writer.mjs's
 //                             fixtures and a safetensors header (first byte:
 //                             the reader and whether the size is told, as
-//                             fuzz_checkpoint.cpp reads it)
+//                             fuzz_checkpoint.cpp reads it), and headers at
+//                             and one past each checkpoint limit
+//   <out>/seeds/fuzz_index/   index.json texts near the shard, name and
+//                             metadata limits, and a total_size of 1e400
+//   <out>/seeds/fuzz_checkpoint_files/ file sets as the CLI reads them: split
+//                             GGUF parts, safetensors files, an index and its
+//                             shards (fuzz_checkpoint_files.cpp's layout)
 //   <out>/json.dict           every key of those requests, configs and data/*.json,
 //                             the string literals of core/src, and JSON's tokens
 // Usage: node tests/fuzz/seeds.mjs build/fuzz
@@ -44,6 +50,8 @@ function folder(name) {
 const callSeeds = folder('fuzz_call');
 const importSeeds = folder('fuzz_import');
 const checkpointSeeds = folder('fuzz_checkpoint');
+const indexSeeds = folder('fuzz_index');
+const filesSeeds = folder('fuzz_checkpoint_files');
 let calls = 0;
 function callSeed(method, request) {
   const index = METHODS.indexOf(method);
@@ -98,6 +106,61 @@ const headerEnd = 8 + Number(new DataView(safetensors.buffer).getBigUint64(0, tr
 checkpointSeed('safetensors-header', 1, safetensors.subarray(0, headerEnd));
 checkpointSeed('safetensors-whole', 3, safetensors);
 
+// Near every limit of core/include/vram/limits.hpp, each at it and one past
+// it where a 1 MB input can reach it (the tensor count and the header bytes
+// by their declared numbers).
+const LIMITS = { headerBytes: 100000000, tensors: 131072, metadataBytes: 4194304, nameBytes: 1024, entryBytes: 4096, shards: 4096 };
+const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return b; };
+const ggufHead = (tensors, kvs) => Buffer.concat([Buffer.from('GGUF'), Buffer.from([3, 0, 0, 0]), u64(tensors), u64(kvs)]);
+for (const extra of [0, 1]) {
+  const { GgufWriter } = await import('../js/gguf-writer.mjs');
+  checkpointSeed(`gguf-name-${extra}`, 0, new GgufWriter().u32('n'.repeat(LIMITS.nameBytes + extra), 1).build({ data: false }));
+  checkpointSeed(`gguf-split-${extra}`, 0, new GgufWriter().u32('split.no', 0).u32('split.count', LIMITS.shards + extra).build({ data: false }));
+  // Kept bools cost 16 bytes each: 64 lists of 4,096 reach the metadata limit.
+  const w = new GgufWriter();
+  for (let i = 0; i < 64 + extra; i++) w.bools(`k${i}`, Array(4096).fill(true));
+  checkpointSeed(`gguf-metadata-${extra}`, 4, w.build({ data: false }));
+  checkpointSeed(`gguf-tensors-${extra}`, 0, ggufHead(LIMITS.tensors + extra, 0));
+  checkpointSeed(`safetensors-header-${extra}`, 1, Buffer.concat([u64(LIMITS.headerBytes + extra), Buffer.from('{}')]));
+  const name = 'n'.repeat(LIMITS.nameBytes + extra);
+  checkpointSeed(`safetensors-name-${extra}`, 3, safetensorsFile({ [name]: { dtype: 'F16', shape: [1], data_offsets: [0, 2] } }));
+  const shape = `[${' '.repeat(LIMITS.entryBytes - 48 + extra)}1]`;
+  const entry = Buffer.from(`{"t":{"dtype":"F16","shape":${shape},"data_offsets":[0,2]}}`);
+  checkpointSeed(`safetensors-entry-${extra}`, 3, Buffer.concat([u64(entry.length), entry, Buffer.alloc(2)]));
+}
+// A long run of bools under a long key: what took minutes when every item spelled its field.
+checkpointSeed('gguf-long-list', 0, new (await import('../js/gguf-writer.mjs')).GgufWriter().bools('a'.repeat(1024), Array(200000).fill(false)).build({ data: false }));
+const duplicate = Buffer.from('{"a":{"dtype":"F16","shape":[1],"data_offsets":[0,2]},"a":{"dtype":"F16","shape":[1],"data_offsets":[2,4]}}');
+checkpointSeed('safetensors-duplicate', 3, Buffer.concat([u64(duplicate.length), duplicate, Buffer.alloc(4)]));
+checkpointSeed('empty', 0, Buffer.alloc(0));
+
+// Index texts: fuzz_index reads each with the real limits and with 8 shards,
+// 64-byte names and 4 KiB of metadata.
+const indexSeed = (name, value) => writeFileSync(join(indexSeeds, name), typeof value === 'string' ? value : JSON.stringify(value));
+const weightMap = (files, perFile = 2) => Object.fromEntries(Array.from({ length: files * perFile }, (_, i) => [`model.layers.${i}.weight`, `model-${String(i % files).padStart(5, '0')}.safetensors`]));
+for (const files of [8, 9, LIMITS.shards, LIMITS.shards + 1]) indexSeed(`shards-${files}`, { metadata: { total_size: 1234 }, weight_map: weightMap(files, files > 9 ? 1 : 3) });
+indexSeed('name-64', { weight_map: { ['n'.repeat(64)]: 'a.safetensors' } });
+indexSeed('file-65', { weight_map: { n: `${'f'.repeat(53)}.safetensors` } });
+indexSeed('metadata-4096', { metadata: { total_size: 1, note: 'x'.repeat(4060) }, weight_map: { n: 'a.safetensors' } });
+indexSeed('total-1e400', '{"metadata": {"total_size": 1e400}, "weight_map": {"a": "x.safetensors"}}');
+indexSeed('repeated-map', '{"weight_map": {"a": "x.safetensors"}, "weight_map": {"b": "y.safetensors"}}');
+
+// The CLI's files: first byte 0 GGUF parts, 1 safetensors files, 2 an index and its shards.
+const CUT = Buffer.from('\n--8<--\n');
+const filesSeed = (name, mode, parts) => writeFileSync(join(filesSeeds, name), Buffer.concat([Buffer.from([mode]), ...parts.flatMap((p, i) => (i ? [CUT, Buffer.from(p)] : [Buffer.from(p)]))]));
+{
+  const { GgufWriter } = await import('../js/gguf-writer.mjs');
+  const part = (no) => new GgufWriter().u32('split.no', no).u32('split.count', 2).tensor(no ? 'output.weight' : 'token_embd.weight', [32, 4], 'Q8_0').build();
+  filesSeed('gguf-split', 0, [part(0), part(1)]);
+  filesSeed('gguf-split-big', 0, [new GgufWriter().u32('split.no', 2147483646).u32('split.count', 2147483647).build()]);
+  const shard = (name) => safetensorsFile({ [name]: { dtype: 'BF16', shape: [4, 4], data_offsets: [0, 32] } });
+  filesSeed('safetensors-two', 1, [shard('model.embed_tokens.weight'), shard('lm_head.weight')]);
+  filesSeed('index', 2, [JSON.stringify({ metadata: { total_size: 64 }, weight_map: { 'model.embed_tokens.weight': 'a.safetensors', 'lm_head.weight': 'b.safetensors' } }), shard('model.embed_tokens.weight'), shard('lm_head.weight')]);
+  filesSeed('index-1e400', 2, ['{"metadata": {"total_size": 1e400}, "weight_map": {"a": "a.safetensors"}}', shard('a')]);
+  filesSeed('index-outside', 2, ['{"weight_map": {"a": "../a.safetensors"}}']);
+  filesSeed('index-broken', 2, ['{"weight_map": {"a": "a.safetensors"},}']);
+}
+
 const data = join(root, 'data');
 for (const name of readdirSync(data).filter((n) => n.endsWith('.json'))) collectKeys(readJson(join(data, name)));
 
@@ -114,4 +177,5 @@ const tokens = [
   ...['{', '}', '[', ']', ':', ',', 'true', 'false', 'null', '-1', '0', '1e400', '-1e400', '1e308', '4294967297', '9223372036854775807', '1e-300', '0.5', '"\\u0000"'],
 ];
 writeFileSync(join(out, 'json.dict'), `# Generated by tests/fuzz/seeds.mjs\n${tokens.map(quote).join('\n')}\n`);
-console.log(`fuzz seeds: ${calls} requests, ${configNames.length} configs, ${Object.keys(fixtures).length + 2} checkpoint headers, ${tokens.length} dictionary tokens in ${out}`);
+const count = (dir) => readdirSync(dir).length;
+console.log(`fuzz seeds: ${calls} requests, ${configNames.length} configs, ${count(checkpointSeeds)} checkpoint headers, ${count(indexSeeds)} indexes, ${count(filesSeeds)} CLI file sets, ${tokens.length} dictionary tokens in ${out}`);
