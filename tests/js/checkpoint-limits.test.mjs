@@ -48,11 +48,11 @@ test('header bytes: one past the limit is refused from the length alone', async 
   const e = refusal(c, 'safetensors', cat(u64(l.header_bytes + 1), text('{')));
   assert.equal(e.code, 'too_large');
   assert.equal(e.field, 'safetensors.header');
-  assert.equal(e.message_id, 'error.checkpoint_header');
+  assert.equal(e.messageId.id, 'error.checkpoint_header');
   // A GGUF list of 2^26 uint64 (512 MiB) runs past it: refused, never asked for as 'truncated'.
   const list = cat(new Uint8Array([10, 0, 0, 0]), u64(2 ** 26));
   const g = refusal(c, 'gguf', new GgufWriter().add('a', 9, list).build({ data: false }));
-  assert.deepEqual([g.code, g.field, g.message_id], ['too_large', 'gguf.header', 'error.checkpoint_header']);
+  assert.deepEqual([g.code, g.field, g.messageId.id], ['too_large', 'gguf.header', 'error.checkpoint_header']);
 });
 
 test('tensors: a GGUF declaring one past the limit, and a safetensors header listing one past it', async () => {
@@ -61,13 +61,13 @@ test('tensors: a GGUF declaring one past the limit, and a safetensors header lis
   const gguf = new GgufWriter().str('general.name', 'x').build({ data: false });
   gguf.set(u64(l.tensors + 1), 8);
   const g = refusal(c, 'gguf', gguf);
-  assert.deepEqual([g.code, g.field, g.message_id], ['too_large', 'gguf.tensor_count', 'error.checkpoint_tensors']);
+  assert.deepEqual([g.code, g.field, g.messageId.id], ['too_large', 'gguf.tensor_count', 'error.checkpoint_tensors']);
   const parts = [];
   for (let i = 0; i <= l.tensors; i++) parts.push(`"t${i}":{"dtype":"F16","shape":[1],"data_offsets":[${2 * i},${2 * i + 2}]}`);
   const header = text(`{${parts.join(',')}}`);
   const s = refusal(c, 'safetensors', cat(u64(header.length), header));
-  assert.deepEqual([s.code, s.field, s.message_id], ['too_large', 'safetensors.tensors', 'error.checkpoint_tensors']);
-  assert.equal(s.params.size, l.tensors + 1);
+  assert.deepEqual([s.code, s.field, s.messageId.id], ['too_large', 'safetensors.tensors', 'error.checkpoint_tensors']);
+  assert.equal(s.messageId.params.size, l.tensors + 1);
 });
 
 test('metadata kept: past the limit is refused before it is kept', async () => {
@@ -75,12 +75,12 @@ test('metadata kept: past the limit is refused before it is kept', async () => {
   const l = await limits();
   // safetensors: one value as long as the limit.
   const s = refusal(c, 'safetensors', safetensorsFile({ __metadata__: { note: 'x'.repeat(l.metadata_bytes) }, w: { dtype: 'F16', shape: [1], data_offsets: [0, 2] } }));
-  assert.deepEqual([s.code, s.field, s.message_id], ['too_large', 'safetensors.__metadata__', 'error.checkpoint_metadata']);
+  assert.deepEqual([s.code, s.field, s.messageId.id], ['too_large', 'safetensors.__metadata__', 'error.checkpoint_metadata']);
   // GGUF: kept bools cost 16 bytes each; 70 lists of 4,096 pass 4 MiB.
   const w = new GgufWriter();
   for (let i = 0; i < Math.ceil(l.metadata_bytes / (16 * 4096)) + 1; i++) w.bools(`k${i}`, Array(4096).fill(true));
   const g = refusal(c, 'gguf', w.build({ data: false }));
-  assert.deepEqual([g.code, g.field, g.message_id], ['too_large', 'gguf.metadata', 'error.checkpoint_metadata']);
+  assert.deepEqual([g.code, g.field, g.messageId.id], ['too_large', 'gguf.metadata', 'error.checkpoint_metadata']);
 });
 
 test('names: a key or tensor name at the limit reads, one past it is refused', async () => {
@@ -89,9 +89,9 @@ test('names: a key or tensor name at the limit reads, one past it is refused', a
   const at = 'n'.repeat(l.name_bytes);
   assert.equal(Object.keys(c.inspect('gguf', new GgufWriter().u32(at, 1).build({ data: false })).metadata)[0], at);
   const g = refusal(c, 'gguf', new GgufWriter().u32(`${at}n`, 1).build({ data: false }));
-  assert.deepEqual([g.code, g.field, g.message_id], ['too_large', 'gguf.metadata[0].key', 'error.checkpoint_name']);
+  assert.deepEqual([g.code, g.field, g.messageId.id], ['too_large', 'gguf.metadata[0].key', 'error.checkpoint_name']);
   const s = refusal(c, 'safetensors', safetensorsFile({ [`${at}n`]: { dtype: 'F16', shape: [1], data_offsets: [0, 2] } }));
-  assert.deepEqual([s.code, s.field, s.message_id], ['too_large', 'safetensors.tensors', 'error.checkpoint_name']);
+  assert.deepEqual([s.code, s.field, s.messageId.id], ['too_large', 'safetensors.tensors', 'error.checkpoint_name']);
 });
 
 test("a tensor's entry past the limit is refused before it is parsed", async () => {
@@ -99,13 +99,13 @@ test("a tensor's entry past the limit is refused before it is parsed", async () 
   const l = await limits();
   const entry = text(`{"t":{"dtype":"F16","shape":[${' '.repeat(l.entry_bytes)}1],"data_offsets":[0,2]}}`);
   const e = refusal(c, 'safetensors', cat(u64(entry.length), entry, new Uint8Array(2)));
-  assert.deepEqual([e.code, e.field, e.message_id], ['too_large', 'safetensors.tensors.t', 'error.checkpoint_entry']);
+  assert.deepEqual([e.code, e.field, e.messageId.id], ['too_large', 'safetensors.tensors.t', 'error.checkpoint_entry']);
 });
 
 test('shards: a split count past the limit is refused, so no part number overflows', async () => {
   const c = await core();
   const e = refusal(c, 'gguf', new GgufWriter().u32('split.no', 2147483646).u32('split.count', 2147483647).build({ data: false }));
-  assert.deepEqual([e.code, e.field, e.message_id], ['too_large', 'gguf.metadata.split.count', 'error.checkpoint_shards']);
+  assert.deepEqual([e.code, e.field, e.messageId.id], ['too_large', 'gguf.metadata.split.count', 'error.checkpoint_shards']);
 });
 
 test('the tensor list comes only when asked, capped', async () => {
@@ -126,10 +126,10 @@ test('duplicate names and empty files are named', async () => {
   const c = await core();
   const dup = text('{"a":{"dtype":"F16","shape":[1],"data_offsets":[0,2]},"a":{"dtype":"F16","shape":[1],"data_offsets":[2,4]}}');
   const d = refusal(c, 'safetensors', cat(u64(dup.length), dup, new Uint8Array(4)));
-  assert.deepEqual([d.code, d.message_id], ['invalid_safetensors', 'error.checkpoint_duplicate']);
+  assert.deepEqual([d.code, d.messageId.id], ['invalid_safetensors', 'error.checkpoint_duplicate']);
   for (const kind of ['gguf', 'safetensors']) {
     const e = refusal(c, kind, new Uint8Array(0));
-    assert.deepEqual([e.code, e.message_id], [`invalid_${kind}`, 'error.checkpoint_empty']);
+    assert.deepEqual([e.code, e.messageId.id], [`invalid_${kind}`, 'error.checkpoint_empty']);
   }
 });
 
