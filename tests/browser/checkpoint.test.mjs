@@ -96,9 +96,9 @@ const SPIN_FIRST_INSPECT = () => {
 };
 
 const READ_LIMIT_WORDS = {
-  en: 'tiny.gguf took longer than 2 seconds to read, so reading it was stopped.',
-  ar: 'tiny.gguf استغرقت قراءته أكثر من ثانيتين فأُوقفت.',
-  fa: 'tiny.gguf خواندنش بیش از ۲ ثانیه طول کشید و متوقف شد.',
+  en: 'tiny.gguf took longer than the time limit (2 s) to read and was stopped.',
+  ar: 'tiny.gguf تجاوزت قراءته المهلة (2 ث) فأُوقفت.',
+  fa: 'tiny.gguf خواندنش از مهلت (۲ ث) گذشت و متوقف شد.',
 };
 const TINY = () => ({ name: 'tiny.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(fixtures['llama-q4_k_m']().build()) });
 

@@ -125,7 +125,7 @@ test('a host policy without worker-src blob: refuses the background reader: a na
     await page.locator('vram-calculator .total-value').waitFor();
     await page.locator('vram-calculator #config-file').setInputFiles(GGUF);
     await page.locator('vram-calculator #config-error').waitFor();
-    assert.equal(await text(page, 'vram-calculator #config-error'), 'tiny.gguf could not be read: this page’s security policy does not allow the background reader (worker-src blob:).');
+    assert.equal(await text(page, 'vram-calculator #config-error'), 'tiny.gguf could not be read: the page’s security policy blocks the reader (worker-src blob:).');
     assert.ok((await page.evaluate(() => window.violations)).every((v) => /^(worker-src|script-src)/.test(v)), 'only the Worker was refused');
     assert.equal(await text(page, 'vram-calculator .total-value'), '10 GB');
   } finally {

@@ -189,9 +189,9 @@ test('an engine knob outside its range is listed as ignored, and the answer stay
 // the cards and their prices: never silently on the site's own page.
 const LINK_CATALOG = { currency: 'USD', gpus: [{ id: 'h100-sxm', name: 'H100 SXM', vendor: 'NVIDIA', vram_gb: 80, bandwidth_gbps: 3350, hourly_usd: 0.01, memory_type: 'HBM3', architecture: 'Hopper', fp8: true, interconnect: { kind: 'nvlink', gbps: 900, topology: 'switched' } }] };
 const FROM_LINK = {
-  en: 'The cards and prices shown come from this link, not from this site.',
-  ar: 'البطاقات والأسعار المعروضة مصدرها هذا الرابط، لا هذا الموقع.',
-  fa: 'کارت‌ها و قیمت‌های نمایش‌داده‌شده از این پیوند آمده‌اند، نه از این سایت.',
+  en: 'Cards and prices from this link, not from this site.',
+  ar: 'البطاقات والأسعار من هذا الرابط، لا من هذا الموقع.',
+  fa: 'کارت‌ها و قیمت‌ها از این پیوند است، نه از این سایت.',
 };
 
 for (const lang of ['en', 'ar', 'fa']) {

@@ -63,7 +63,8 @@ export async function readHeader(file, kind, inspect, firstBytes = FIRST_SLICE_B
 
 /**
  * The shard files an index names: { names } (each once, in the index's
- * order), or { error } as readConfigText words one (configJson, configType).
+ * order; none when it has no weight_map), or { error } as readConfigText
+ * words a text that is not JSON (configJson).
  * Self-contained: the background reader runs this very function's text in
  * its Worker (web/src/reader.js), the page runs it where there is none.
  */
@@ -74,11 +75,8 @@ export function indexShards(text) {
   } catch (error) {
     return { error: { code: 'configJson', detail: error.message } };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { error: { code: 'configType', kind: value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value } };
-  }
-  const map = value.weight_map !== null && typeof value.weight_map === 'object' ? value.weight_map : {};
-  return { names: [...new Set(Object.values(map).filter((v) => typeof v === 'string'))] };
+  const map = (value && value.weight_map) || {};
+  return { names: typeof map === 'object' ? [...new Set(Object.values(map).filter((v) => typeof v === 'string'))] : [] };
 }
 
 async function readJson(file, max) {
@@ -167,40 +165,23 @@ function hubProblem(response, path) {
 }
 
 /**
- * At most `max` bytes of a response's body, read as they arrive; the rest
- * is not downloaded (the stream is cancelled). A server that ignores a
- * Range header answers the whole file: this keeps that to what was asked.
- * `more` is true when the body held more than `max`.
+ * At most `max` bytes of a response's body ({ bytes, more: there was more
+ * }), read as they arrive; the rest is not downloaded (the stream is
+ * cancelled). A server that ignores a Range header sends the whole file:
+ * this keeps that to what was asked.
  */
 export async function boundedBytes(response, max) {
-  if (!response.body || typeof response.body.getReader !== 'function') {
-    const all = new Uint8Array(await response.arrayBuffer());
-    return { bytes: all.subarray(0, max), more: all.length > max };
-  }
   const reader = response.body.getReader();
   const chunks = [];
-  let length = 0;
-  let more = false;
-  for (;;) {
+  for (let length = 0; length <= max; ) {
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
     length += value.length;
-    if (length > max) {
-      more = true;
-      reader.cancel().catch(() => {});
-      break;
-    }
   }
-  const bytes = new Uint8Array(Math.min(length, max));
-  let at = 0;
-  for (const chunk of chunks) {
-    if (at >= bytes.length) break;
-    const part = chunk.subarray(0, bytes.length - at);
-    bytes.set(part, at);
-    at += part.length;
-  }
-  return { bytes, more };
+  const bytes = new Uint8Array(await new Blob(chunks).arrayBuffer());
+  if (bytes.length > max) reader.cancel().catch(() => {});
+  return { bytes: bytes.subarray(0, max), more: bytes.length > max };
 }
 
 /**
@@ -246,8 +227,7 @@ export async function hubFiles(modelId, { token = '', revision = 'main', fetchFn
         const response = await get(name, `bytes=0-${first - 1}`);
         head = (await boundedBytes(response, first)).bytes;
         const total = Number((response.headers.get('Content-Range') || '').split('/')[1]);
-        const whole = Number(response.headers.get('Content-Length'));
-        file.size = Number.isFinite(total) && total > 0 ? total : response.status === 200 && whole > 0 ? whole : head.length;
+        file.size = total > 0 ? total : head.length;
       },
       unload() {
         head = null;

@@ -7,7 +7,7 @@
 // catalog (a URL or inline JSON: a vendor's own fleet and prices, passed to
 // the core), and url-state; embed modes (embed.js, docs/embedding.md):
 // inputs, compact, hide, rent-url, link-catalog ("off": a #catalog= in the
-// address is refused). Events: vram-ready (detail { version,
+// address is ignored). Events: vram-ready (detail { version,
 // dataVersions }) once the core has loaded, vram-change (detail { state,
 // query }) on every change, vram-result (detail: the estimate) on every new
 // calculator answer, vram-pick (detail: the pick) when the answer's pick
@@ -68,22 +68,12 @@ export function defineVramCalculator(factory) {
       // The language and digits of the standalone page's address until the
       // core can read the whole address (start, readUrl).
       this.linked = NO_LINK_LANGUAGE;
-      this.readLimit = READ_TIME_LIMIT_MS;
+      // How long one checkpoint header (or index) may take to read, in
+      // milliseconds, before its background reader is stopped (ckptTimeout;
+      // web/src/reader.js takes anything not a positive number as the default).
+      this.readTimeLimit = READ_TIME_LIMIT_MS;
       // Where the vendor catalog in use came from: '', 'attribute', 'message', 'link' or 'page'.
       this.catalogSource = '';
-    }
-
-    /**
-     * How long one checkpoint header (or index) may take to read, in
-     * milliseconds, before its background reader is stopped (ckptTimeout).
-     */
-    get readTimeLimit() {
-      return this.readLimit;
-    }
-
-    set readTimeLimit(value) {
-      const ms = Number(value);
-      this.readLimit = Number.isFinite(ms) && ms > 0 ? ms : READ_TIME_LIMIT_MS;
     }
 
     connectedCallback() {
@@ -285,12 +275,11 @@ export function defineVramCalculator(factory) {
      */
     async loadCatalog() {
       const own = (this.getAttribute('catalog') || '').trim();
-      const shared = own ? { text: '', source: '' } : this.sharedCatalog();
-      const raw = own || shared.text;
+      const { text, source } = this.sharedCatalog();
+      const raw = own || text;
       this.vendorCatalog = undefined;
       this.catalogProblem = null;
-      this.catalogSource = own ? 'attribute' : shared.source;
-      this.linkCatalogRefused = !own && shared.refused;
+      this.catalogSource = own ? 'attribute' : source;
       try {
         // Only the element's own attribute may name a URL; shared catalogs are inline.
         if (!own || raw.startsWith('{') || raw.startsWith('[')) {
@@ -322,22 +311,14 @@ export function defineVramCalculator(factory) {
      * element says link-catalog="off"; on any page the page-wide
      * <script type="application/json" data-vram-catalog> shared by every
      * element. Inline JSON only: these never make the page fetch. Returns
-     * { text, source: 'message' | 'link' | 'page' | '', refused: a link's
-     * catalog was there and refused }.
+     * { text, source: 'message', 'link' or 'page' }.
      */
     sharedCatalog() {
-      const posted = this.urlBound ? this.postedCatalog : undefined;
-      if (posted !== undefined && posted !== null && posted.trim()) return { text: posted.trim(), source: 'message', refused: false };
-      const linked = this.urlBound ? (fragmentCatalogText(window.location.hash) || '').trim() : '';
-      const refused = Boolean(linked) && this.linkCatalogOff();
-      if (linked && !refused) return { text: linked, source: 'link', refused };
-      const page = (pageCatalogText(document) || '').trim();
-      return { text: page, source: page ? 'page' : '', refused };
-    }
-
-    /** link-catalog="off": the host takes no catalog from the address. */
-    linkCatalogOff() {
-      return (this.getAttribute('link-catalog') || '').trim().toLowerCase() === 'off';
+      const linked = ((this.urlBound && fragmentCatalogText(window.location.hash)) || '').trim();
+      const refused = (this.getAttribute('link-catalog') || '').toLowerCase() === 'off';
+      const posted = this.urlBound ? this.postedCatalog : null;
+      const [text, source] = posted != null ? [posted, 'message'] : linked && !refused ? [linked, 'link'] : [pageCatalogText(document) || '', 'page'];
+      return { text: text.trim(), source };
     }
 
     /** inputs, compact, hide and rent-url, read once per build; unknown words become notices. */
@@ -472,7 +453,7 @@ export function defineVramCalculator(factory) {
         // network="off": no model-id field, so the page never fetches a model.
         network: this.getAttribute('network') !== 'off',
         // A checkpoint's headers are parsed off the page's thread (web/src/reader.js), one reader per read.
-        reader: () => (factory.reader ? factory.reader({ limitMs: () => this.readLimit }) : null),
+        reader: () => (factory.reader ? factory.reader({ limitMs: () => this.readTimeLimit }) : null),
       };
       ctx.state = this.state;
       this.ctx = ctx;
@@ -566,11 +547,11 @@ export function defineVramCalculator(factory) {
      */
     linkToCopy() {
       const url = new URL(window.location.href);
-      if (this.catalogSource !== 'link' || this.keepCatalog.checked) return url.href;
-      const params = new URLSearchParams(url.hash.replace(/^#/, ''));
-      params.delete('catalog');
-      const rest = params.toString();
-      url.hash = rest ? `#${rest}` : '';
+      if (this.catalogSource === 'link' && !this.keepCatalog.checked) {
+        const params = new URLSearchParams(url.hash.slice(1));
+        params.delete('catalog');
+        url.hash = params;
+      }
       return url.href;
     }
 
@@ -614,7 +595,6 @@ export function defineVramCalculator(factory) {
         this.catalogProblem && t(this.catalogProblem.id, this.catalogProblem.params),
         // Prices from a link are said to be so: never a silent swap on the site's own page.
         this.catalogSource === 'link' && this.vendorCatalog ? t('catalog.fromLink') : null,
-        this.linkCatalogRefused ? t('catalog.linkRefused') : null,
         ...this.embedProblems,
       ].filter(Boolean);
       if (notices.join('\n') !== this.shownNotices) {

@@ -18,15 +18,14 @@ export const READ_TIME_LIMIT_MS = 20000;
 /**
  * The Worker's body (its source is this function's text, so it names
  * nothing outside itself): `createModule` is the glue's factory, `shards`
- * indexShards. Answers one request at a time: { op: 'inspect', wasm, kind,
- * bytes, fileSize } with { text } (the binding's JSON, errors as data) and
+ * indexShards. Answers each request in turn: { op: 'inspect', wasm, kind,
+ * bytes, fileSize } with { text } (the binding's JSON, errors as data),
  * { op: 'index', text } with indexShards' answer; anything thrown (a trap,
  * memory the module could not grow) as { crash }.
  */
 function workerMain(createModule, shards) {
   let module = null;
-  self.onmessage = async (event) => {
-    const data = event.data;
+  self.onmessage = async ({ data }) => {
     let reply;
     try {
       if (data.op === 'index') {
@@ -41,11 +40,10 @@ function workerMain(createModule, shards) {
         reply = { text: (await module).inspect(data.kind, data.bytes, data.fileSize) };
       }
     } catch (error) {
-      reply = { crash: `${(error && error.name) || 'Error'}: ${(error && error.message) || error}` };
+      reply = { crash: String(error) };
     }
     self.postMessage(reply);
   };
-  self.postMessage({ ready: true });
 }
 
 /** The Worker's script from the glue's wrapper function (its text returns createVramModule). */
@@ -55,92 +53,57 @@ export function workerSource(glue) {
 
 /**
  * A reader for readCheckpoint: { inspect(kind, bytes, fileSize), index(text),
- * close() }, each request answered by the Worker within `limitMs()` (read
- * at each request) or refused. `source` is the Worker's script,
- * `wasm` a promise of the compiled module (or a function returning one). inspect throws CoreError for the
- * core's named errors, CheckpointProblem for ckptTimeout { seconds },
- * ckptCrashed { message } and ckptWorker.
+ * close() }, one request at a time, each answered by the Worker within
+ * `limitMs()` (read at each request; the Worker's start counts) or
+ * refused. `source` is the Worker's script, `wasm` the compiled module (a
+ * promise, or a function returning one). inspect throws CoreError for the
+ * core's named errors; both throw CheckpointProblem ckptTimeout { seconds },
+ * ckptCrashed { message } (the Worker is discarded: its memory cannot be
+ * trusted after a trap) and ckptWorker (no Worker could start: the page's
+ * policy refused it).
  */
 export function backgroundReader({ source, wasm, limitMs = () => READ_TIME_LIMIT_MS, WorkerClass = globalThis.Worker }) {
   let worker = null;
-  let started = null;
-  let url = null;
+  let url = '';
   const close = () => {
     if (worker) worker.terminate();
-    if (url) URL.revokeObjectURL(url);
+    URL.revokeObjectURL(url);
     worker = null;
-    started = null;
-    url = null;
   };
-  const start = () =>
+  const ask = (message, transfer) =>
     new Promise((resolve, reject) => {
-      try {
-        if (typeof WorkerClass !== 'function') throw new Error('no Worker');
-        url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-        worker = new WorkerClass(url);
-      } catch {
+      const limit = Math.max(1, Number(limitMs()) || READ_TIME_LIMIT_MS);
+      const fail = (code, params) => {
+        clearTimeout(timer);
         close();
-        reject(new CheckpointProblem('ckptWorker'));
+        reject(new CheckpointProblem(code, params));
+      };
+      const timer = setTimeout(() => fail('ckptTimeout', { seconds: Math.ceil(limit / 1000) }), limit);
+      try {
+        worker ||= new WorkerClass((url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }))));
+      } catch {
+        fail('ckptWorker');
         return;
       }
-      worker.onmessage = (event) => {
-        if (event.data && event.data.ready) resolve(worker);
+      const running = worker;
+      running.onerror = (event) => {
+        event.preventDefault();
+        fail('ckptWorker');
       };
-      // Before its first message: it never ran (the page's policy refused it).
-      worker.onerror = (event) => {
-        if (event.preventDefault) event.preventDefault();
-        close();
-        reject(new CheckpointProblem('ckptWorker'));
-      };
-    });
-  /** One request, answered or refused within the limit (which counts the Worker's start too). */
-  const ask = (message, transfer) => {
-    const limit = Math.max(1, Number(limitMs()) || READ_TIME_LIMIT_MS);
-    return new Promise((resolve, reject) => {
-      let done = false;
-      const finish = (fn, value) => {
-        if (done) return;
-        done = true;
+      running.onmessage = ({ data }) => {
         clearTimeout(timer);
-        fn(value);
+        if (data.crash === undefined) resolve(data);
+        else fail('ckptCrashed', { message: data.crash });
       };
-      const timer = setTimeout(() => {
-        close();
-        finish(reject, new CheckpointProblem('ckptTimeout', { seconds: Math.ceil(limit / 1000) }));
-      }, limit);
-      started ||= start();
-      Promise.all([started, typeof wasm === 'function' ? wasm() : wasm]).then(([running, module]) => {
-        if (done) return;
-        running.onmessage = (event) => finish(resolve, event.data);
-        running.onerror = (event) => {
-          if (event.preventDefault) event.preventDefault();
-          close();
-          finish(reject, new CheckpointProblem('ckptCrashed', { message: event.message || '' }));
-        };
-        running.postMessage(message.op === 'inspect' ? { ...message, wasm: module } : message, transfer);
-      }, (error) => finish(reject, error));
+      Promise.resolve(typeof wasm === 'function' ? wasm() : wasm).then((module) => worker === running && running.postMessage({ ...message, wasm: module }, transfer), reject);
     });
-  };
   return {
     async inspect(kind, bytes, fileSize = 0) {
-      const reply = await ask({ op: 'inspect', kind, bytes, fileSize }, [bytes.buffer]);
-      if (reply.crash !== undefined) {
-        // The module's memory cannot be trusted after a trap: the next file gets a fresh Worker.
-        close();
-        throw new CheckpointProblem('ckptCrashed', { message: reply.crash });
-      }
-      const result = JSON.parse(reply.text);
+      const result = JSON.parse((await ask({ op: 'inspect', kind, bytes, fileSize }, [bytes.buffer])).text);
       if (result && result.error) throw new CoreError(result.error);
       return result;
     },
-    async index(text) {
-      const reply = await ask({ op: 'index', text });
-      if (reply.crash !== undefined) {
-        close();
-        throw new CheckpointProblem('ckptCrashed', { message: reply.crash });
-      }
-      return reply;
-    },
+    index: (text) => ask({ op: 'index', text }),
     close,
   };
 }
