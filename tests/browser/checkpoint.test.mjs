@@ -196,3 +196,38 @@ test('a refused file lets its Worker go: each read has a Worker of its own, clos
     await browser.close();
   }
 });
+
+/**
+ * A hostile GGUF of 300 KB: one 60 KB key holding 20,000 empty arrays. The
+ * core of this commit takes seconds over it (each element's field name is
+ * built from the key); whatever the core takes, the page must not wait.
+ */
+function slowGguf() {
+  const u32 = (v) => Buffer.from(Uint32Array.of(v).buffer);
+  const u64 = (v) => Buffer.from(BigUint64Array.of(BigInt(v)).buffer);
+  const key = 'k'.repeat(60000);
+  const parts = [Buffer.from('GGUF'), u32(3), u64(0), u64(1), u64(key.length), Buffer.from(key), u32(9), u32(9), u64(20000)];
+  for (let i = 0; i < 20000; i++) parts.push(u32(0), u64(0));
+  return Buffer.concat(parts);
+}
+
+test('a hostile GGUF: the page answers while it is read, and the read ends in a named error, by the core or by the time limit', async () => {
+  const browser = await openPage('?gpu=');
+  try {
+    const { page } = browser;
+    const workers = watchWorkers(page);
+    await page.evaluate(() => (document.querySelector('vram-calculator').readTimeLimit = 3000));
+    await page.locator('vram-calculator #config-file').setInputFiles({ name: 'hostile.gguf', mimeType: 'application/octet-stream', buffer: slowGguf() });
+    await page.locator('vram-calculator #tab-grid').click();
+    assert.equal(await page.locator('vram-calculator #tab-grid').getAttribute('aria-selected'), 'true');
+    await page.locator('vram-calculator #tab-calculator').click();
+    await page.locator(ERROR).waitFor({ timeout: 15000 });
+    // Either the core's own words (no general.architecture) or the time limit's: named, never a hang.
+    assert.match(await text(page, ERROR), /^hostile\.gguf (carry no general\.architecture|took longer than the time limit \(3 s\))/);
+    assert.deepEqual(await allClosed(page, workers), [{ closed: true }]);
+    assert.match(await text(page, 'vram-calculator .total-value'), /GB/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
