@@ -580,6 +580,8 @@ export interface VramCalculatorAttributes {
   /** 'off' removes the Hugging Face model-id field: the element then never fetches a model. */
   network?: 'off' | string;
   'url-state'?: boolean | '';
+  /** 'off': with url-state, a catalog in the address (#catalog=) is ignored. */
+  'link-catalog'?: 'off' | string;
   /**
    * Which inputs show: 'none', or a space-separated list of model, weights,
    * kv, context, batch, mode, engine, gpu, usable_fraction (each view shows
@@ -643,6 +645,8 @@ export interface VramCalculatorElement extends HTMLElement {
   readonly version: string;
   /** The data's dates; null until the core has loaded (vram-ready). */
   readonly dataVersions: DataVersions | null;
+  /** How long one checkpoint header may take to read, in milliseconds (default 20000). */
+  readTimeLimit: number;
   addEventListener<K extends keyof VramCalculatorEventMap>(
     type: K,
     listener: (this: VramCalculatorElement, event: VramCalculatorEventMap[K]) => unknown,

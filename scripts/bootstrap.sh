@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, and only what is missing:
-# Debian packages through apt-get (as root), npm packages through `npm ci`
-# when node_modules is missing or older than package-lock.json. When all is
-# present this costs a fraction of a second.
+# Debian packages through apt-get (as root), npm packages through `npm ci
+# --ignore-scripts` when node_modules is missing or older than
+# package-lock.json. When all is present this costs a fraction of a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,7 +41,13 @@ if ((node_major < 20)); then
   exit 1
 fi
 
+# --ignore-scripts: no package runs code at install (this script may run as
+# root). The only install script in the lock is esbuild's postinstall, which
+# checks its platform binary and copies it over bin/esbuild as a speed-up;
+# the build uses esbuild's JS API, which finds @esbuild/<platform> (an
+# optional dependency npm installs anyway) without it. npm's audit stays on
+# (a report only: it does not fail the install).
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
-  echo "bootstrap: npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+  echo "bootstrap: npm ci --ignore-scripts"
+  npm ci --ignore-scripts --no-fund --loglevel=error
 fi

@@ -30,7 +30,8 @@ function inlineSafe(js) {
  * in the page and in the element's shadow root ('unsafe-inline' styles),
  * the empty data: favicon, the Hugging Face Hub for the model-id field
  * (web/src/checkpoint.js HUB and the CDN its downloads redirect to; fetched
- * only when the reader asks), and nothing else: no eval, no other fetch, no
+ * only when the reader asks), a blob: Worker (the checkpoint reader's,
+ * made from the page's own script text), and nothing else: no eval, no other fetch, no
  * frames, no forms, no <base>.
  */
 export function pagePolicy(inlineScript) {
@@ -40,6 +41,9 @@ export function pagePolicy(inlineScript) {
     `script-src 'sha256-${hash}' 'wasm-unsafe-eval'`,
     "style-src 'unsafe-inline'",
     'img-src data:',
+    // The checkpoint reader's Worker (web/src/reader.js): a blob: of the
+    // page's own script text, made by the page, never fetched.
+    'worker-src blob:',
     'connect-src https://huggingface.co https://*.huggingface.co https://*.hf.co',
     "base-uri 'none'",
     "form-action 'none'",
@@ -180,7 +184,7 @@ async function packLzma(bytes, name, decoder) {
  * What every script of the page starts with, inside its function: the
  * module, the decoder and the catalogs as the constants the entries read
  * (VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS), then
- * the module's glue (createVramModule). tools/bench.mjs builds its floor
+ * the module's glue (vramGlue, and createVramModule from it). tools/bench.mjs builds its floor
  * page on it too.
  */
 export async function corePieces() {
@@ -207,7 +211,10 @@ export async function corePieces() {
   // under a host's process polyfill, and for the ES module under Node.
   // The glue minified as the element's own code is (esbuild keeps the
   // top-level `createVramModule` the element calls): 2.4 KB less gzipped.
-  const wrapped = `var createVramModule=(function(){var module,exports,define,process;\n${lean}\nreturn createVramModule;})();\n`;
+  // The wrapper is named (vramGlue): the checkpoint reader's Worker runs
+  // its text (web/src/reader.js workerSource), so the page carries the
+  // glue once for both.
+  const wrapped = `function vramGlue(){var module,exports,define,process;\n${lean}\nreturn createVramModule;}var createVramModule=vramGlue();\n`;
   const { code: glueMin } = await transform(wrapped, { minify: true, target: 'es2020', legalComments: 'none' });
   // The catalogs, packed the same way: one text, one language a line.
   const { langs, text } = await pageTexts();

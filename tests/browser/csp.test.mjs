@@ -7,9 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fixtures } from '../js/gguf-writer.mjs';
 import { launch, pageFile, pageUrl, root, text } from './harness.mjs';
 
-const EMBEDDER_POLICY = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'unsafe-inline'";
+const EMBEDDER_POLICY = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; worker-src blob:";
 
 /** Records every securitypolicyviolation before any page script runs. */
 async function watchViolations(context) {
@@ -25,6 +26,8 @@ async function watchViolations(context) {
  * An inline script added after load: 'blocked' when the policy holds (and
  * then the one violation it reports is the only one).
  */
+const GGUF = { name: 'tiny.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(fixtures['llama-q4_k_m']().build()) };
+
 async function tryInlineScript(page) {
   const ran = await page.evaluate(async () => {
     const script = document.createElement('script');
@@ -49,6 +52,8 @@ test('the single file ships a strict CSP meta tag and answers under it', async (
   assert.ok(!meta[1].includes("'unsafe-eval'"), meta[1]);
   // The only origins the page may fetch from: the Hub, for the model-id field (issue 13).
   assert.deepEqual(policy['connect-src'], ['https://huggingface.co', 'https://*.huggingface.co', 'https://*.hf.co']);
+  // The checkpoint reader's Worker, a blob: of the page's own script text (web/src/reader.js).
+  assert.deepEqual(policy['worker-src'], ['blob:']);
   assert.ok(html.indexOf(meta[0]) < html.indexOf('<script>'), 'the policy comes before the script');
 
   const browser = await launch({ offline: true });
@@ -58,6 +63,10 @@ test('the single file ships a strict CSP meta tag and answers under it', async (
     await page.goto(`${pageUrl}?preset=70b-fp8-8k`);
     await page.locator('vram-calculator .total-value').waitFor();
     assert.match(await text(page, 'vram-calculator .total-value'), /^\d+ GB$/);
+    assert.deepEqual(await page.evaluate(() => window.violations), []);
+    // A GGUF read by the background reader: a blob: Worker from file://, under the page's own policy.
+    await page.locator('vram-calculator #config-file').setInputFiles(GGUF);
+    await page.waitForFunction(() => /Q6_K/.test(document.querySelector('vram-calculator').shadowRoot.querySelector('#checkpoint-info').textContent));
     assert.deepEqual(await page.evaluate(() => window.violations), []);
     assert.deepEqual(errors, []);
     assert.match(await tryInlineScript(page), /^blocked, 1 violation\(s\): script-src-elem blocked inline$/);
@@ -86,10 +95,39 @@ test('the element from vram-calculator.js answers in a host page served with the
     await page.goto('http://vram.test/host.html');
     await page.locator('vram-calculator .total-value').waitFor();
     assert.equal(await text(page, 'vram-calculator .total-value'), '10 GB'); // 7B in FP8, the default format
+    await page.locator('vram-calculator #config-file').setInputFiles(GGUF);
+    await page.waitForFunction(() => /Q6_K/.test(document.querySelector('vram-calculator').shadowRoot.querySelector('#checkpoint-info').textContent));
     assert.deepEqual(await page.evaluate(() => window.violations), []);
     assert.deepEqual(errors, []);
     assert.deepEqual(requests.filter((url) => !url.startsWith('http://vram.test/')), []);
     assert.match(await tryInlineScript(page), /^blocked, 1 violation\(s\): script-src-elem blocked inline$/);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a host policy without worker-src blob: refuses the background reader: a named error, and the calculator still answers', async () => {
+  const script = readFileSync(join(root, 'dist/vram-calculator.js'));
+  const host = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title></head>
+<body><vram-calculator model="guide-7b"></vram-calculator><script src="/vram-calculator.js"></script></body></html>`;
+  const browser = await launch();
+  try {
+    const { page, context } = browser;
+    await watchViolations(context);
+    const strict = EMBEDDER_POLICY.replace('; worker-src blob:', '');
+    await context.route('http://vram.test/**', (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (path === '/host.html') return route.fulfill({ status: 200, contentType: 'text/html', headers: { 'Content-Security-Policy': strict }, body: host });
+      if (path === '/vram-calculator.js') return route.fulfill({ status: 200, contentType: 'text/javascript', body: script });
+      return route.fulfill({ status: 404, body: '' });
+    });
+    await page.goto('http://vram.test/host.html');
+    await page.locator('vram-calculator .total-value').waitFor();
+    await page.locator('vram-calculator #config-file').setInputFiles(GGUF);
+    await page.locator('vram-calculator #config-error').waitFor();
+    assert.equal(await text(page, 'vram-calculator #config-error'), 'tiny.gguf could not be read: the page’s security policy blocks the reader (worker-src blob:).');
+    assert.ok((await page.evaluate(() => window.violations)).every((v) => /^(worker-src|script-src)/.test(v)), 'only the Worker was refused');
+    assert.equal(await text(page, 'vram-calculator .total-value'), '10 GB');
   } finally {
     await browser.close();
   }

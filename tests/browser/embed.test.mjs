@@ -233,3 +233,26 @@ test('the Content Security Policy docs/embedding.md gives is enough', async () =
     await browser.close();
   }
 });
+
+test('link-catalog="off": a page bound to its address takes no catalog from a #catalog= link', async () => {
+  const url = await hostPage('link-catalog-off', '', '<vram-calculator id="o" url-state link-catalog="off" view="fleet"></vram-calculator>');
+  const browser = await launch({ offline: true });
+  try {
+    const { page } = browser;
+    const cheap = { currency: 'USD', gpus: [{ id: 'h100-sxm', name: 'H100 SXM', vendor: 'NVIDIA', vram_gb: 80, bandwidth_gbps: 3350, hourly_usd: 0.01, memory_type: 'HBM3', architecture: 'Hopper', fp8: true, interconnect: { kind: 'nvlink', gbps: 900, topology: 'switched' } }] };
+    await page.goto(`${url}#catalog=${encodeURIComponent(JSON.stringify(cheap))}`);
+    await page.locator('#o table.fleet tbody tr').nth(1).waitFor();
+    assert.ok((await page.locator('#o table.fleet tbody tr').count()) > 1, "the site's own cards");
+    assert.equal(await page.locator('#o .notices p').count(), 0);
+    // Taken away, the link's catalog applies (and says so); put back, ignored again.
+    await page.evaluate(() => document.querySelector('#o').removeAttribute('link-catalog'));
+    await page.locator('#o .notices', { hasText: 'from this link' }).waitFor();
+    assert.deepEqual(await page.locator('#o table.fleet tbody tr').evaluateAll((r) => r.map((x) => x.dataset.gpu)), ['h100-sxm']);
+    await page.evaluate(() => document.querySelector('#o').setAttribute('link-catalog', 'off'));
+    await page.locator('#o table.fleet tbody tr').nth(1).waitFor();
+    assert.equal(await page.locator('#o .notices p').count(), 0);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

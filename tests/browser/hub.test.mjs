@@ -153,3 +153,41 @@ test('network="off" leaves the model-id field out', async () => {
     await browser.close();
   }
 });
+
+test('the Hub one shard at a time: each header parsed before the next shard is asked for, and a refused shard stops the rest', async () => {
+  const browser = await openPage('?gpu=');
+  try {
+    const { page } = browser;
+    const names = ['model-00001-of-00004.safetensors', 'model-00002-of-00004.safetensors', 'model-00003-of-00004.safetensors', 'model-00004-of-00004.safetensors'];
+    const files = Object.fromEntries(names.map((n, i) => [n, shard(`model.layers.${i}.mlp.up_proj.weight`)]));
+    // The third is not safetensors: its header is refused by name.
+    files[names[2]] = new Uint8Array(64).fill(0xff);
+    const map = JSON.stringify({ weight_map: Object.fromEntries(names.map((n, i) => [`model.layers.${i}.mlp.up_proj.weight`, n])) });
+    let open = 0;
+    let most = 0;
+    const asked = [];
+    await page.route(`${HUB}**`, async (route) => {
+      const path = new URL(route.request().url()).pathname.split('/resolve/main/')[1];
+      if (path === 'config.json') return route.fulfill({ status: 200, headers: CORS, body: config });
+      if (path === 'model.safetensors.index.json') return route.fulfill({ status: 200, headers: CORS, body: map });
+      const bytes = files[path];
+      asked.push(path);
+      open += 1;
+      most = Math.max(most, open);
+      // Slow answers: a page that asked for every shard at once would have several out.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      open -= 1;
+      const [, start, end] = /bytes=(\d+)-(\d+)/.exec(route.request().headers().range);
+      const last = Math.min(Number(end), bytes.length - 1);
+      return route.fulfill({ status: 206, headers: { ...CORS, 'Content-Range': `bytes ${start}-${last}/${bytes.length}` }, body: Buffer.from(bytes.subarray(Number(start), last + 1)) });
+    });
+    await fetchModel(page, 'o/four-shards');
+    await page.locator(ERROR).waitFor();
+    assert.match(await text(page, ERROR), /^model-00003-of-00004\.safetensors /);
+    assert.deepEqual(asked, names.slice(0, 3), 'the fourth shard is never fetched');
+    assert.equal(most, 1, 'one shard request at a time');
+    assert.equal(await page.locator('vram-calculator #model').inputValue(), '70B (guide shape)');
+  } finally {
+    await browser.close();
+  }
+});

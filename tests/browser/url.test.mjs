@@ -184,3 +184,54 @@ test('an engine knob outside its range is listed as ignored, and the answer stay
     await browser.close();
   }
 });
+
+// A catalog in the address (#catalog=, the iframe page's way in) replaces
+// the cards and their prices: never silently on the site's own page.
+const LINK_CATALOG = { currency: 'USD', gpus: [{ id: 'h100-sxm', name: 'H100 SXM', vendor: 'NVIDIA', vram_gb: 80, bandwidth_gbps: 3350, hourly_usd: 0.01, memory_type: 'HBM3', architecture: 'Hopper', fp8: true, interconnect: { kind: 'nvlink', gbps: 900, topology: 'switched' } }] };
+const FROM_LINK = {
+  en: 'Cards and prices from this link, not from this site.',
+  ar: 'البطاقات والأسعار من هذا الرابط، لا من هذا الموقع.',
+  fa: 'کارت‌ها و قیمت‌ها از این پیوند است، نه از این سایت.',
+};
+
+for (const lang of ['en', 'ar', 'fa']) {
+  test(`${lang}: a #catalog= link says its prices are the link's, and Copy link drops it unless asked`, async () => {
+    const hash = `#catalog=${encodeURIComponent(JSON.stringify(LINK_CATALOG))}`;
+    const browser = await openPage(`?lang=${lang}&view=fleet${hash}`, { viewport: { width: 1366, height: 900 } });
+    try {
+      const { page } = browser;
+      await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      await page.locator('vram-calculator .notices', { hasText: FROM_LINK[lang] }).waitFor();
+      assert.deepEqual(await page.locator('vram-calculator table.fleet tbody tr').evaluateAll((r) => r.map((x) => x.dataset.gpu)), ['h100-sxm']);
+      await screenshot(page, `catalog-from-link-${lang}-1366`);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await screenshot(page, `catalog-from-link-${lang}-390`);
+      // Copied: the address without its catalog; the page keeps showing it.
+      const keep = page.locator('vram-calculator #keep-catalog');
+      assert.equal(await keep.isChecked(), false);
+      await page.locator('vram-calculator button.copy').click();
+      await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.tools [role=status]').textContent !== '');
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      assert.equal(copied, page.url().split('#')[0]);
+      assert.ok(page.url().includes('#catalog='), 'the address itself is left as it is');
+      // Asked for: the copied link keeps it.
+      await keep.check();
+      await page.locator('vram-calculator button.copy').click();
+      await page.waitForFunction((url) => navigator.clipboard.readText().then((t) => t === url), page.url());
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}
+
+test('without a catalog in the link there is no notice and no keep box', async () => {
+  const browser = await openPage('?view=fleet');
+  try {
+    const { page } = browser;
+    assert.equal(await page.locator('vram-calculator .notices p').count(), 0);
+    assert.equal(await page.locator('vram-calculator #keep-catalog').isVisible(), false);
+  } finally {
+    await browser.close();
+  }
+});

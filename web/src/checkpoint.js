@@ -6,7 +6,7 @@
 // file. The core reads and checks every byte; this module only slices,
 // sorts the files; the core sums them (call 'checkpoint').
 
-import { readConfigText } from './config.js';
+import { MAX_CONFIG_BYTES, readConfigText } from './config.js';
 
 /** The first slice read from each file; most GGUF headers fit (vocabularies run to ~10 MB). */
 export const FIRST_SLICE_BYTES = 1 << 20;
@@ -35,22 +35,48 @@ export function fileKind(name) {
 
 /**
  * One file's header through `inspect(kind, bytes, fileSize)` (the core's
- * binding, throwing CoreError). Grows the slice to what the core asks, at
- * least twofold each time, so a header takes a handful of reads.
+ * binding, or the background reader's; it may answer a promise; it throws
+ * CoreError). Grows the slice to what the core asks, at least twofold each
+ * time, so a header takes a handful of reads. A file with `load` (a Hub
+ * shard) is fetched first and let go after (`unload`): one file's bytes at
+ * a time.
  */
 export async function readHeader(file, kind, inspect, firstBytes = FIRST_SLICE_BYTES) {
-  let size = Math.min(file.size, firstBytes);
-  for (;;) {
-    const bytes = new Uint8Array(await file.slice(0, size).arrayBuffer());
-    try {
-      return inspect(kind, bytes, file.size);
-    } catch (error) {
-      if (error.code !== 'truncated' || size >= file.size) throw error;
-      const next = Math.min(file.size, Math.max(Number(error.neededBytes) || 0, size * 2));
-      if (next > MAX_HEADER_BYTES) throw error;
-      size = next;
+  if (file.load) await file.load(firstBytes);
+  try {
+    let size = Math.min(file.size, firstBytes);
+    for (;;) {
+      const bytes = new Uint8Array(await file.slice(0, size).arrayBuffer());
+      try {
+        return await inspect(kind, bytes, file.size);
+      } catch (error) {
+        if (error.code !== 'truncated' || size >= file.size) throw error;
+        const next = Math.min(file.size, Math.max(Number(error.neededBytes) || 0, size * 2));
+        if (next > MAX_HEADER_BYTES) throw error;
+        size = next;
+      }
     }
+  } finally {
+    if (file.unload) file.unload();
   }
+}
+
+/**
+ * The shard files an index names: { names } (each once, in the index's
+ * order; none when it has no weight_map), or { error } as readConfigText
+ * words a text that is not JSON (configJson).
+ * Self-contained: the background reader runs this very function's text in
+ * its Worker (web/src/reader.js), the page runs it where there is none.
+ */
+export function indexShards(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { error: { code: 'configJson', detail: error.message } };
+  }
+  const map = (value && value.weight_map) || {};
+  return { names: typeof map === 'object' ? [...new Set(Object.values(map).filter((v) => typeof v === 'string'))] : [] };
 }
 
 async function readJson(file, max) {
@@ -62,13 +88,15 @@ async function readJson(file, max) {
 
 /**
  * Reads a set of chosen or dropped files with `core` (inspect and call).
+ * With `reader` (web/src/reader.js backgroundReader), the headers and the
+ * index are parsed by it, off the page's thread; the caller closes it.
  * Returns { checkpoint: { files }, config, inspections, summary, kind }:
  * `config` is the GGUF's own or the given config.json, `summary` the core's
  * checked totals (by_type largest first). Throws CheckpointProblem (the
  * page's words) or CoreError (the core's named error, e.g. invalid_gguf
  * with its field).
  */
-export async function readCheckpoint(fileList, core) {
+export async function readCheckpoint(fileList, core, reader = null) {
   const files = [...fileList];
   const byKind = { gguf: [], safetensors: [], index: [], config: [], null: [] };
   for (const file of files) byKind[fileKind(file.name)].push(file);
@@ -78,14 +106,18 @@ export async function readCheckpoint(fileList, core) {
   const kind = byKind.gguf.length ? 'gguf' : 'safetensors';
   const parts = byKind[kind];
   if (!parts.length) throw new CheckpointProblem('ckptNoWeights');
+  const inspect = reader ? reader.inspect : (k, bytes, size) => core.inspect(k, bytes, size);
 
   let config = byKind.config.length ? await readJson(byKind.config[0], MAX_INDEX_BYTES) : null;
   if (byKind.index.length) {
-    const index = await readJson(byKind.index[0], MAX_INDEX_BYTES);
-    const wanted = new Set(Object.values(index.weight_map || {}).filter((v) => typeof v === 'string'));
+    const file = byKind.index[0];
+    if (file.size > MAX_INDEX_BYTES) throw new CheckpointProblem('configLarge', { source: file.name, max: MAX_INDEX_BYTES });
+    const text = await file.text();
+    const { names, error } = reader ? await reader.index(text) : indexShards(text);
+    if (error) throw new CheckpointProblem(error.code, { source: file.name, ...error });
     const given = new Set(parts.map((f) => f.name));
-    const missing = [...wanted].filter((name) => !given.has(name));
-    if (!wanted.size) throw new CheckpointProblem('ckptIndex');
+    const missing = names.filter((name) => !given.has(name));
+    if (!names.length) throw new CheckpointProblem('ckptIndex');
     if (missing.length) throw new CheckpointProblem('ckptMissing', { count: missing.length, first: missing[0] });
   }
   // Split parts in order (-00001-of-00003 ...), so the first holds the metadata.
@@ -93,7 +125,7 @@ export async function readCheckpoint(fileList, core) {
   const inspections = [];
   for (const file of parts) {
     try {
-      inspections.push({ name: file.name, ...(await readHeader(file, kind, core.inspect)) });
+      inspections.push({ name: file.name, ...(await readHeader(file, kind, inspect)) });
     } catch (error) {
       error.source = file.name;
       throw error;
@@ -133,12 +165,36 @@ function hubProblem(response, path) {
 }
 
 /**
+ * At most `max` bytes of a response's body ({ bytes, more: there was more
+ * }), read as they arrive; the rest is not downloaded (the stream is
+ * cancelled). A server that ignores a Range header sends the whole file:
+ * this keeps that to what was asked.
+ */
+export async function boundedBytes(response, max) {
+  const reader = response.body.getReader();
+  const chunks = [];
+  for (let length = 0; length <= max; ) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    length += value.length;
+  }
+  const bytes = new Uint8Array(await new Blob(chunks).arrayBuffer());
+  if (bytes.length > max) reader.cancel().catch(() => {});
+  return { bytes: bytes.subarray(0, max), more: bytes.length > max };
+}
+
+/**
  * The Hub as File-like objects readCheckpoint takes: config.json, the
  * index when there is one, and each safetensors file, whose slices are HTTP
- * range requests. `token` (optional) goes in the Authorization header only.
- * Sends nothing but GETs of those files' URLs.
+ * range requests. A shard is fetched only when its header is read
+ * (readHeader's load) and its bytes let go once it is (unload): the page
+ * holds one shard's first bytes at a time, and a refused shard stops the
+ * rest from being fetched. `token` (optional) goes in the Authorization
+ * header only. `readIndex` parses the index (indexShards, or the background
+ * reader's index, off the page's thread). Sends nothing but GETs of those files' URLs.
  */
-export async function hubFiles(modelId, { token = '', revision = 'main', fetchFn = globalThis.fetch } = {}) {
+export async function hubFiles(modelId, { token = '', revision = 'main', fetchFn = globalThis.fetch, readIndex = indexShards } = {}) {
   const id = String(modelId).trim();
   if (!MODEL_ID.test(id)) throw new CheckpointProblem('hubId', { id });
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
@@ -154,37 +210,45 @@ export async function hubFiles(modelId, { token = '', revision = 'main', fetchFn
     if (!response.ok) throw hubProblem(response, path);
     return response;
   };
+  /** A JSON file's text, refused past `max` bytes without downloading the rest. */
+  const getText = async (path, max) => {
+    const { bytes, more } = await boundedBytes(await get(path), max);
+    if (more) throw new CheckpointProblem('configLarge', { source: path, max });
+    return new TextDecoder().decode(bytes);
+  };
   const textFile = (name, text) => ({ name, size: text.length, text: async () => text });
-  const rangeFile = async (name) => {
-    // The first slice also tells the file's size (Content-Range: bytes 0-N/size).
-    const first = await get(name, `bytes=0-${FIRST_SLICE_BYTES - 1}`);
-    const head = new Uint8Array(await first.arrayBuffer());
-    const total = Number((first.headers.get('Content-Range') || '').split('/')[1]);
-    const size = Number.isFinite(total) && total > 0 ? total : head.length;
-    return {
+  const rangeFile = (name) => {
+    let head = null;
+    const file = {
       name,
-      size,
+      size: 0,
+      // The first slice also tells the file's size (Content-Range: bytes 0-N/size).
+      async load(first) {
+        const response = await get(name, `bytes=0-${first - 1}`);
+        head = (await boundedBytes(response, first)).bytes;
+        const total = Number((response.headers.get('Content-Range') || '').split('/')[1]);
+        file.size = total > 0 ? total : head.length;
+      },
+      unload() {
+        head = null;
+      },
       slice: (start, end) => ({
         arrayBuffer: async () => {
-          if (end <= head.length) return head.slice(start, end).buffer;
-          const r = await get(name, `bytes=${start}-${end - 1}`);
-          return r.arrayBuffer();
+          if (head && end <= head.length) return head.slice(start, end).buffer;
+          return (await boundedBytes(await get(name, `bytes=${start}-${end - 1}`), end - start)).bytes.slice().buffer;
         },
       }),
     };
+    return file;
   };
-  const files = [textFile('config.json', await (await get('config.json')).text())];
+  const files = [textFile('config.json', await getText('config.json', MAX_CONFIG_BYTES))];
   let shards = ['model.safetensors'];
   try {
-    const index = await (await get('model.safetensors.index.json')).text();
+    const index = await getText('model.safetensors.index.json', MAX_INDEX_BYTES);
     files.push(textFile('model.safetensors.index.json', index));
-    let map;
-    try {
-      map = JSON.parse(index).weight_map || {};
-    } catch {
-      throw new CheckpointProblem('ckptIndex');
-    }
-    shards = [...new Set(Object.values(map).filter((v) => typeof v === 'string'))];
+    const { names, error } = await readIndex(index);
+    if (error) throw new CheckpointProblem(error.code, { source: 'model.safetensors.index.json', ...error });
+    shards = names;
     // Plain file names only: an index cannot send requests elsewhere.
     if (!shards.length || shards.some((name) => !/^[A-Za-z0-9][\w.-]*\.safetensors$/.test(name))) throw new CheckpointProblem('ckptIndex');
   } catch (error) {
@@ -192,6 +256,6 @@ export async function hubFiles(modelId, { token = '', revision = 'main', fetchFn
     if (!(error instanceof CheckpointProblem && error.problem.code === 'hubMissing')) throw error;
   }
   if (shards.length > 4096) throw new CheckpointProblem('ckptIndex');
-  for (const name of shards) files.push(await rangeFile(name));
+  for (const name of shards) files.push(rangeFile(name));
   return files;
 }

@@ -6,12 +6,14 @@
 // Attributes: view, model, preset (a named link), lang, dir, digits,
 // catalog (a URL or inline JSON: a vendor's own fleet and prices, passed to
 // the core), and url-state; embed modes (embed.js, docs/embedding.md):
-// inputs, compact, hide, rent-url. Events: vram-ready (detail { version,
+// inputs, compact, hide, rent-url, link-catalog ("off": a #catalog= in the
+// address is ignored). Events: vram-ready (detail { version,
 // dataVersions }) once the core has loaded, vram-change (detail { state,
 // query }) on every change, vram-result (detail: the estimate) on every new
 // calculator answer, vram-pick (detail: the pick) when the answer's pick
 // changes and, cancelable, when a "Rent this" link is followed. Properties:
-// version, dataVersions.
+// version, dataVersions, readTimeLimit (how long one checkpoint header may
+// take to read, in milliseconds).
 //
 // Language: the `lang` URL parameter (standalone page, picker), else the
 // `lang` attribute, else the nearest ancestor's `lang` (the host document's
@@ -24,6 +26,7 @@ import { assign, h, replace } from './dom.js';
 import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
 import { DIGITS, LANGUAGES, catalogsReady, problemMessage, resolveLanguage, translator } from './i18n.js';
 import { MAX_NOTICES, PAGE_DEFAULTS, VIEWS, UNITS, defaultState, linkLanguage, parseQuery, toQuery } from './state.js';
+import { READ_TIME_LIMIT_MS } from './reader.js';
 import { readRentTemplate } from './rent.js';
 import { VERSION } from './version.js';
 import { AnswerBar, pickOf } from './views/answer-bar.js';
@@ -49,7 +52,7 @@ export function defineVramCalculator(factory) {
 
   class VramCalculator extends HTMLElement {
     static get observedAttributes() {
-      return ['view', 'model', 'preset', 'lang', 'dir', 'digits', 'catalog', 'inputs', 'compact', 'hide', 'rent-url'];
+      return ['view', 'model', 'preset', 'lang', 'dir', 'digits', 'catalog', 'link-catalog', 'inputs', 'compact', 'hide', 'rent-url'];
     }
 
     constructor() {
@@ -65,6 +68,12 @@ export function defineVramCalculator(factory) {
       // The language and digits of the standalone page's address until the
       // core can read the whole address (start, readUrl).
       this.linked = NO_LINK_LANGUAGE;
+      // How long one checkpoint header (or index) may take to read, in
+      // milliseconds, before its background reader is stopped (ckptTimeout;
+      // web/src/reader.js takes anything not a positive number as the default).
+      this.readTimeLimit = READ_TIME_LIMIT_MS;
+      // Where the vendor catalog in use came from: '', 'attribute', 'message', 'link' or 'page'.
+      this.catalogSource = '';
     }
 
     connectedCallback() {
@@ -75,7 +84,7 @@ export function defineVramCalculator(factory) {
 
     attributeChangedCallback(name, before, after) {
       if (!this.core || before === after) return;
-      if (name === 'catalog') {
+      if (name === 'catalog' || name === 'link-catalog') {
         this.loadCatalog();
         return;
       }
@@ -266,9 +275,11 @@ export function defineVramCalculator(factory) {
      */
     async loadCatalog() {
       const own = (this.getAttribute('catalog') || '').trim();
-      const raw = own || this.sharedCatalogText();
+      const { text, source } = this.sharedCatalog();
+      const raw = own || text;
       this.vendorCatalog = undefined;
       this.catalogProblem = null;
+      this.catalogSource = own ? 'attribute' : source;
       try {
         // Only the element's own attribute may name a URL; shared catalogs are inline.
         if (!own || raw.startsWith('{') || raw.startsWith('[')) {
@@ -296,13 +307,18 @@ export function defineVramCalculator(factory) {
 
     /**
      * A catalog the element does not carry itself: on the iframe page the one
-     * posted to it, else its URL fragment's; on any page the page-wide
+     * posted to it, else its address's fragment (#catalog=), unless the
+     * element says link-catalog="off"; on any page the page-wide
      * <script type="application/json" data-vram-catalog> shared by every
-     * element. Inline JSON only: these never make the page fetch.
+     * element. Inline JSON only: these never make the page fetch. Returns
+     * { text, source: 'message', 'link' or 'page' }.
      */
-    sharedCatalogText() {
-      const text = (this.urlBound && (this.postedCatalog ?? fragmentCatalogText(window.location.hash))) || pageCatalogText(document) || '';
-      return text.trim();
+    sharedCatalog() {
+      const linked = ((this.urlBound && fragmentCatalogText(window.location.hash)) || '').trim();
+      const refused = (this.getAttribute('link-catalog') || '').toLowerCase() === 'off';
+      const posted = this.urlBound ? this.postedCatalog : null;
+      const [text, source] = posted != null ? [posted, 'message'] : linked && !refused ? [linked, 'link'] : [pageCatalogText(document) || '', 'page'];
+      return { text: text.trim(), source };
     }
 
     /** inputs, compact, hide and rent-url, read once per build; unknown words become notices. */
@@ -436,6 +452,8 @@ export function defineVramCalculator(factory) {
         },
         // network="off": no model-id field, so the page never fetches a model.
         network: this.getAttribute('network') !== 'off',
+        // A checkpoint's headers are parsed off the page's thread (web/src/reader.js), one reader per read.
+        reader: () => (factory.reader ? factory.reader({ limitMs: () => this.readTimeLimit }) : null),
       };
       ctx.state = this.state;
       this.ctx = ctx;
@@ -456,7 +474,10 @@ export function defineVramCalculator(factory) {
         tools.unshift(h('label', { for: 'lang' }, t('lang.label')), this.langPicker);
         this.linkStatus = h('span', { class: 'muted', role: 'status' });
         this.linkBox = h('input', { id: 'link', type: 'text', readonly: true, hidden: true, 'aria-label': t('link.box') });
-        tools.push(h('button', { type: 'button', class: 'copy', onclick: () => this.copyLink() }, t('link.copy')), this.linkStatus, this.linkBox);
+        // Off unless asked: a copied link does not pass a link's prices on.
+        this.keepCatalog = h('input', { id: 'keep-catalog', type: 'checkbox', checked: Boolean(this.keepCatalog && this.keepCatalog.checked) });
+        this.keepCatalogLabel = h('label', { class: 'check keep-catalog', for: 'keep-catalog', hidden: true }, this.keepCatalog, t('link.keepCatalog'));
+        tools.push(h('button', { type: 'button', class: 'copy', onclick: () => this.copyLink() }, t('link.copy')), this.keepCatalogLabel, this.linkStatus, this.linkBox);
       }
       this.views = {};
       this.tabs = {};
@@ -520,10 +541,24 @@ export function defineVramCalculator(factory) {
       this.inputs.element.focus();
     }
 
+    /**
+     * The address to copy: as it is, but without a link's catalog
+     * (#catalog=) unless the reader ticked the box to keep it.
+     */
+    linkToCopy() {
+      const url = new URL(window.location.href);
+      if (this.catalogSource === 'link' && !this.keepCatalog.checked) {
+        const params = new URLSearchParams(url.hash.slice(1));
+        params.delete('catalog');
+        url.hash = params;
+      }
+      return url.href;
+    }
+
     async copyLink() {
       const { t } = this;
       this.flushUrl();
-      const href = window.location.href;
+      const href = this.linkToCopy();
       try {
         await navigator.clipboard.writeText(href);
         this.linkBox.hidden = true;
@@ -558,6 +593,8 @@ export function defineVramCalculator(factory) {
         ...this.problems.slice(0, MAX_NOTICES).map(problem),
         more > 0 ? t('error.moreIgnored', { count: more }) : null,
         this.catalogProblem && t(this.catalogProblem.id, this.catalogProblem.params),
+        // Prices from a link are said to be so: never a silent swap on the site's own page.
+        this.catalogSource === 'link' && this.vendorCatalog ? t('catalog.fromLink') : null,
         ...this.embedProblems,
       ].filter(Boolean);
       if (notices.join('\n') !== this.shownNotices) {
@@ -566,6 +603,7 @@ export function defineVramCalculator(factory) {
       }
       assign(this.unit, 'value', this.state.unit);
       if (this.langPicker) assign(this.langPicker, 'value', this.frame.lang);
+      if (this.keepCatalogLabel) assign(this.keepCatalogLabel, 'hidden', !(this.catalogSource === 'link' && this.vendorCatalog));
       this.inputs.sync(this.state);
       for (const name of VIEWS) {
         const active = name === this.state.view;

@@ -3,13 +3,15 @@
 // defineVramCalculator() to register <vram-calculator>, or use `call` and
 // its shorthands without any element (in a browser or under Node).
 // tools/build-page.mjs puts in scope `createVramModule` (the Emscripten
-// factory), `VRAM_WASM_LZMA` (the module's bytes as LZMA, base64),
+// factory), `vramGlue` (the function returning it, for the checkpoint
+// reader's Worker), `VRAM_WASM_LZMA` (the module's bytes as LZMA, base64),
 // `VRAM_UNLZMA` (the decoder's wasm, base64), `VRAM_TEXTS_LZMA` (the
 // catalogs as LZMA, base64) and `VRAM_TEXTS_LANGS` (their languages).
-/* global createVramModule, VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS */
+/* global createVramModule, vramGlue, VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS */
 import { CoreError, compileBase64, decodeBase64, instantiating, loadCore, unpackTexts } from './core.js';
 import { defineVramCalculator as define } from './element.js';
 import { provideCatalogs } from './i18n.js';
+import { withReader } from './reader.js';
 import { VERSION } from './version.js';
 
 // Unpacked and compiled on first use (importing does nothing), once; the
@@ -19,7 +21,10 @@ let compiled = null;
 let catalogs = null;
 let decoder = null;
 const unpacker = () => (decoder ||= WebAssembly.compile(decodeBase64(VRAM_UNLZMA)));
-const factory = () => instantiating(createVramModule, (compiled ||= compileBase64(VRAM_WASM_LZMA, unpacker())))();
+const compiling = () => (compiled ||= compileBase64(VRAM_WASM_LZMA, unpacker()));
+const factory = () => instantiating(createVramModule, compiling())();
+// The checkpoint reader's Worker, over the same compiled module (compiled when first asked).
+withReader(factory, vramGlue, compiling);
 
 export { CoreError };
 

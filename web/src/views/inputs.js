@@ -441,24 +441,34 @@ export class InputsPanel {
     this.showConfigError(null);
     this.checkpointInfo.hidden = false;
     this.checkpointInfo.textContent = t('hub.fetching', { id: this.hubId.value.trim() });
+    const reader = this.ctx.reader();
     try {
       // The token lives in this input only: never in the state, the address or storage.
-      await this.loadCheckpoint(await hubFiles(this.hubId.value, { token: this.hubToken.value.trim() }), this.hubId.value.trim());
+      const files = await hubFiles(this.hubId.value, { token: this.hubToken.value.trim(), readIndex: reader && ((text) => reader.index(text)) });
+      await this.loadCheckpoint(files, this.hubId.value.trim(), reader);
     } catch (error) {
       this.checkpointInfo.hidden = true;
       this.showConfigError(t('config.error', { source: this.hubId.value.trim() || t('hub.id'), problem: problemMessage(error.problem || { code: 'hubNetwork' }) }));
+    } finally {
+      if (reader) reader.close();
     }
   }
 
-  /** Reads the files' headers (never their data) and applies the checkpoint. */
-  async loadCheckpoint(files, name) {
+  /**
+   * Reads the files' headers (never their data) and applies the checkpoint.
+   * The headers are parsed by a background reader (ctx.reader, one per
+   * read, closed after it: a refused file leaves no memory behind), so a
+   * hostile file cannot freeze the page.
+   */
+  async loadCheckpoint(files, name, given = null) {
     const { t } = this.ctx;
     this.showConfigError(null);
     this.checkpointInfo.hidden = false;
     this.checkpointInfo.textContent = t('checkpoint.reading', { count: files.length });
+    const reader = given || this.ctx.reader();
     try {
       const core = await this.ctx.core;
-      const read = await readCheckpoint(files, core);
+      const read = await readCheckpoint(files, core, reader);
       const mix = read.summary.by_type.map((m) => ({ id: 'checkpoint.type', params: { type: m.type, bytes: m.gb * 1e9 } }));
       this.checkpointInfo.textContent = t('checkpoint.mix', { kind: read.kind, files: read.checkpoint.files.length, mix });
       // A checkpoint is sized as it is stored: its own tensors, not the page's default format.
@@ -468,6 +478,8 @@ export class InputsPanel {
       this.checkpointInfo.hidden = true;
       const problem = error.problem ? problemMessage(error.problem) : { id: 'checkpoint.core', params: { field: error.field || '', message: error.message } };
       this.showConfigError(t('config.error', { source: error.source || error.problem?.source || t('checkpoint.files'), problem }));
+    } finally {
+      if (reader && !given) reader.close();
     }
   }
 
