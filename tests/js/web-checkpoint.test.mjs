@@ -4,7 +4,7 @@
 // with a stand-in Worker (the real one runs in tests/browser/checkpoint).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CheckpointProblem, boundedBytes, fileKind, hubFiles, indexShards, readCheckpoint, readHeader } from '../../web/src/checkpoint.js';
+import { CheckpointProblem, boundedBytes, checkpointLimits, fileKind, hubFiles, indexShards, readCheckpoint, readHeader } from '../../web/src/checkpoint.js';
 import { backgroundReader, workerSource } from '../../web/src/reader.js';
 import { core } from './module.mjs';
 import { fixtures, safetensorsFile, splitParts } from './gguf-writer.mjs';
@@ -39,10 +39,21 @@ test('a header is read from growing slices, never the whole file', async () => {
   const c = await core();
   // A 5,000-token vocabulary in a 64 MB file: a 4 KB first slice must grow.
   const file = recordingFile(fixtures['llama-q4_k_m']().build({ data: false }), 'big.gguf', 64 << 20);
-  const out = await readHeader(file, 'gguf', c.inspect, 4096);
+  const out = await readHeader(file, 'gguf', c.inspect, checkpointLimits(c).header_bytes, 4096);
   assert.equal(out.metadata['tokenizer.ggml.tokens'].length, 5000);
   assert.ok(file.slices.length > 1 && file.slices.length < 10, `${file.slices.length} reads`);
   assert.ok(Math.max(...file.slices) < file.size / 100);
+  // Past the core's header limit the slice stops growing: the core's truncated error stands.
+  const capped = recordingFile(fixtures['llama-q4_k_m']().build({ data: false }), 'big.gguf', 64 << 20);
+  await assert.rejects(readHeader(capped, 'gguf', c.inspect, 8192, 4096), (e) => e.code === 'truncated');
+  assert.ok(Math.max(...capped.slices) <= 8192, `read ${Math.max(...capped.slices)} bytes`);
+});
+
+test("the page's checkpoint limits are the core's", async () => {
+  const l = checkpointLimits(await core());
+  assert.equal(l.header_bytes, 100000000);
+  assert.equal(l.index_bytes, 50000000);
+  assert.equal(l.shards, 4096);
 });
 
 test('readCheckpoint: split GGUF parts in order, safetensors with config, problems named', async () => {
@@ -114,7 +125,7 @@ test('the Hub: one shard fetched at a time, each after the one before is parsed;
   const shards = Object.fromEntries(names.map((n, i) => [n, shard(`model.layers.${i}.mlp.up_proj.weight`)]));
   const index = JSON.stringify({ weight_map: Object.fromEntries(names.map((n, i) => [`model.layers.${i}.mlp.up_proj.weight`, n])) });
   const hub = fakeHub(shards, index);
-  const files = await hubFiles('o/m', { fetchFn: hub.fetchFn });
+  const files = await hubFiles('o/m', checkpointLimits(c), { fetchFn: hub.fetchFn });
   assert.deepEqual(hub.log, ['config.json', 'model.safetensors.index.json'], 'no shard fetched before its header is read');
   // Each header is parsed before the next shard is asked for.
   const order = [];
@@ -128,7 +139,7 @@ test('the Hub: one shard fetched at a time, each after the one before is parsed;
 
   // The second shard is not safetensors: the third is never fetched.
   const bad = fakeHub({ ...shards, [names[1]]: new Uint8Array(64).fill(0xff) }, index);
-  const again = await hubFiles('o/m', { fetchFn: bad.fetchFn });
+  const again = await hubFiles('o/m', checkpointLimits(c), { fetchFn: bad.fetchFn });
   await assert.rejects(readCheckpoint(again, c), (e) => e.source === names[1] && typeof e.code === 'string');
   assert.deepEqual(bad.log.slice(2), names.slice(0, 2));
 });

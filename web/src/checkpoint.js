@@ -10,10 +10,15 @@ import { MAX_CONFIG_BYTES, readConfigText } from './config.js';
 
 /** The first slice read from each file; most GGUF headers fit (vocabularies run to ~10 MB). */
 export const FIRST_SLICE_BYTES = 1 << 20;
-/** The core's own cap on a GGUF header (core/include/vram/gguf.hpp Limits). */
-export const MAX_HEADER_BYTES = 256 << 20;
-/** An index.json is a few hundred KB; refuse anything absurd before reading it. */
-export const MAX_INDEX_BYTES = 50000000;
+/**
+ * The core's bounds on a checkpoint's files (core/include/vram/limits.hpp,
+ * published as the schema's limits.checkpoint): header_bytes, index_bytes,
+ * shards and the rest. The page checks them before it reads, with the
+ * core's own numbers, never a copy.
+ */
+export function checkpointLimits(core) {
+  return core.schema().limits.checkpoint;
+}
 
 /** A problem in the page's words: { code, ...params } for the message catalog (problem.<code>). */
 export class CheckpointProblem extends Error {
@@ -41,7 +46,7 @@ export function fileKind(name) {
  * shard) is fetched first and let go after (`unload`): one file's bytes at
  * a time.
  */
-export async function readHeader(file, kind, inspect, firstBytes = FIRST_SLICE_BYTES) {
+export async function readHeader(file, kind, inspect, maxHeaderBytes, firstBytes = FIRST_SLICE_BYTES) {
   if (file.load) await file.load(firstBytes);
   try {
     let size = Math.min(file.size, firstBytes);
@@ -52,7 +57,7 @@ export async function readHeader(file, kind, inspect, firstBytes = FIRST_SLICE_B
       } catch (error) {
         if (error.code !== 'truncated' || size >= file.size) throw error;
         const next = Math.min(file.size, Math.max(Number(error.neededBytes) || 0, size * 2));
-        if (next > MAX_HEADER_BYTES) throw error;
+        if (next > maxHeaderBytes) throw error;
         size = next;
       }
     }
@@ -107,11 +112,12 @@ export async function readCheckpoint(fileList, core, reader = null) {
   const parts = byKind[kind];
   if (!parts.length) throw new CheckpointProblem('ckptNoWeights');
   const inspect = reader ? reader.inspect : (k, bytes, size) => core.inspect(k, bytes, size);
+  const limits = checkpointLimits(core);
 
-  let config = byKind.config.length ? await readJson(byKind.config[0], MAX_INDEX_BYTES) : null;
+  let config = byKind.config.length ? await readJson(byKind.config[0], limits.index_bytes) : null;
   if (byKind.index.length) {
     const file = byKind.index[0];
-    if (file.size > MAX_INDEX_BYTES) throw new CheckpointProblem('configLarge', { source: file.name, max: MAX_INDEX_BYTES });
+    if (file.size > limits.index_bytes) throw new CheckpointProblem('configLarge', { source: file.name, max: limits.index_bytes });
     const text = await file.text();
     const { names, error } = reader ? await reader.index(text) : indexShards(text);
     if (error) throw new CheckpointProblem(error.code, { source: file.name, ...error });
@@ -125,7 +131,7 @@ export async function readCheckpoint(fileList, core, reader = null) {
   const inspections = [];
   for (const file of parts) {
     try {
-      inspections.push({ name: file.name, ...(await readHeader(file, kind, inspect)) });
+      inspections.push({ name: file.name, ...(await readHeader(file, kind, inspect, limits.header_bytes)) });
     } catch (error) {
       error.source = file.name;
       throw error;
@@ -192,9 +198,12 @@ export async function boundedBytes(response, max) {
  * holds one shard's first bytes at a time, and a refused shard stops the
  * rest from being fetched. `token` (optional) goes in the Authorization
  * header only. `readIndex` parses the index (indexShards, or the background
- * reader's index, off the page's thread). Sends nothing but GETs of those files' URLs.
+ * reader's index, off the page's thread). `limits` are the core's
+ * (checkpointLimits): the index's bytes and the number of shards are
+ * checked against them before anything past them is fetched. Sends nothing
+ * but GETs of those files' URLs.
  */
-export async function hubFiles(modelId, { token = '', revision = 'main', fetchFn = globalThis.fetch, readIndex = indexShards } = {}) {
+export async function hubFiles(modelId, limits, { token = '', revision = 'main', fetchFn = globalThis.fetch, readIndex = indexShards } = {}) {
   const id = String(modelId).trim();
   if (!MODEL_ID.test(id)) throw new CheckpointProblem('hubId', { id });
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
@@ -244,7 +253,7 @@ export async function hubFiles(modelId, { token = '', revision = 'main', fetchFn
   const files = [textFile('config.json', await getText('config.json', MAX_CONFIG_BYTES))];
   let shards = ['model.safetensors'];
   try {
-    const index = await getText('model.safetensors.index.json', MAX_INDEX_BYTES);
+    const index = await getText('model.safetensors.index.json', limits.index_bytes);
     files.push(textFile('model.safetensors.index.json', index));
     const { names, error } = await readIndex(index);
     if (error) throw new CheckpointProblem(error.code, { source: 'model.safetensors.index.json', ...error });
@@ -255,7 +264,7 @@ export async function hubFiles(modelId, { token = '', revision = 'main', fetchFn
     // No index: one model.safetensors. Any other failure is the user's to see.
     if (!(error instanceof CheckpointProblem && error.problem.code === 'hubMissing')) throw error;
   }
-  if (shards.length > 4096) throw new CheckpointProblem('ckptIndex');
+  if (shards.length > limits.shards) throw new CheckpointProblem('ckptIndex');
   for (const name of shards) files.push(rangeFile(name));
   return files;
 }

@@ -6,7 +6,7 @@
 // whatever the page's language, and refuses Persian ones); what is typed in
 // any of the three digit systems is read back as Latin digits.
 import { readConfigText } from '../config.js';
-import { fileKind, hubFiles, isHubId, readCheckpoint } from '../checkpoint.js';
+import { checkpointLimits, fileKind, hubFiles, isHubId, readCheckpoint } from '../checkpoint.js';
 import { assign, h, replace } from '../dom.js';
 import { visibleInputs } from '../embed.js';
 import { problemMessage } from '../i18n.js';
@@ -444,7 +444,7 @@ export class InputsPanel {
     const reader = this.ctx.reader();
     try {
       // The token lives in this input only: never in the state, the address or storage.
-      const files = await hubFiles(this.hubId.value, { token: this.hubToken.value.trim(), readIndex: reader && ((text) => reader.index(text)) });
+      const files = await hubFiles(this.hubId.value, checkpointLimits(await this.ctx.core), { token: this.hubToken.value.trim(), readIndex: reader && ((text) => reader.index(text)) });
       await this.loadCheckpoint(files, this.hubId.value.trim(), reader);
     } catch (error) {
       this.checkpointInfo.hidden = true;
