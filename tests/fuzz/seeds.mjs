@@ -164,10 +164,13 @@ const filesSeed = (name, mode, parts) => writeFileSync(join(filesSeeds, name), B
 const data = join(root, 'data');
 for (const name of readdirSync(data).filter((n) => n.endsWith('.json'))) collectKeys(readJson(join(data, name)));
 
-// Field names, ids and enum values the core compares against.
-const core = join(root, 'core/src');
-for (const name of readdirSync(core).filter((n) => n.endsWith('.cpp'))) {
-  for (const [, literal] of readFileSync(join(core, name), 'utf8').matchAll(/"([a-z][a-z0-9_.-]{1,40})"/g)) keys.add(literal);
+// Field names, ids and enum values the core compares against (core/src/finetune/
+// was core/src/finetune.cpp: its literals stay in).
+for (const dir of ['core/src', 'core/src/finetune']) {
+  const core = join(root, dir);
+  for (const name of readdirSync(core).filter((n) => n.endsWith('.cpp'))) {
+    for (const [, literal] of readFileSync(join(core, name), 'utf8').matchAll(/"([a-z][a-z0-9_.-]{1,40})"/g)) keys.add(literal);
+  }
 }
 
 // libFuzzer's dictionary format: one quoted token a line, \" and \\ escaped.

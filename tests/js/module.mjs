@@ -42,6 +42,24 @@ export function requestVectorFiles() {
   return readdirSync(join(root, 'tests/vectors')).filter((name) => name.endsWith('.json') && !NOT_REQUESTS.includes(name));
 }
 
+/** FNV-1a, 64 bits, over the UTF-8 bytes of `text`, as 16 hex digits (tests/golden). */
+export function fnv1a64(text) {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    hash ^= BigInt(byte);
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, '0');
+}
+
+/**
+ * The requests of a product (tests/golden): one object from each factor,
+ * merged in order, the last factor varying fastest.
+ */
+export function expandProduct(factors) {
+  return factors.reduce((requests, factor) => requests.flatMap((r) => factor.map((part) => ({ ...r, ...part }))), [{}]);
+}
+
 export function loadJson(relative) {
   return JSON.parse(readFileSync(join(root, relative), 'utf8'));
 }

@@ -1,0 +1,76 @@
+// plan_finetune: a fine-tuning plan, numbers first (the Sizing, by method
+// and profile), words last (explain.cpp).
+#include "sizing.hpp"
+#include "vram/error.hpp"
+
+namespace vram {
+
+namespace {
+
+void validate_setup(const FinetuneSetup& s) {
+  if (s.seq < 1) throw Error("invalid_value", "seq", "seq must be at least 1");
+  if (s.micro_batch < 1)
+    throw Error("invalid_value", "micro_batch", "micro_batch must be at least 1");
+  if (s.method != FinetuneMethod::kFull && s.lora_rank < 1) {
+    throw Error("invalid_value", "lora_rank", "lora_rank must be at least 1");
+  }
+  if (s.method != FinetuneMethod::kFull && s.lora_targets.empty()) {
+    throw Error("invalid_value", "lora_targets", "lora_targets must name at least one module");
+  }
+  if (s.zero < 0 || s.zero > 3) throw Error("invalid_value", "zero", "zero must be 0, 1, 2 or 3");
+  if (s.gpus < 1) throw Error("invalid_value", "gpu_count", "gpu_count must be at least 1");
+}
+
+/** Every number of the plan: the states by method, then the peak by profile. */
+finetune::Sizing size(const FinetuneSetup& s, const FormatCatalog& formats) {
+  finetune::Sizing z;
+  z.states = finetune::size_states(s, formats);
+  if (s.profile == FinetuneProfile::kPhysical) {
+    finetune::size_physical(s, z);
+  } else if (s.method == FinetuneMethod::kFull) {
+    finetune::size_guide_full(z);
+  } else {
+    finetune::size_guide_adapters(s, z);
+  }
+  for (const finetune::SizedPart& p : z.parts) z.total_bytes += p.bytes;
+  return z;
+}
+
+}  // namespace
+
+const char* to_string(FinetuneMethod method) {
+  return kFinetuneMethodNames[static_cast<int>(method)];
+}
+const char* to_string(Optimizer optimizer) { return kOptimizerNames[static_cast<int>(optimizer)]; }
+const char* to_string(FinetuneProfile profile) {
+  return kFinetuneProfileNames[static_cast<int>(profile)];
+}
+const char* to_string(Precision precision) { return kPrecisionNames[static_cast<int>(precision)]; }
+const char* to_string(Loss loss) { return kLossNames[static_cast<int>(loss)]; }
+
+FinetunePlan plan_finetune(const FinetuneSetup& s, const FormatCatalog& formats, bool explain) {
+  validate_setup(s);
+  const finetune::Sizing z = size(s, formats);
+  const finetune::States& st = z.states;
+  FinetunePlan plan;
+  plan.params = st.params;
+  plan.trainable_params = st.trainable_params;
+  plan.adapter_params = st.adapter_params;
+  plan.weights_bytes = st.weights_bytes;
+  plan.adapter_bytes = st.adapter_bytes;
+  plan.gradients_bytes = st.gradients_bytes;
+  plan.optimizer_bytes = st.optimizer_bytes;
+  plan.host_bytes = st.host_bytes;
+  plan.activations = z.activations;
+  plan.backward_bytes = z.backward_bytes;
+  plan.step_bytes = z.step_bytes;
+  plan.allocator_peak_bytes = z.allocator_peak_bytes;
+  plan.overhead_bytes = z.overhead_bytes;
+  plan.reserve_bytes = z.reserve.bytes;
+  plan.total_bytes = z.total_bytes;
+  plan.terms = finetune::terms(s, z, explain);
+  if (explain) plan.assumptions = finetune::assumptions(s, z);
+  return plan;
+}
+
+}  // namespace vram
