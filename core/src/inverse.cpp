@@ -10,6 +10,19 @@ namespace {
 constexpr std::int64_t kContextCeiling = 100'000'000;
 constexpr std::int64_t kBatchCeiling = 1'000'000;
 
+/** The largest n in [1, hi] for which fits(n) holds, or 0: a plain bisection. */
+template <typename Fits>
+std::int64_t largest_bisected(std::int64_t hi, Fits fits) {
+  if (!fits(1)) return 0;
+  std::int64_t lo = 1;
+  if (fits(hi)) return hi;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 }  // namespace
 
 bool engine_runs(const EngineProfile& engine, const WeightFormat& format) {
@@ -105,6 +118,27 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
     answers.formats.push_back(fit);
   }
   return answers;
+}
+
+FinetuneInverse finetune_inverse(const FinetuneSetup& setup, const FormatCatalog& formats,
+                                 double capacity_bytes) {
+  auto fits = [&](const FinetuneSetup& trial) {
+    return plan_finetune(trial, formats, false).total_bytes <= capacity_bytes;
+  };
+  const ModelSpec& model = *setup.model;
+  FinetuneInverse out;
+  out.max_seq =
+      largest_bisected(model.max_context > 0 ? model.max_context : 1'000'000, [&](std::int64_t v) {
+        FinetuneSetup t = setup;
+        t.seq = v;
+        return fits(t);
+      });
+  out.max_micro_batch = largest_bisected(4096, [&](std::int64_t v) {
+    FinetuneSetup t = setup;
+    t.micro_batch = v;
+    return fits(t);
+  });
+  return out;
 }
 
 }  // namespace vram

@@ -54,4 +54,33 @@ ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
   return imported;
 }
 
+EngineChoice engine(const Catalog& catalog, const EstimateRequest& req) {
+  EngineChoice choice;
+  if (req.overhead_gb && req.overhead_pct)
+    throw Error("invalid_value", "overhead_gb", "give overhead_gb or overhead_pct, not both");
+  const bool convention = req.engine == "guide" || req.engine == "percent";
+  if ((req.overhead_gb || req.overhead_pct) && req.engine_given && !convention) {
+    throw Error("invalid_value", req.overhead_gb ? "overhead_gb" : "overhead_pct",
+                "overhead_gb and overhead_pct replace the engine's own overhead model; drop them "
+                "or the engine");
+  }
+  // overhead_gb and overhead_pct are the conventions' knobs, given at the
+  // top level: checked by the same limits, under their own names.
+  std::string id = req.engine;
+  nlohmann::json top = nlohmann::json::object();
+  if (req.overhead_gb) {
+    id = "guide";
+    top["overhead_gb"] = *req.overhead_gb;
+  } else if (req.overhead_pct) {
+    id = "percent";
+    top["overhead_pct"] = *req.overhead_pct;
+  }
+  choice.profile = &find_engine(catalog.engines, id, "engine");
+  choice.options = engine_options(*choice.profile, top, "");
+  nlohmann::json given = engine_options(*choice.profile, req.engine_options);
+  for (auto it = req.engine_options.begin(); it != req.engine_options.end(); ++it)
+    choice.options[it.key()] = given.at(it.key());
+  return choice;
+}
+
 }  // namespace vram::request

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "vram/error.hpp"
+#include "vram/inverse.hpp"
+#include "vram/sort.hpp"
 
 namespace vram {
 
@@ -260,6 +262,121 @@ int cards_needed(const InferenceSetup& setup, const EngineProfile& engine, const
     if (serving_fit(plan, engine, gpu, gpus, setup.context, setup.batch).fits) return n;
   }
   return 0;
+}
+
+namespace {
+
+/** `n` of `card` at the catalog's price with its volume discount, and what each holds. */
+ServingSet rented_set(const Gpu& card, int n, const GpuCatalog& gpus, double per_gpu_capacity,
+                      double per_gpu_need) {
+  ServingSet set;
+  Option& o = set.option;
+  o.gpu = &card;
+  o.count = n;
+  o.priced = true;
+  o.list_monthly = card.monthly_usd * n;
+  o.discount_percent = gpus.discount_percent(n);
+  o.monthly = o.list_monthly * (1.0 - o.discount_percent / 100.0);
+  o.capacity_bytes = per_gpu_capacity * n;
+  o.spare_bytes = (per_gpu_capacity - per_gpu_need) * n;
+  o.tight = is_tight(o.spare_bytes, n, FitRules{});
+  return set;
+}
+
+/**
+ * The fewest `card`s that hold `setup` and meet the floor; failing the
+ * floor, the fewest that hold it. `first` is the smallest count this card
+ * is rented in, `held` the smallest that holds the whole model (0: none).
+ */
+std::optional<ServingSet> fewest_cards(const ServingSearch& q, const Gpu& card, int& first,
+                                       int& held) {
+  const InferenceSetup& setup = q.setup;
+  const GpuCatalog& gpus = q.gpus;
+  std::optional<ServingSet> slow;
+  const int dp = data_parallel_of(q.options);
+  for (int n : serving_counts(gpus.node_size)) {
+    if (n > gpus.node_size || (card.stock > 0 && n > card.stock)) break;
+    if (n < card.min_order || n % dp != 0) continue;
+    if (first == 0) first = n;
+    ServingLayout l;
+    try {
+      l = choose_layout(*setup.model, q.engine, n, gpus.node_size, dp,
+                        expert_parallel_of(q.options));
+    } catch (const Error&) {
+      continue;  // too few layers or experts for n cards, or experts that do not divide
+    }
+    InferenceSetup s = setup;
+    s.gpus = n;
+    const InferencePlan p = plan_inference(s, q.engine, options_for_layout(q.engine, q.options, l),
+                                           &card, gpus, q.formats, false);
+    const ServingFit sf = serving_fit(p, q.engine, card, gpus, s.context, s.batch);
+    if (!sf.fits) continue;
+    if (held == 0) held = n;
+    ServingSet f = rented_set(card, n, gpus, sf.per_gpu_capacity_bytes, sf.per_gpu_need_bytes);
+    f.option.layout = {l.tensor_parallel, l.pipeline_parallel, l.nodes, n};
+    SpeedLayout sl = speed_layout(q.engine, p.budget.present ? p.tensor_parallel : 1,
+                                  p.budget.present ? p.pipeline_parallel : 1, n);
+    sl.data_parallel = p.data_parallel;
+    sl.expert_parallel = p.expert_parallel;
+    const bool fp8 = fp8_compute(q.engine, setup.weights, *setup.model, card);
+    f.decode =
+        expected_decode(*setup.model, p, card, sl, s.batch, q.format_id, fp8, q.speed, q.speeds);
+    f.prefill = expected_prefill(*setup.model, p, card, sl, s.context, fp8, q.speed);
+    if (f.decode.expected_tokens_per_s >= q.min_tokens_per_s) return f;
+    if (!slow) slow = std::move(f);
+  }
+  return slow;
+}
+
+/**
+ * llama.cpp on a card too small at its smallest count (`first`): that
+ * count with the rest in host memory. Offered when it meets the floor (for
+ * an MoE with its experts on the host it can be the cheapest usable set);
+ * under it, only when no count holds it whole (`held` 0), so a user sees
+ * why that cheaper card is not offered.
+ */
+std::optional<ServingSet> offloaded_set(const ServingSearch& q, const Gpu& card, int first,
+                                        int held) {
+  InferenceSetup s = q.setup;
+  s.gpus = first;
+  const InferencePlan p = plan_inference(s, q.engine, q.options, &card, q.gpus, q.formats, false);
+  const OffloadPlan o =
+      plan_offload(offload_parts(s, p, p.options), q.gpus.usable_bytes(card), first);
+  if (o.kind == OffloadPlan::Kind::kNone || !o.fits) return std::nullopt;
+  const DecodeSpeed ds =
+      expected_offload_decode(*s.model, p, card, speed_layout(q.engine, 1, 1, first), s.batch,
+                              q.format_id, q.speed, q.speeds, o.host_read_bytes,
+                              p.options.at("host_bandwidth_gbps").get<double>(), o.host_handoffs);
+  if (held != 0 && ds.expected_tokens_per_s < q.min_tokens_per_s) return std::nullopt;
+  ServingSet set = rented_set(card, first, q.gpus, o.capacity_bytes, o.per_gpu_bytes);
+  set.option.layout = {1, 1, 1, first};
+  set.decode = ds;
+  set.offload = o;
+  return set;
+}
+
+}  // namespace
+
+std::vector<ServingSet> cheapest_sets(const ServingSearch& q) {
+  const ModelSpec& model = *q.setup.model;
+  const WeightFormat* format =
+      q.setup.weights != nullptr ? q.setup.weights : q.formats.find_weight(model.native_format);
+  std::vector<ServingSet> found;
+  for (const Gpu& card : q.gpus.gpus) {
+    if (!card.priced || (format != nullptr && !card_runs(&card, *format))) continue;
+    int first = 0;
+    int held = 0;
+    std::optional<ServingSet> set = fewest_cards(q, card, first, held);
+    if (set) found.push_back(std::move(*set));
+    if (q.engine.kind == EngineKind::kLlamacpp && first > 0 && held != first) {
+      std::optional<ServingSet> offloaded = offloaded_set(q, card, first, held);
+      if (offloaded) found.push_back(std::move(*offloaded));
+    }
+  }
+  stable_sort_by(found, [](const ServingSet& a, const ServingSet& b) {
+    return a.option.monthly < b.option.monthly;
+  });
+  return found;
 }
 
 }  // namespace vram

@@ -252,4 +252,23 @@ PrefillSpeed expected_prefill(const ModelSpec& model, const InferencePlan& plan,
   return p;
 }
 
+SpeedLayout speed_layout(const EngineProfile& engine, int tensor_parallel, int pipeline,
+                         int cards) {
+  SpeedLayout l;
+  if (engine.kind == EngineKind::kLlamacpp) {
+    l.stages = std::max(1, cards);
+    return l;
+  }
+  l.tensor_parallel = std::max(1, tensor_parallel);
+  l.stages = std::max(1, pipeline);
+  return l;
+}
+
+bool fp8_compute(const EngineProfile& engine, const WeightFormat* weights, const ModelSpec& model,
+                 const Gpu& gpu) {
+  if (engine.kind == EngineKind::kLlamacpp) return false;
+  const std::string& id = weights != nullptr ? weights->id : model.native_format;
+  return id == "fp8" && gpu.supports("fp8");
+}
+
 }  // namespace vram

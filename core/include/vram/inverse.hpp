@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vram/engine.hpp"
+#include "vram/finetune.hpp"
 
 namespace vram {
 
@@ -103,5 +104,19 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
                                const nlohmann::json& options, const Gpu* gpu,
                                const GpuCatalog& gpus, const FormatCatalog& formats,
                                double budget_bytes);
+
+/** A fine-tuning setup's inverse answers against a capacity. */
+struct FinetuneInverse {
+  std::int64_t max_seq = 0;          ///< at the setup's micro-batch; 0: not one token fits
+  std::int64_t max_micro_batch = 0;  ///< at the setup's sequence length, up to 4,096
+};
+
+/**
+ * The longest sequence (up to the model's context, else 1,000,000) and the
+ * largest micro-batch of `setup` whose total is within `capacity_bytes`,
+ * each by bisection with the other as set.
+ */
+FinetuneInverse finetune_inverse(const FinetuneSetup& setup, const FormatCatalog& formats,
+                                 double capacity_bytes);
 
 }  // namespace vram

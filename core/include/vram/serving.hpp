@@ -7,13 +7,18 @@
 // cards' memory up.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "vram/engine.hpp"
+#include "vram/fit.hpp"
 #include "vram/gpu.hpp"
 #include "vram/model.hpp"
+#include "vram/offload.hpp"
+#include "vram/speed.hpp"
 
 namespace vram {
 
@@ -137,5 +142,38 @@ std::vector<int> serving_counts(int node_size);
 int cards_needed(const InferenceSetup& setup, const EngineProfile& engine,
                  const nlohmann::json& options, const Gpu& gpu, const GpuCatalog& gpus,
                  const FormatCatalog& formats);
+
+/** One priced set of one card that serves a plan, with its speed (cheapest_sets). */
+struct ServingSet {
+  Option option;         ///< the card, its count, its price and its layout
+  DecodeSpeed decode;    ///< expected decode on those cards
+  PrefillSpeed prefill;  ///< expected prefill; unknown for an offloaded set
+  /** llama.cpp holding it only with part of it in host memory (offload.hpp). */
+  std::optional<OffloadPlan> offload;
+};
+
+/** What cheapest_sets searches over: the load, the engine, the catalogs, the service floor. */
+struct ServingSearch {
+  const InferenceSetup& setup;
+  const EngineProfile& engine;
+  const nlohmann::json& options;  ///< engine_options as read, before any layout is written in
+  const GpuCatalog& gpus;
+  const FormatCatalog& formats;
+  const SpeedProfile& speed;
+  const SpeedData& speeds;
+  std::string format_id;  ///< the weights' format, the model's own when native
+  double min_tokens_per_s = 0;
+};
+
+/**
+ * Under an engine, each priced card's set: its fewest count in one node
+ * (1, 2, 4, 8; minimum orders and stock kept) whose serving plan holds
+ * the context x users and meets the floor per user; failing the floor, the
+ * fewest that hold it (for the answer to list apart). Under llama.cpp, a
+ * card too small at its smallest count is also offered with the rest in
+ * host memory (offload.hpp), when that meets the floor or no count of it
+ * holds the whole model. Cheapest first; equal prices in catalog order.
+ */
+std::vector<ServingSet> cheapest_sets(const ServingSearch& search);
 
 }  // namespace vram

@@ -85,6 +85,21 @@ struct PrefillSpeed {
 };
 
 /**
+ * How a plan's cards run a step under `engine`: tensor groups of
+ * `tensor_parallel` at once and `pipeline` stages in turn; llama.cpp's
+ * `cards` layers' runs one after another.
+ */
+SpeedLayout speed_layout(const EngineProfile& engine, int tensor_parallel, int pipeline, int cards);
+
+/**
+ * FP8 tensor cores run the step when the weights (`weights`, or the
+ * model's own format when null) are FP8 on a card that has them, under
+ * vLLM, SGLang or a convention; llama.cpp runs its own kernels.
+ */
+bool fp8_compute(const EngineProfile& engine, const WeightFormat* weights, const ModelSpec& model,
+                 const Gpu& gpu);
+
+/**
  * The bandwidth one step reads its bytes at, as if spread evenly: one
  * card's x tensor_parallel; with data-parallel ranks, one card's x the
  * step's bytes over the bytes the fullest card reads (the non-expert

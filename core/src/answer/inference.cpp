@@ -1,0 +1,69 @@
+// An inference request read once into its typed parts (sections.hpp), and
+// how a section joins the answer.
+
+#include "answer/sections.hpp"
+#include "tables.hpp"
+
+namespace vram::answer {
+
+using nlohmann::json;
+
+namespace {
+
+/** The model and formats of the load; weights and kv are checked here, in that order. */
+InferenceSetup setup_of(const Catalog& catalog, const EstimateRequest& req, const ModelSpec& model,
+                        const std::optional<CheckpointWeights>& checkpoint) {
+  InferenceSetup setup;
+  setup.model = &model;
+  if (checkpoint) setup.checkpoint = &*checkpoint;
+  setup.context = req.context;
+  setup.batch = req.batch;
+  if (req.weights != "native") setup.weights = &catalog.formats.weight(req.weights, "weights");
+  setup.kv = &catalog.formats.kv(req.kv, "kv");
+  return setup;
+}
+
+std::optional<CheckpointWeights> checkpoint_of(const EstimateRequest& req) {
+  if (!req.checkpoint) return std::nullopt;
+  return checkpoint_from_json(*req.checkpoint, "checkpoint");
+}
+
+}  // namespace
+
+Inference::Inference(const Catalog& catalog_in, const EstimateRequest& req)
+    : catalog(catalog_in),
+      imported(request::model(catalog_in, req)),
+      model(imported.model),
+      checkpoint(checkpoint_of(req)),
+      setup(setup_of(catalog_in, req, model, checkpoint)),
+      weights_id(req.weights),
+      engine(request::engine(catalog_in, req)),
+      speed(catalog_in.speed.profile(engine.profile->id)),
+      gpus(request_catalog(catalog_in, req.catalog, own_gpus)),
+      gpu(req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr),
+      // gpu_count cards serve one model: the engine's layout over them (serving.hpp).
+      layout(resolve_layout(model, *engine.profile, engine.options, req.engine_options,
+                            req.gpu_count, req.gpu_count_given, gpus.node_size)),
+      format_id(setup.weights != nullptr ? setup.weights->id : model.native_format),
+      budget_gb(req.budget_gb),
+      min_tokens_per_s(req.min_tokens_per_s) {
+  setup.gpus = layout.gpus;
+  plan = plan_inference(setup, *engine.profile, engine.options, gpu, gpus, catalog.formats);
+  if (gpu != nullptr) {
+    fit = serving_fit(plan, *engine.profile, *gpu, gpus, setup.context, setup.batch);
+  }
+}
+
+void merge(json& answer, json section) {
+  for (auto it = section.begin(); it != section.end(); ++it) {
+    if (it.key() == "assumptions" || it.key() == "warnings") {
+      json& list = answer[it.key()];
+      if (list.is_null()) list = json::array();
+      for (json& note : *it) list.push_back(std::move(note));
+    } else {
+      answer[it.key()] = std::move(*it);
+    }
+  }
+}
+
+}  // namespace vram::answer

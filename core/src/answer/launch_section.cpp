@@ -1,0 +1,42 @@
+// The command that runs the plan under its engine (launch.hpp writes it).
+
+#include "answer/sections.hpp"
+#include "vram/launch.hpp"
+
+namespace vram::answer {
+
+using nlohmann::json;
+
+json launch_section(const Inference& in, const Placement& placement,
+                    const std::optional<OffloadPlan>& offload) {
+  // None for the conventions.
+  if (in.engine.profile->launch.is_null()) return json::object();
+  const ServingLayout& layout = in.layout;
+  const InferenceSetup& setup = in.setup;
+  LaunchPlan lp;
+  lp.tensor_parallel = layout.tensor_parallel;
+  lp.pipeline_parallel = layout.pipeline_parallel;
+  lp.data_parallel = layout.data_parallel;
+  lp.expert_parallel = layout.expert_parallel;
+  lp.context = setup.context;
+  lp.batch = setup.batch;
+  lp.layers = in.model.num_layers();
+  // A format the checkpoint already stores needs no quantization on load.
+  lp.weights = setup.weights != nullptr && setup.weights->id == in.model.native_format
+                   ? std::string("native")
+                   : in.weights_id;
+  lp.kv = setup.kv->id;
+  lp.options = in.plan.options;
+  lp.model = in.model.repo;
+  if (offload) {
+    lp.gpu_layers = offload->ngl;
+    lp.n_cpu_moe = offload->n_cpu_moe;
+  } else if (placement.given()) {
+    // The numbers the user typed are the numbers the command carries.
+    if (placement.ngl) lp.gpu_layers = *placement.ngl;
+    if (placement.n_cpu_moe) lp.n_cpu_moe = *placement.n_cpu_moe;
+  }
+  return obj({{"launch", launch_json(*in.engine.profile, lp)}});
+}
+
+}  // namespace vram::answer
