@@ -2,15 +2,10 @@
 
 #include <algorithm>
 
+#include "vram/limits.hpp"
 #include "vram/sort.hpp"
 
 namespace vram {
-namespace {
-
-constexpr std::int64_t kContextCeiling = 100'000'000;
-constexpr std::int64_t kBatchCeiling = 1'000'000;
-
-}  // namespace
 
 bool engine_runs(const EngineProfile& engine, const WeightFormat& format) {
   if (engine.kind == EngineKind::kLlamacpp) {
@@ -65,14 +60,14 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
   };
 
   const std::int64_t model_limit = setup.model->max_context;
-  const std::int64_t context_hi = model_limit > 0 ? model_limit : kContextCeiling;
+  const std::int64_t context_hi = model_limit > 0 ? model_limit : limits::kMaxRequestContext;
   answers.max_context = largest_fitting(context_hi, [&](std::int64_t context) {
     InferenceSetup s = base;
     s.context = context;
     return fits(s);
   });
   answers.context_limited_by_model = model_limit > 0 && answers.max_context == model_limit;
-  answers.max_batch = largest_fitting(kBatchCeiling, [&](std::int64_t batch) {
+  answers.max_batch = largest_fitting(limits::kMaxRequestBatch, [&](std::int64_t batch) {
     InferenceSetup s = base;
     s.batch = batch;
     return fits(s);
