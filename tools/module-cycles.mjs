@@ -1,6 +1,7 @@
 // The core's module include graph and its cycles. A module is a file and its
 // header: core/src/foo.cpp with core/include/vram/foo.hpp or core/src/foo.hpp
-// (core/src/import/* are modules of their own, named import/foo). An edge
+// (files in a folder under core/src are modules of their own, named
+// import/foo, answer/foo). An edge
 // A -> B means a file of A includes a header of B, by "vram/b.hpp" or by a
 // name beside the including file. A cycle means two modules each need the
 // other: some type or function is declared in the wrong place.
@@ -10,7 +11,19 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SOURCE_DIRS = ['core/include/vram', 'core/src', 'core/src/import'];
+/** Every folder of sources: the public headers and core/src with its sub-folders (import/, ...). */
+function sourceDirs(root) {
+  const out = ['core/include/vram'];
+  const walk = (dir) => {
+    if (!existsSync(join(root, dir))) return;
+    out.push(dir);
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.isDirectory()) walk(`${dir}/${entry.name}`);
+    }
+  };
+  walk('core/src');
+  return out;
+}
 
 /** The module a source file belongs to: its path under core/src or core/include/vram, less the extension. */
 function moduleOf(root, file) {
@@ -33,7 +46,7 @@ export function includesOf(text) {
  */
 export function moduleGraph(root) {
   const graph = new Map();
-  for (const dir of SOURCE_DIRS) {
+  for (const dir of sourceDirs(root)) {
     const abs = join(root, dir);
     if (!existsSync(abs)) continue;
     for (const name of readdirSync(abs).sort()) {

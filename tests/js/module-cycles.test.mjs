@@ -45,7 +45,7 @@ test('the detector finds a cycle through a .cpp and a header, and names it', () 
   }
 });
 
-test('the detector follows local includes, core/src/import and private headers', () => {
+test('the detector follows local includes, folders under core/src and private headers', () => {
   const dir = tree({
     'core/include/vram/hf.hpp': '#pragma once\n',
     'core/src/hf.cpp': '#include "vram/hf.hpp"\n#include "import/common.hpp"\n',
@@ -53,11 +53,15 @@ test('the detector follows local includes, core/src/import and private headers',
     'core/src/import/llama.cpp': '#include "common.hpp"\n',
     'core/src/json_read.hpp': '#pragma once\n',
     'core/src/json_read.cpp': '#include "json_read.hpp"\n#include "vram/hf.hpp"\n',
+    'core/src/answer/kv.cpp': '#include "answer/kv.hpp"\n#include "../json_read.hpp"\n',
+    'core/src/answer/kv.hpp': '#pragma once\n',
   });
   try {
     const graph = moduleGraph(dir);
     assert.deepEqual([...graph.get('import/llama')], ['import/common']);
     assert.deepEqual([...graph.get('import/common')], ['json_read']);
+    // A folder added under core/src is read too, without a change here.
+    assert.deepEqual([...graph.get('answer/kv')], ['json_read']);
     const cycles = findCycles(graph);
     assert.equal(cycles.length, 1);
     assert.deepEqual(cycles[0].modules, ['hf', 'import/common', 'json_read']);
