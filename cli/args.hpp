@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vram/message.hpp"
+#include "vram/messages.hpp"
 
 namespace vramcli {
 

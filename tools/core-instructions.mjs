@@ -16,7 +16,7 @@
 // as unmeasured.)
 // --liftoff --no-wasm-tier-up: V8's baseline code, what a page's first
 // changes run; --no-liftoff: its optimised code, what they run later.
-// README (size and speed) has the figures. Prints the answers' total length,
+// docs/performance.md has the figures. Prints the answers' total length,
 // so two builds that must answer alike can be compared by it too.
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';

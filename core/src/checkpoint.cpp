@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "json_read.hpp"
-#include "vram/api.hpp"
+#include "vram/boundary.hpp"
 #include "vram/error.hpp"
 #include "vram/limits.hpp"
 #include "vram/sort.hpp"

@@ -7,7 +7,6 @@
 #include "json_read.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
-#include "vram/serving.hpp"
 #include "vram/units.hpp"
 
 namespace vram {

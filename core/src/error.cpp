@@ -1,5 +1,7 @@
 #include "vram/error.hpp"
 
+#include "vram/messages.hpp"
+
 namespace vram {
 
 using nlohmann::json;

@@ -79,9 +79,9 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
   ctx.intermediate = ctx.opt_int_any({"intermediate_size", "ffn_hidden_size", "n_inner"}, 0,
                                      limits::kMaxIntermediate);
   m.max_context = ctx.opt_int_any({"max_position_embeddings", "n_positions", "max_seq_len"}, 0,
-                                  limits::kMaxContext)
+                                  limits::kMaxModelContext)
                       .value_or(0);
-  m.sliding_window = ctx.opt_int("sliding_window", 0, limits::kMaxContext).value_or(0);
+  m.sliding_window = ctx.opt_int("sliding_window", 0, limits::kMaxModelContext).value_or(0);
   ctx.attention_bias = ctx.opt_bool("attention_bias").value_or(false);
   // Soft-capping: any positive cap adds a tanh whose output autograd saves.
   auto softcap = [&](const char* key) {

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 
+#include "vram/limits.hpp"
 #include "vram/sort.hpp"
 
 namespace vram {
 namespace {
-
-constexpr std::int64_t kContextCeiling = 100'000'000;
-constexpr std::int64_t kBatchCeiling = 1'000'000;
 
 /** The largest n in [1, hi] for which fits(n) holds, or 0: a plain bisection. */
 template <typename Fits>
@@ -78,14 +76,14 @@ InverseAnswers inverse_answers(const InferenceSetup& setup, const EngineProfile&
   };
 
   const std::int64_t model_limit = setup.model->max_context;
-  const std::int64_t context_hi = model_limit > 0 ? model_limit : kContextCeiling;
+  const std::int64_t context_hi = model_limit > 0 ? model_limit : limits::kMaxRequestContext;
   answers.max_context = largest_fitting(context_hi, [&](std::int64_t context) {
     InferenceSetup s = base;
     s.context = context;
     return fits(s);
   });
   answers.context_limited_by_model = model_limit > 0 && answers.max_context == model_limit;
-  answers.max_batch = largest_fitting(kBatchCeiling, [&](std::int64_t batch) {
+  answers.max_batch = largest_fitting(limits::kMaxRequestBatch, [&](std::int64_t batch) {
     InferenceSetup s = base;
     s.batch = batch;
     return fits(s);

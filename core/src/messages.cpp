@@ -5,10 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
 
 #include "embedded_data.hpp"
-#include "json_read.hpp"
-#include "vram/error.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -351,12 +350,14 @@ std::vector<std::string> MessageCatalogs::languages() const {
 
 MessageCatalogs MessageCatalogs::from_json(const json& catalogs) {
   if (!catalogs.is_object()) {
-    throw Error("invalid_catalog", "messages", "the catalogs must be an object per language");
+    throw std::invalid_argument("messages: the catalogs must be an object per language");
   }
   MessageCatalogs out;
   for (const auto& [lang, catalog] : catalogs.items()) {
     const std::vector<std::string> problems = catalog_problems(catalog);
-    if (!problems.empty()) throw Error("invalid_catalog", "messages." + lang, problems.front());
+    if (!problems.empty()) {
+      throw std::invalid_argument("messages." + lang + ": " + problems.front());
+    }
     out.catalogs_.emplace(lang, catalog);
   }
   return out;
@@ -369,12 +370,19 @@ const MessageCatalogs& MessageCatalogs::builtin() {
     for (std::size_t i = 0; !embedded::name(i).empty(); ++i) {
       const std::string_view name = embedded::name(i);
       if (name.substr(0, kPrefix.size()) != kPrefix) continue;
-      catalogs[std::string(name.substr(kPrefix.size()))] =
-          json_read::parse_text(embedded::file(name));
+      catalogs[std::string(name.substr(kPrefix.size()))] = json::parse(embedded::file(name));
     }
     return from_json(catalogs);
   }();
   return instance;
+}
+
+std::string english(const Message& message) {
+  try {
+    return render(message, MessageCatalogs::builtin(), RenderOptions{});
+  } catch (...) {
+    return message.id;  // an error path must not fail on its own words
+  }
 }
 
 std::string render(const Message& message, const MessageCatalogs& catalogs,

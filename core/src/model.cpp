@@ -74,4 +74,10 @@ void validate(const ModelSpec& m) {
           "params_active must not be negative");
 }
 
+std::int64_t experts_per_gpu(const ModelSpec& model, int ep) {
+  const std::int64_t e = std::max<std::int64_t>(0, model.moe.num_experts);
+  const std::int64_t n = std::max(1, ep);
+  return (e + n - 1) / n;
+}
+
 }  // namespace vram

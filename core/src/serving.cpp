@@ -46,12 +46,6 @@ bool expert_parallel_of(const json& options) {
   return options.contains("expert_parallel") && options.at("expert_parallel").get<bool>();
 }
 
-std::int64_t experts_per_gpu(const ModelSpec& model, int ep) {
-  const std::int64_t e = std::max<std::int64_t>(0, model.moe.num_experts);
-  const std::int64_t n = std::max(1, ep);
-  return (e + n - 1) / n;
-}
-
 void check_moe_layout(const ModelSpec& model, const EngineProfile& engine, ServingLayout& layout) {
   layout.moe_layout.clear();
   const bool dp = layout.data_parallel > 1;

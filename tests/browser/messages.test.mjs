@@ -3,9 +3,8 @@
 // message id where its text belongs (what an unknown id renders as).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { launch, openPage, root } from './harness.mjs';
 
@@ -37,20 +36,17 @@ test('the renderer passes every vector in Chromium', async () => {
 
 // The namespaces of the page's message ids ("view", "input", ...): a text
 // node that is nothing but "<namespace>.<name>" is an id no catalog had.
-// The page's English catalog is web/src/messages/en.js until it moves to
-// data/messages/en.json (issue 10); both are read while either exists.
-async function namespaces() {
+// Every word of the page is in data/messages/<lang>.json.
+function namespaces() {
   const ids = [];
   for (const file of readdirSync(join(root, 'data/messages'))) {
     if (file.endsWith('.json')) ids.push(...Object.keys(JSON.parse(readFileSync(join(root, 'data/messages', file), 'utf8'))));
   }
-  const legacy = join(root, 'web/src/messages/en.js');
-  if (existsSync(legacy)) ids.push(...Object.keys((await import(pathToFileURL(legacy).href)).default));
   return new Set(ids.map((id) => id.split('.')[0]));
 }
 
 test('no view shows a message id instead of its text', async () => {
-  const known = await namespaces();
+  const known = namespaces();
   assert.ok(known.size > 5, `only ${known.size} namespaces: are the catalogs read?`);
   for (const view of ['calculator', 'grid', 'devices', 'fleet']) {
     const browser = await openPage(`?view=${view}`);

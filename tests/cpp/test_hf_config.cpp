@@ -9,6 +9,7 @@
 #include "helpers.hpp"
 #include "vram/error.hpp"
 #include "vram/hf_config.hpp"
+#include "vram/messages.hpp"
 #include "vram/params.hpp"
 
 using nlohmann::json;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "vectors.hpp"
@@ -139,8 +140,11 @@ TEST_CASE("messages: bad catalogs are refused with what is wrong") {
         1);
   CHECK(vram::catalog_problems({{"a", "{n:d6} {m:msg}"}, {"b", {{"plural", "n"}, {"other", ""}}}})
             .empty());
-  CHECK_THROWS_AS(vram::MessageCatalogs::from_json({{"en", {{"a", "{x:bogus}"}}}}), vram::Error);
-  CHECK_THROWS_AS(vram::MessageCatalogs::from_json(json::array()), vram::Error);
+  CHECK_THROWS_AS(vram::MessageCatalogs::from_json({{"en", {{"a", "{x:bogus}"}}}}),
+                  std::invalid_argument);
+  CHECK_THROWS_WITH_AS(vram::MessageCatalogs::from_json(json::array()),
+                       "messages: the catalogs must be an object per language",
+                       std::invalid_argument);
 }
 
 TEST_CASE("messages: every catalog in data/messages/ is valid and embedded") {

@@ -20,10 +20,19 @@ namespace {
 std::string outcome(const std::string& method, const json& request) {
   const vram::Calculator& c = testing::calculator();
   try {
-    if (method == "estimate") c.estimate(request);
-    if (method == "grid") c.grid(request);
-    if (method == "devices") c.devices(request);
-    if (method == "fleet") c.fleet(request);
+    if (method == "estimate") {
+      c.estimate(request);
+    } else if (method == "grid") {
+      c.grid(request);
+    } else if (method == "devices") {
+      c.devices(request);
+    } else if (method == "fleet") {
+      c.fleet(request);
+    } else if (method == "fit_models") {
+      c.fit_models(request);
+    } else {
+      return "no request named " + method;  // never "ok": every CHECK on it fails
+    }
   } catch (const vram::Error& e) {
     return e.field() + " " + e.code();
   }
@@ -32,6 +41,9 @@ std::string outcome(const std::string& method, const json& request) {
 
 /** A request that is valid apart from `key`, for each method. */
 json base(const std::string& method, const std::string& key) {
+  // fit_models needs a card or a budget; the other tables need nothing.
+  if (method == "fit_models")
+    return key == "budget_gb" ? json{{"gpu", "h100-sxm"}} : json{{"budget_gb", 80}};
   if (method != "estimate") return json::object();
   json r = {{"model", "guide-7b"}};
   const vram::FieldSpec* f = vram::find_field(vram::estimate_fields(), key);
@@ -52,7 +64,8 @@ TEST_CASE("every default obeys its own field, every field refuses null") {
       {"estimate", &vram::estimate_fields()},
       {"grid", &vram::grid_fields()},
       {"devices", &vram::devices_fields()},
-      {"fleet", &vram::fleet_fields()}};
+      {"fleet", &vram::fleet_fields()},
+      {"fit_models", &vram::fit_models_fields()}};
   for (const auto& [method, fields] : tables) {
     for (const vram::FieldSpec& f : *fields) {
       CAPTURE(method);
@@ -67,12 +80,21 @@ TEST_CASE("every default obeys its own field, every field refuses null") {
   }
 }
 
+TEST_CASE("the probe itself: every request is called, an unknown one never passes") {
+  CHECK(outcome("fit_models", {{"budget_gb", 80}}) == "ok");
+  CHECK(outcome("fit_models", json::object()) == "gpu missing_field");
+  CHECK(outcome("fit_models", {{"gpu", "nonesuch"}}) == "gpu unknown_gpu");
+  CHECK(outcome("fleet", json::object()) == "ok");
+  CHECK(outcome("nonesuch", json::object()) == "no request named nonesuch");
+}
+
 TEST_CASE("numeric fields: accepted at each bound, refused just beyond") {
   const std::pair<const char*, const std::vector<vram::FieldSpec>*> tables[] = {
       {"estimate", &vram::estimate_fields()},
       {"grid", &vram::grid_fields()},
       {"devices", &vram::devices_fields()},
-      {"fleet", &vram::fleet_fields()}};
+      {"fleet", &vram::fleet_fields()},
+      {"fit_models", &vram::fit_models_fields()}};
   for (const auto& [method, fields] : tables) {
     for (const vram::FieldSpec& f : *fields) {
       if (!f.min || !f.max) continue;

@@ -6,13 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vram/field.hpp"
 #include "vram/format.hpp"
 #include "vram/gpu.hpp"
 #include "vram/inference.hpp"
 #include "vram/kv_cache.hpp"
 #include "vram/message.hpp"
 #include "vram/model.hpp"
-#include "vram/schema.hpp"
 
 namespace vram {
 

@@ -11,11 +11,6 @@
 
 namespace vram {
 
-struct ImportedModel {
-  ModelSpec model;
-  std::vector<Message> warnings;  ///< ids under import. (unknown model_type, dtype, ...)
-};
-
 /**
  * Reads a Hugging Face config.json as people download it: the families
  * llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2,

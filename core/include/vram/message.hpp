@@ -32,11 +32,4 @@ inline void to_json(nlohmann::json& j, const Message& m) {
  */
 inline Message quotation(const std::string& text) { return {"quote.text", obj({{"text", text}})}; }
 
-/**
- * The message in English (vram::render over the embedded en.json), for the
- * English `message` of errors; answers carry plain messages. An id the
- * catalog lacks renders as the id.
- */
-std::string english(const Message& message);
-
 }  // namespace vram

@@ -45,8 +45,10 @@ class MessageCatalogs {
 
   /**
    * `{"en": {...}, "fa": {...}}`, each catalog checked with
-   * `catalog_problems`. Throws vram::Error ("invalid_catalog", field
-   * "<lang>.<id>") on the first problem.
+   * `catalog_problems`. Throws std::invalid_argument ("messages.<lang>:
+   * <problem>") on the first problem. Catalogs are the project's own data
+   * (data/messages/, the test vectors), never a request's, so this is not
+   * a vram::Error: the renderer sits below Error, whose English it writes.
    */
   static MessageCatalogs from_json(const nlohmann::json& catalogs);
 
@@ -69,6 +71,13 @@ class MessageCatalogs {
  */
 std::string render(const Message& message, const MessageCatalogs& catalogs,
                    const RenderOptions& options = {});
+
+/**
+ * The message in English (render over the builtin catalogs), for the English
+ * `message` of errors (vram::Error::make); answers carry plain messages. An
+ * id the catalog lacks renders as the id. Never throws.
+ */
+std::string english(const Message& message);
 
 /**
  * The CLDR plural category ("zero", "one", "two", "few", "many", "other")

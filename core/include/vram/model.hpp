@@ -138,8 +138,21 @@ struct ModelSpec {
   bool is_moe() const { return moe.num_experts > 0; }
 };
 
+/** A model read from a config.json, with what its reading could not take as written. */
+struct ImportedModel {
+  ModelSpec model;
+  std::vector<Message> warnings;  ///< ids under import. (unknown model_type, dtype, ...)
+};
+
 /** Throws vram::Error naming the first field that makes `model` unusable. */
 void validate(const ModelSpec& model);
+
+/**
+ * Routed experts on the fullest card when `ep` cards share them whole:
+ * vLLM's determine_expert_map gives each rank experts / ep and the first
+ * experts % ep ranks one more, so ceil(experts / ep).
+ */
+std::int64_t experts_per_gpu(const ModelSpec& model, int ep);
 
 const char* to_string(LayerAttention attention);
 

@@ -16,9 +16,8 @@
 
 namespace vram {
 
-/** What an estimate sizes: inference, or one of the fine-tuning methods. */
+/** What an estimate sizes: inference, or one of the fine-tuning methods (kModeNames). */
 enum class Mode { kInference, kFull, kLora, kQlora };
-inline constexpr const char* kModeNames[] = {"inference", "full", "lora", "qlora"};
 const char* to_string(Mode mode);
 
 /** The estimate call's request (estimate_fields()). */

@@ -13,47 +13,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vram/field.hpp"
+
 namespace vram {
 
 struct Catalog;
 
-enum class FieldType { kInt, kNumber, kBool, kString, kEnum, kList, kObject };
-
-/** Where a field's choices come from besides its static list. */
-enum class ChoiceSource { kNone, kModels, kWeightFormats, kKvFormats, kGpus, kEngines };
-
-/** The modes of an estimate a field applies to (bit set). */
-enum Modes : unsigned { kInferenceMode = 1u, kFinetuneMode = 2u, kAnyMode = 3u };
-
 /**
- * One key of a request or one engine knob. A number or whole number is
- * checked against [min, max] (each bound inclusive unless marked
- * exclusive); an enum or a list's items against `choices` (static) and,
- * when resolving ids, against the catalog (`source`). A number with
- * `choices` also takes those words (an engine knob's "auto").
+ * The estimate's modes as its `mode` field takes them, in the order of
+ * vram::Mode (vram/requests.hpp), whose reader maps one onto the other.
  */
-struct FieldSpec {
-  std::string name;
-  FieldType type = FieldType::kString;
-  nlohmann::json default_value;  ///< null: no default (optional, or required by the request)
-  std::optional<double> min;
-  std::optional<double> max;
-  bool min_exclusive = false;
-  bool max_exclusive = false;
-  std::vector<std::string> choices;
-  ChoiceSource source = ChoiceSource::kNone;
-  std::string unit;  ///< "tokens", "GB", "%"...; empty when none
-  unsigned modes = kAnyMode;
-  std::string help;  ///< message id in data/messages/<lang>.json
-  /** The knob whose range this field shares ("guide.overhead_gb"), if any. */
-  std::string range_from;
-};
-
-/** The word a number knob takes when the plan picks its value (llama.cpp's placement). */
-inline constexpr const char* kAuto = "auto";
-
-/** "int", "number", "bool", "string", "enum", "list", "object". */
-const char* to_string(FieldType type);
+inline constexpr const char* kModeNames[] = {"inference", "full", "lora", "qlora"};
 
 /** The fields of each request: "estimate", "grid", "devices", "fleet". */
 const std::vector<FieldSpec>& estimate_fields();
@@ -61,18 +31,6 @@ const std::vector<FieldSpec>& grid_fields();
 const std::vector<FieldSpec>& devices_fields();
 const std::vector<FieldSpec>& fleet_fields();
 const std::vector<FieldSpec>& fit_models_fields();
-
-/** The field named `name` of `fields`, or nullptr. */
-const FieldSpec* find_field(const std::vector<FieldSpec>& fields, std::string_view name);
-
-/**
- * Checks one value against its field; `path` names it in errors
- * ("engine_options.block_size"). JSON null is wrong_type (no silent
- * default); a value of the wrong type is wrong_type; a number that is not
- * finite, not whole for an int, or outside the range, and an enum or list
- * item outside the static choices, are invalid_value.
- */
-void check_value(const FieldSpec& field, const nlohmann::json& value, const std::string& path);
 
 /**
  * Reads a request object against its table: an object, no unknown key,

@@ -62,13 +62,6 @@ struct ServingLayout {
 bool tensor_parallel_legal(const ModelSpec& model, int tp);
 
 /**
- * Routed experts on the fullest card when `ep` cards share them whole:
- * vLLM's determine_expert_map gives each rank experts / ep and the first
- * experts % ep ranks one more, so ceil(experts / ep).
- */
-std::int64_t experts_per_gpu(const ModelSpec& model, int ep);
-
-/**
  * Checks an expert-parallel or data-parallel-attention layout against the
  * model and engine: both need an MoE model; expert parallelism needs at
  * least one expert per card, and under SGLang experts divisible by the EP

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "vram/hf_config.hpp"
 #include "vram/message.hpp"
+#include "vram/model.hpp"
 
 namespace vram::import {
 
