@@ -345,19 +345,6 @@ std::int64_t largest_fitting(std::int64_t hi, Fits fits) {
   return lo;
 }
 
-FinetuneMethod method_of(Mode mode) {
-  switch (mode) {
-    case Mode::kLora:
-      return FinetuneMethod::kLora;
-    case Mode::kQlora:
-      return FinetuneMethod::kQlora;
-    case Mode::kFull:
-    case Mode::kInference:
-      break;
-  }
-  return FinetuneMethod::kFull;
-}
-
 /** A fine-tuning estimate: the same request shape with training keys. */
 /**
  * The measured error of answers of this kind (data/accuracy.json, the
@@ -379,24 +366,8 @@ json measured_error(const Catalog& catalog, const char* category, const char* no
 json finetune_json(const Catalog& catalog, const EstimateRequest& req,
                    const ImportedModel& imported) {
   const ModelSpec& model = imported.model;
-  FinetuneSetup s;
+  FinetuneSetup s = finetune_setup(req);
   s.model = &model;
-  s.method = method_of(req.mode);
-  s.profile = req.finetune_profile;
-  s.precision = req.precision;
-  s.loss = req.loss;
-  s.upcast_unquantized = req.upcast_unquantized;
-  s.seq = req.seq;
-  s.micro_batch = req.micro_batch;
-  s.optimizer = req.optimizer;
-  s.momentum = req.momentum;
-  s.lora_rank = req.lora_rank;
-  s.lora_targets = req.lora_targets;
-  s.checkpointing = req.checkpointing;
-  s.flash_attention = req.flash_attention;
-  s.gpus = static_cast<int>(req.gpu_count);
-  s.zero = static_cast<int>(req.zero);
-  s.offload_optimizer = req.offload_optimizer;
   // The CUDA context with cuBLAS, as the transformers profile measured it.
   s.context_bytes = kBytesPerGiB * find_engine(catalog.engines, "transformers", "engine")
                                        .defaults.at("non_torch_gib")
@@ -522,8 +493,11 @@ json estimate_json(const Catalog& catalog, const json& request) {
   }
   setup.context = req.context;
   setup.batch = req.batch;
-  const std::string& weights_id = req.weights;
-  if (weights_id != "native") setup.weights = &catalog.formats.weight(weights_id, "weights");
+  // Never wider than the checkpoint (inference.hpp): FP8 asked of gpt-oss is sized as stored.
+  const WeightFormat* asked =
+      req.weights != "native" ? &catalog.formats.weight(req.weights, "weights") : nullptr;
+  setup.weights = no_wider_than_stored(model, asked, catalog.formats);
+  const std::string weights_id = setup.weights != nullptr ? setup.weights->id : "native";
   setup.kv = &catalog.formats.kv(req.kv, "kv");
   EngineChoice engine = choose_engine(catalog, req);
   const SpeedProfile& speed = catalog.speed.profile(engine.profile->id);
@@ -549,6 +523,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
     assumptions.push_back(
         Message{"assumption.weights_checkpoint",
                 obj({{"format", checkpoint->format}, {"files", checkpoint->files}})});
+  } else if (setup.weights != asked) {
+    assumptions.push_back(Message{"assumption.weights_as_stored", obj({{"asked", asked->name}})});
   } else if (setup.weights == nullptr) {
     // The formats by name (BF16, MXFP4), as every other answer names them.
     auto format_name = [&](const std::string& id) {

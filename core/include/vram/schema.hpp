@@ -47,6 +47,15 @@ struct FieldSpec {
   std::string help;  ///< message id in data/messages/<lang>.json
   /** The knob whose range this field shares ("guide.overhead_gb"), if any. */
   std::string range_from;
+  /**
+   * Beyond `modes`: the field applies only while the field `when` holds one
+   * of `when_values` (lora_rank: mode lora or qlora; momentum: optimizer
+   * sgd). Empty: no such condition.
+   */
+  std::string when;
+  std::vector<std::string> when_values;
+  /** A field of the same table whose value this one may not exceed either. */
+  std::string max_field;
 };
 
 /** The word a number knob takes when the plan picks its value (llama.cpp's placement). */
@@ -61,6 +70,13 @@ const std::vector<FieldSpec>& grid_fields();
 const std::vector<FieldSpec>& devices_fields();
 const std::vector<FieldSpec>& fleet_fields();
 const std::vector<FieldSpec>& fit_models_fields();
+/**
+ * The shape keys of a config.json (hidden_size, num_hidden_layers, ...) and
+ * their ranges (vram/limits.hpp, the bounds the importer checks): what a
+ * shape built outside the core (the page's custom shape) may hold.
+ * num_key_value_heads is also at most num_attention_heads (max_field).
+ */
+const std::vector<FieldSpec>& config_fields();
 
 /** The field named `name` of `fields`, or nullptr. */
 const FieldSpec* find_field(const std::vector<FieldSpec>& fields, std::string_view name);
@@ -75,10 +91,19 @@ const FieldSpec* find_field(const std::vector<FieldSpec>& fields, std::string_vi
 void check_value(const FieldSpec& field, const nlohmann::json& value, const std::string& path);
 
 /**
+ * Whether `field` applies to a request whose values (defaults filled in)
+ * are `values`: its `modes` against the request's "mode" where the table
+ * has one, and its `when` condition.
+ */
+bool applies(const FieldSpec& field, const nlohmann::json& values);
+
+/**
  * Reads a request object against its table: an object, no unknown key,
- * every value checked (check_value), and, when the table has a `mode`
- * field, no key of the other mode. Returns the request with every default
- * filled in. Throws vram::Error naming the field.
+ * every value checked (check_value), and no key that does not apply to the
+ * request (applies(): a key of the other mode, lora_rank with mode full,
+ * momentum without SGD) — error not_applicable, message
+ * error.not_applicable. Returns the request with every default filled in.
+ * Throws vram::Error naming the field.
  */
 nlohmann::json read_fields(const nlohmann::json& request, const std::vector<FieldSpec>& fields,
                            const std::string& prefix = "");
@@ -91,8 +116,10 @@ nlohmann::json field_json(const FieldSpec& field, const Catalog& catalog);
 
 /**
  * The schema: {"requests": {"estimate": [field...], "grid": ..., "devices":
- * ..., "fleet": ...}, "engines": {id: [knob...]}}, each field with its type,
- * default, range, choices (catalog ones resolved), unit, modes and help id.
+ * ..., "fleet": ...}, "config": [shape key...], "engines": {id: [knob...]}},
+ * each field with its type, default, range, choices (catalog ones
+ * resolved), unit, modes, applies_when ({"mode": ["lora", "qlora"]}) and
+ * help id.
  */
 nlohmann::json schema_json(const Catalog& catalog);
 
