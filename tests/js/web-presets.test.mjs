@@ -24,7 +24,7 @@ test('every shipped preset with a card fits it; the rest name no card', async ()
   for (const preset of presets) {
     const { state, problems } = parseQuery(`?preset=${encodeURIComponent(preset.id)}`, catalog);
     assert.deepEqual(problems, [], preset.id);
-    const result = calc.estimate(estimateRequest(state));
+    const result = calc.estimate(estimateRequest(state, undefined, catalog));
     if (!state.gpu) {
       assert.equal(preset.state.gpu, '', `${preset.id} has no card: it must say so, not inherit the default`);
       assert.equal(result.fit, undefined, preset.id);
