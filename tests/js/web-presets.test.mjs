@@ -9,7 +9,8 @@ import { core, loadJson } from './module.mjs';
 
 test('the default state is the guide\'s worked example: 75 GB, fits an H100 PCIe', async () => {
   const calc = await core();
-  const result = calc.estimate(estimateRequest(defaultState({ schema: calc.schema() })));
+  const page = { schema: calc.schema() };
+  const result = calc.estimate(estimateRequest(defaultState(page), undefined, page));
   assert.equal(Math.round(result.total_gb), 75); // SPEC section 1: 70 + 2.7 + 2
   assert.equal(result.gpu.id, 'h100-pcie');
   assert.equal(result.fit.fits, true);

@@ -188,14 +188,14 @@ test('inputs are validated with the URL schema', () => {
 });
 
 test('an inference request carries inference keys only', () => {
-  const request = estimateRequest({ ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95 } });
+  const request = estimateRequest({ ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95 } }, undefined, catalog);
   assert.deepEqual(request, {
     model: 'guide-70b', gpu: 'h100-pcie', gpu_count: 1, weights: 'fp8', kv: 'fp16', context: 8192, batch: 1,
     engine: 'vllm', min_tokens_per_s: 10, engine_options: { gpu_memory_utilization: 0.95 },
   });
   assert.equal('catalog' in request, false);
-  assert.deepEqual(estimateRequest({ ...DEFAULT_STATE, gpu: '' }, { gpus: [] }).catalog, { gpus: [] });
-  assert.equal('gpu_count' in estimateRequest({ ...DEFAULT_STATE, gpu: '' }), false);
+  assert.deepEqual(estimateRequest({ ...DEFAULT_STATE, gpu: '' }, { gpus: [] }, catalog).catalog, { gpus: [] });
+  assert.equal('gpu_count' in estimateRequest({ ...DEFAULT_STATE, gpu: '' }, undefined, catalog), false);
 });
 
 test('a fine-tuning request carries only the keys its mode, method and optimizer take', () => {
@@ -252,13 +252,13 @@ test("a link's KV heads are at most its attention heads, as the core's schema bo
 });
 
 test('a custom shape goes to the core as a config.json', () => {
-  const request = estimateRequest({ ...DEFAULT_STATE, model: 'custom', params: 8 });
+  const request = estimateRequest({ ...DEFAULT_STATE, model: 'custom', params: 8 }, undefined, catalog);
   assert.deepEqual(request.config, {
     model_type: 'custom', hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32,
     num_key_value_heads: 8, head_dim: 128, intermediate_size: 14336, vocab_size: 128256,
   });
   assert.equal(request.params_total, 8e9);
-  assert.equal('params_total' in estimateRequest({ ...DEFAULT_STATE, model: 'custom' }), false);
+  assert.equal('params_total' in estimateRequest({ ...DEFAULT_STATE, model: 'custom' }, undefined, catalog), false);
 });
 
 test('the grid adds the chosen preset to the five guide shapes', () => {

@@ -152,14 +152,16 @@ export function coreField(catalog, request, key) {
   return field;
 }
 
-/**
- * The fine-tuning inputs, in the page's order: the core's estimate keys
- * that no inference takes (its schema's modes).
- */
-export function finetuneInputs(catalog) {
+/** The core's estimate keys that only `mode` ('inference' or 'finetune') takes, by its schema's modes, in the page's order. */
+function onlyIn(catalog, mode) {
   return Object.entries(CORE_PARAMS)
-    .filter(([, [request, key]]) => request === 'estimate' && !coreField(catalog, request, key).modes.includes('inference'))
+    .filter(([, [request, key]]) => request === 'estimate' && String(coreField(catalog, request, key).modes) === mode)
     .map(([name]) => name);
+}
+
+/** The fine-tuning inputs, in the page's order: the core's estimate keys that no inference takes. */
+export function finetuneInputs(catalog) {
+  return onlyIn(catalog, 'finetune');
 }
 
 /**
@@ -594,8 +596,10 @@ export function estimateRequest(state, catalog, page) {
   }
   if (state.budget_gb) request.budget_gb = state.budget_gb;
   if (state.mode === 'inference') {
-    Object.assign(request, { weights: state.weights, kv: state.kv, context: state.context, batch: state.batch, engine: state.engine });
-    request.min_tokens_per_s = state.min_tokens_per_s;
+    // The weights picker is inference's (fine-tuning sizes its own base);
+    // the rest are the keys only inference takes, by the core's schema.
+    request.weights = state.weights;
+    for (const name of onlyIn(page, 'inference')) request[name] = state[name];
     if (Object.keys(state.opts).length) request.engine_options = { ...state.opts };
   } else {
     request.mode = state.mode;
