@@ -5,6 +5,7 @@
 #include "tables.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
+#include "vram/inference.hpp"
 #include "vram/inverse.hpp"
 #include "vram/json_object.hpp"
 #include "vram/limits.hpp"
@@ -36,10 +37,19 @@ json Calculator::presets() const {
                       {"source", preset.source},
                       {"repo", preset.repo},
                       {"placeholders", preset.placeholders}});
-    // A checkpoint stored quantized: its own bits per parameter, so the page
-    // never sizes it in a wider format by default (tables.hpp stored_bits).
-    if (const std::optional<double> bits = stored_bits(catalog_, preset))
+    // A checkpoint stored quantized: its own bits per parameter, and the
+    // formats every answer sizes it as stored in, as wider than that
+    // (inference.hpp no_wider_than_stored), for the page's weights picker.
+    if (const std::optional<double> bits = stored_bits(catalog_, preset)) {
       entry["native_bits"] = *bits;
+      const ImportedModel imported = catalog_.resolve(preset);
+      json wider = json::array();
+      for (const WeightFormat& format : catalog_.formats.weights()) {
+        if (no_wider_than_stored(imported.model, &format, catalog_.formats) == nullptr)
+          wider.push_back(format.id);
+      }
+      entry["as_stored_for"] = std::move(wider);
+    }
     models.push_back(std::move(entry));
   }
   json engines = json::array();

@@ -88,6 +88,22 @@ WeightsSize weights_native(const ModelSpec& model, const ParamTotals& params,
   return size;
 }
 
+std::optional<double> quantized_stored_bits(const ModelSpec& model, const FormatCatalog& formats) {
+  const std::string& f = model.native_format;
+  const bool plain_float = f == "bf16" || f == "fp16" || f == "fp32";
+  if (plain_float && model.native_expert_format.empty()) return std::nullopt;
+  const ParamTotals params = param_totals(model);
+  if (!(params.total > 0)) return std::nullopt;
+  return weights_native(model, params, formats).bytes * 8.0 / params.total;
+}
+
+const WeightFormat* no_wider_than_stored(const ModelSpec& model, const WeightFormat* asked,
+                                         const FormatCatalog& formats) {
+  if (asked == nullptr) return nullptr;
+  const std::optional<double> stored = quantized_stored_bits(model, formats);
+  return stored && *stored < asked->bits_per_weight ? nullptr : asked;
+}
+
 double overhead_bytes(const Overhead& overhead, double weights_bytes, double kv_bytes) {
   switch (overhead.kind) {
     case Overhead::Kind::kFlat:

@@ -72,6 +72,29 @@ void from_json(const json& j, EstimateRequest& r) {
   r.upcast_unquantized = v.at("upcast_unquantized").get<bool>();
 }
 
+FinetuneSetup finetune_setup(const EstimateRequest& req) {
+  FinetuneSetup s;
+  s.method = req.mode == Mode::kLora    ? FinetuneMethod::kLora
+             : req.mode == Mode::kQlora ? FinetuneMethod::kQlora
+                                        : FinetuneMethod::kFull;
+  s.profile = req.finetune_profile;
+  s.precision = req.precision;
+  s.loss = req.loss;
+  s.upcast_unquantized = req.upcast_unquantized;
+  s.seq = req.seq;
+  s.micro_batch = req.micro_batch;
+  s.optimizer = req.optimizer;
+  s.momentum = req.momentum;
+  s.lora_rank = req.lora_rank;
+  s.lora_targets = req.lora_targets;
+  s.checkpointing = req.checkpointing;
+  s.flash_attention = req.flash_attention;
+  s.gpus = static_cast<int>(req.gpu_count);
+  s.zero = static_cast<int>(req.zero);
+  s.offload_optimizer = req.offload_optimizer;
+  return s;
+}
+
 void from_json(const json& j, GridRequest& r) {
   const json v = read_fields(j, grid_fields());
   r.models = json_read::list_of<std::string>(v.at("models"));

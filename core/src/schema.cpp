@@ -59,6 +59,13 @@ FieldSpec list(std::string name, json fallback, std::vector<std::string> choices
   return f;
 }
 
+/** `f`, applying only while the field `when` holds one of `values`. */
+FieldSpec only_when(FieldSpec f, std::string when, std::vector<std::string> values) {
+  f.when = std::move(when);
+  f.when_values = std::move(values);
+  return f;
+}
+
 // Shared by several requests: one definition each.
 FieldSpec context_field(unsigned modes = kAnyMode) {
   return ranged("context", FieldType::kInt, 8192, 1,
@@ -110,6 +117,9 @@ std::vector<FieldSpec> make_estimate_fields() {
   // torch.optim.SGD's momentum: 0 by default, and then no state at all.
   FieldSpec momentum = ranged("momentum", FieldType::kNumber, 0, 0, 1, "", kFt);
   momentum.max_exclusive = true;
+  momentum = only_when(std::move(momentum), "optimizer", {"sgd"});
+  // LoRA's adapters: LoRA and QLoRA; the upcast of what QLoRA leaves unquantized: QLoRA.
+  const std::vector<std::string> adapters = {"lora", "qlora"};
   // One push at a time, not one initializer list: each temporary is moved
   // in and gone before the next is built, so the module carries no
   // clean-up for 34 of them at once and no copy of each (2 KB of wasm).
@@ -144,14 +154,17 @@ std::vector<FieldSpec> make_estimate_fields() {
   fields.push_back(std::move(momentum));
   fields.push_back(choice("precision", "mixed", names(kPrecisionNames), ChoiceSource::kNone, kFt));
   fields.push_back(choice("loss", "standard", names(kLossNames), ChoiceSource::kNone, kFt));
-  fields.push_back(ranged("lora_rank", FieldType::kInt, 16, 1, 65536, "", kFt));
-  fields.push_back(list("lora_targets", json{"q_proj", "k_proj", "v_proj", "o_proj"}, targets,
-                        ChoiceSource::kNone, kFt));
+  fields.push_back(
+      only_when(ranged("lora_rank", FieldType::kInt, 16, 1, 65536, "", kFt), "mode", adapters));
+  fields.push_back(only_when(list("lora_targets", json{"q_proj", "k_proj", "v_proj", "o_proj"},
+                                  targets, ChoiceSource::kNone, kFt),
+                             "mode", adapters));
   fields.push_back(field("checkpointing", FieldType::kBool, true, kFt));
   fields.push_back(field("flash_attention", FieldType::kBool, true, kFt));
   fields.push_back(ranged("zero", FieldType::kInt, 0, 0, 3, "", kFt));
   fields.push_back(field("offload_optimizer", FieldType::kBool, false, kFt));
-  fields.push_back(field("upcast_unquantized", FieldType::kBool, true, kFt));
+  fields.push_back(
+      only_when(field("upcast_unquantized", FieldType::kBool, true, kFt), "mode", {"qlora"}));
   return fields;
 }
 
@@ -225,7 +238,59 @@ const std::vector<FieldSpec>& fit_models_fields() {
   return fields;
 }
 
+const std::vector<FieldSpec>& config_fields() {
+  // The bounds the importer checks (hf_config.cpp), from vram/limits.hpp.
+  static const std::vector<FieldSpec> fields = [] {
+    auto key = [](const char* name, double min, double max) {
+      FieldSpec f = ranged(name, FieldType::kInt, nullptr, min, max, "");
+      f.help = std::string("help.config.") + name;
+      return f;
+    };
+    std::vector<FieldSpec> f;
+    f.reserve(7);
+    f.push_back(key("hidden_size", 1, static_cast<double>(limits::kMaxHidden)));
+    f.push_back(key("num_hidden_layers", 1, static_cast<double>(limits::kMaxLayers)));
+    f.push_back(key("num_attention_heads", 1, static_cast<double>(limits::kMaxHeads)));
+    // And at most num_attention_heads (a rule between two keys).
+    f.push_back(key("num_key_value_heads", 1, static_cast<double>(limits::kMaxHeads)));
+    f.back().max_field = "num_attention_heads";
+    f.push_back(key("head_dim", 1, static_cast<double>(limits::kMaxHeadDim)));
+    // 0 only where every layer is MoE; a dense layer needs one.
+    f.push_back(key("intermediate_size", 1, static_cast<double>(limits::kMaxIntermediate)));
+    f.push_back(key("vocab_size", 1, static_cast<double>(limits::kMaxVocab)));
+    return f;
+  }();
+  return fields;
+}
+
 bool is_finetune_mode(std::string_view mode) { return mode != "inference"; }
+
+namespace {
+
+/** The "mode" values a field of `modes` applies under (inference; full, lora, qlora). */
+std::vector<std::string> mode_values(unsigned modes) {
+  std::vector<std::string> out;
+  for (const char* mode : kModeNames) {
+    if ((modes & (is_finetune_mode(mode) ? kFinetuneMode : kInferenceMode)) != 0) {
+      out.emplace_back(mode);
+    }
+  }
+  return out;
+}
+
+bool holds(const json& values, const std::string& key, const std::vector<std::string>& allowed) {
+  auto it = values.find(key);
+  if (it == values.end() || !it->is_string()) return false;
+  return std::find(allowed.begin(), allowed.end(), it->get<std::string>()) != allowed.end();
+}
+
+}  // namespace
+
+bool applies(const FieldSpec& f, const json& values) {
+  const bool by_mode = f.modes != kAnyMode && values.contains("mode");
+  if (by_mode && !holds(values, "mode", mode_values(f.modes))) return false;
+  return f.when.empty() || holds(values, f.when, f.when_values);
+}
 
 json read_fields(const json& request, const std::vector<FieldSpec>& fields,
                  const std::string& prefix) {
@@ -249,18 +314,22 @@ json read_fields(const json& request, const std::vector<FieldSpec>& fields,
     check_value(f, *it, path);
     out[f.name] = f.type == FieldType::kInt ? json(jr::as_int(*it, path)) : *it;
   }
-  // Keys of the other mode are errors, not silently ignored.
-  if (const FieldSpec* mode = find_field(fields, "mode")) {
-    const bool finetune = is_finetune_mode(out.value(mode->name, ""));
-    const unsigned current = finetune ? kFinetuneMode : kInferenceMode;
-    for (const FieldSpec& f : fields) {
-      if ((f.modes & current) != 0 || !request.contains(f.name)) continue;
-      const std::string path = jr::field_path(prefix, f.name);
-      throw Error("invalid_value", path,
-                  path + (finetune ? " applies to inference; fine-tuning (mode " +
-                                         out.at("mode").get<std::string>() + ") does not take it"
-                                   : " applies to fine-tuning: set mode to full, lora or qlora"));
-    }
+  // A key the request does not take (the other mode's, lora_rank with mode
+  // full, momentum without SGD) is an error, not silently ignored.
+  for (const FieldSpec& f : fields) {
+    if (!request.contains(f.name) || applies(f, out)) continue;
+    const bool by_mode = f.when.empty() || (f.modes != kAnyMode && out.contains("mode") &&
+                                            !holds(out, "mode", mode_values(f.modes)));
+    const std::string when = by_mode ? "mode" : f.when;
+    const std::vector<std::string> allowed = by_mode ? mode_values(f.modes) : f.when_values;
+    std::string list;
+    for (const std::string& v : allowed) list += (list.empty() ? "" : ", ") + v;
+    const std::string path = jr::field_path(prefix, f.name);
+    throw Error::make("not_applicable", path, "error.not_applicable",
+                      obj({{"field", path},
+                           {"when", when},
+                           {"values", list},
+                           {"value", out.value(when, json(nullptr))}}));
   }
   return out;
 }
@@ -319,6 +388,8 @@ json field_json(const FieldSpec& f, const Catalog& catalog) {
   if ((f.modes & kInferenceMode) != 0) modes.push_back("inference");
   if ((f.modes & kFinetuneMode) != 0) modes.push_back("finetune");
   out["modes"] = modes;
+  if (!f.when.empty()) out["applies_when"] = obj({{f.when.c_str(), f.when_values}});
+  if (!f.max_field.empty()) out["max_field"] = f.max_field;
   return out;
 }
 
@@ -345,7 +416,8 @@ json schema_json(const Catalog& catalog) {
                                            {"entry_bytes", limits::kMaxEntryBytes},
                                            {"shards", limits::kMaxShards},
                                            {"index_bytes", limits::kMaxIndexBytes},
-                                           {"listed_tensors", limits::kMaxListedTensors}})}})}});
+                                           {"listed_tensors", limits::kMaxListedTensors}})}})},
+       {"config", table(config_fields())}});
 }
 
 }  // namespace vram

@@ -82,12 +82,13 @@ json rules_json(const FitRules& rules) {
 double grid_need(const Catalog& catalog, const ModelSpec& model, const std::string& method,
                  std::int64_t context, std::int64_t batch) {
   if (method == "qlora" || method == "lora" || method == "full") {
-    FinetuneSetup s;
+    // The estimate's defaults for the method (its schema), under the guide's
+    // convention: its table (SPEC section 3) counts eager attention's saved
+    // scores in the adapters' activations, so the grid says flash attention off.
+    FinetuneSetup s = finetune_setup(json{{"mode", method}}.get<EstimateRequest>());
     s.model = &model;
-    s.method = method == "full"   ? FinetuneMethod::kFull
-               : method == "lora" ? FinetuneMethod::kLora
-                                  : FinetuneMethod::kQlora;
     s.profile = FinetuneProfile::kGuide;
+    s.flash_attention = false;
     return plan_finetune(s, catalog.formats, false).total_bytes;
   }
   InferenceSetup s;
@@ -106,10 +107,7 @@ double grid_need(const Catalog& catalog, const ModelSpec& model, const std::stri
 std::optional<double> stored_bits(const Catalog& catalog, const ModelPreset& preset) {
   // Only these configs are read for it: the rest are read when asked for.
   if (preset.config.find("\"quantization_config\"") == std::string_view::npos) return std::nullopt;
-  const ImportedModel imported = catalog.resolve(preset);
-  const ParamTotals params = param_totals(imported.model);
-  if (!(params.total > 0)) return std::nullopt;
-  return weights_native(imported.model, params, catalog.formats).bytes * 8.0 / params.total;
+  return quantized_stored_bits(catalog.resolve(preset).model, catalog.formats);
 }
 
 const GpuCatalog& request_catalog(const Catalog& catalog, const std::optional<json>& replacement,
@@ -248,7 +246,7 @@ json fleet_json(const Catalog& catalog, const json& request) {
       // their price, and the decode ceiling of that set.
       InferenceSetup s;
       s.model = &imported->model;
-      s.weights = format;
+      s.weights = no_wider_than_stored(imported->model, format, catalog.formats);
       s.kv = &catalog.formats.kv("fp16", "kv");
       s.context = context;
       s.batch = batch;
@@ -335,10 +333,8 @@ json fit_models_json(const Catalog& catalog, const json& request) {
     const ModelSpec& model = imported.model;
     // Never wider than the checkpoint: a model stored narrower than the
     // asked format is sized as stored (gpt-oss in FP8 would double).
-    const std::optional<double> stored =
-        format != nullptr ? stored_bits(catalog, preset) : std::nullopt;
-    const bool as_stored = stored && *stored < format->bits_per_weight;
-    const WeightFormat* weights = as_stored ? nullptr : format;
+    const WeightFormat* weights = no_wider_than_stored(model, format, catalog.formats);
+    const bool as_stored = weights != format;
     InferenceSetup s;
     s.model = &model;
     s.weights = weights;

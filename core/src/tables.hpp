@@ -25,9 +25,10 @@ const GpuCatalog& request_catalog(const Catalog& catalog,
 /**
  * A checkpoint stored quantized (its config declares a quantization_config,
  * as gpt-oss's MXFP4 experts): its own storage in bits per resident
- * parameter. nullopt for a checkpoint stored in 16 or 32 bits. The presets
- * list gives it to the page, and the list of models that fit sizes such a
- * model as stored where the asked format would be wider.
+ * parameter (inference.hpp quantized_stored_bits). nullopt for a checkpoint
+ * stored in 16 or 32 bits. The presets list gives it to the page; every
+ * answer sizes such a model as stored where the asked format would be
+ * wider (no_wider_than_stored).
  */
 std::optional<double> stored_bits(const Catalog& catalog, const ModelPreset& preset);
 

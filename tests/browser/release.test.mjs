@@ -19,7 +19,8 @@ const nativeJson = (...args) => JSON.parse(execFileSync(nativeCli, [...args, '--
 const HOST = 'https://host.example';
 const MODEL = 'guide-34b';
 // What the element asks the core for this model, by the page's own rule.
-const REQUEST = estimateRequest({ ...defaultState({ schema: (await core()).schema() }), model: MODEL }, undefined);
+const PAGE = { schema: (await core()).schema() };
+const REQUEST = estimateRequest({ ...defaultState(PAGE), model: MODEL }, undefined, PAGE);
 const expectedAnswer = () => nativeJson('estimate', ...estimateFlags(REQUEST));
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.json': 'application/json' };
 

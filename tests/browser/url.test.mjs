@@ -111,6 +111,30 @@ test('a named preset applies, and the URL can override it', async () => {
   }
 });
 
+test("an older link's fine-tuning key its method does not take opens, dropped and named", async () => {
+  // Older pages wrote every fine-tuning key in every method; the core now refuses one that does not apply.
+  const browser = await openPage('?model=guide-7b&mode=full&lora_rank=8&lora_targets=q_proj,k_proj,v_proj,o_proj&momentum=0&seq=1024');
+  try {
+    const { page } = browser;
+    await page.locator(TOTAL).waitFor();
+    const notices = await page.locator('vram-calculator .notices p').allTextContents();
+    // lora_rank differs from its default: named; the others held theirs: dropped quietly.
+    assert.equal(notices.length, 1, notices.join('\n'));
+    assert.match(notices[0], /lora_rank: it applies only when mode is lora, qlora/);
+    assert.equal(await page.locator('vram-calculator p.error[data-code]').count(), 0, 'the core took the request');
+    assert.equal(await value(page, 'seq'), '1024');
+    // The page writes the link back without the keys full fine-tuning does not take.
+    await page.locator('vram-calculator #seq').fill('2048');
+    await page.locator('vram-calculator #seq').press('Tab');
+    await page.waitForFunction(() => location.search.includes('seq=2048'));
+    const search = await page.evaluate(() => location.search);
+    for (const key of ['lora_rank', 'lora_targets', 'momentum', 'upcast_unquantized']) assert.ok(!search.includes(`${key}=`), `${key} in ${search}`);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('malformed and unknown parameters are reported, ignored, and never run', async () => {
   const evil = encodeURIComponent('<img src=x onerror="document.title=\'pwned\'">');
   const browser = await openPage(`?context=lots&model=${evil}&${evil}=1&batch=2&preset=nope`);

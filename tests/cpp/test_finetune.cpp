@@ -286,8 +286,8 @@ TEST_CASE("fine-tuning errors name the field") {
         "optimizer invalid_value");
   CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"zero", 4}}) == "zero invalid_value");
   CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"context", 4096}}) ==
-        "context invalid_value");
-  CHECK(field_of({{"model", "guide-7b"}, {"seq", 4096}}) == "seq invalid_value");
+        "context not_applicable");
+  CHECK(field_of({{"model", "guide-7b"}, {"seq", 4096}}) == "seq not_applicable");
   CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"micro_batch", -2}}) ==
         "micro_batch invalid_value");
   CHECK(field_of({{"model", "guide-7b"}, {"mode", "full"}, {"loss", "magic"}}) ==

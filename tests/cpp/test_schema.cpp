@@ -2,6 +2,7 @@
 // `schema`. Every bound is tried at and just beyond its edge, every field
 // with JSON null, and every default against its own field.
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -9,6 +10,7 @@
 
 #include "helpers.hpp"
 #include "vram/error.hpp"
+#include "vram/limits.hpp"
 #include "vram/requests.hpp"
 #include "vram/schema.hpp"
 
@@ -39,7 +41,7 @@ std::string outcome(const std::string& method, const json& request) {
   return "ok";
 }
 
-/** A request that is valid apart from `key`, for each method. */
+/** A request that is valid apart from `key`, and that takes `key`, for each method. */
 json base(const std::string& method, const std::string& key) {
   // fit_models needs a card or a budget; the other tables need nothing.
   if (method == "fit_models")
@@ -48,7 +50,23 @@ json base(const std::string& method, const std::string& key) {
   json r = {{"model", "guide-7b"}};
   const vram::FieldSpec* f = vram::find_field(vram::estimate_fields(), key);
   if (f != nullptr && f->modes == vram::kFinetuneMode) r["mode"] = "lora";
+  if (f != nullptr && !f->when.empty()) r[f->when] = f->when_values.front();
   return r;
+}
+
+/** A custom shape (Llama 3.1 8B's) with one config key set. */
+json shape(const std::string& key, double value) {
+  json config = {{"model_type", "custom"},     {"hidden_size", 4096},
+                 {"num_hidden_layers", 32},    {"num_attention_heads", 32},
+                 {"num_key_value_heads", 8},   {"head_dim", 128},
+                 {"intermediate_size", 14336}, {"vocab_size", 128256}};
+  config[key] = value;
+  // KV heads are at most the attention heads: at its maximum, so are they.
+  if (key == "num_key_value_heads") {
+    config["num_attention_heads"] =
+        std::clamp(value, 1.0, static_cast<double>(vram::limits::kMaxHeads));
+  }
+  return {{"config", config}, {"name", "Custom shape"}};
 }
 
 /** A value just beyond a bound: the next representable whole number or double. */
@@ -139,11 +157,90 @@ TEST_CASE("choices: each static choice passes, anything else is refused") {
   }
 }
 
-TEST_CASE("keys of the other mode are named, not ignored") {
-  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"seq", 512}}) == "seq invalid_value");
-  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"mode", "full"}, {"engine", "vllm"}}) ==
-        "engine invalid_value");
-  CHECK(outcome("estimate", {{"model", "guide-7b"}, {"mode", "full"}, {"overhead_gb", 1}}) == "ok");
+TEST_CASE("keys the request does not take are named, not ignored") {
+  const json m = {{"model", "guide-7b"}};
+  auto with = [&](json extra) {
+    json r = m;
+    r.update(extra);
+    return outcome("estimate", r);
+  };
+  CHECK(with({{"seq", 512}}) == "seq not_applicable");
+  CHECK(with({{"mode", "full"}, {"engine", "vllm"}}) == "engine not_applicable");
+  CHECK(with({{"mode", "full"}, {"overhead_gb", 1}}) == "ok");
+  // By method and by optimizer: LoRA's keys, QLoRA's upcast, SGD's momentum.
+  CHECK(with({{"mode", "full"}, {"lora_rank", 8}}) == "lora_rank not_applicable");
+  CHECK(with({{"mode", "full"}, {"lora_targets", {"q_proj"}}}) == "lora_targets not_applicable");
+  CHECK(with({{"mode", "lora"}, {"upcast_unquantized", false}}) ==
+        "upcast_unquantized not_applicable");
+  CHECK(with({{"mode", "qlora"}, {"upcast_unquantized", false}}) == "ok");
+  CHECK(with({{"mode", "lora"}, {"momentum", 0.9}}) == "momentum not_applicable");
+  CHECK(with({{"mode", "lora"}, {"optimizer", "sgd"}, {"momentum", 0.9}}) == "ok");
+  // The error names the field, the key it hangs on and the values that take it.
+  try {
+    testing::calculator().estimate({{"model", "guide-7b"}, {"mode", "full"}, {"lora_rank", 8}});
+    FAIL("lora_rank with mode full was taken");
+  } catch (const vram::Error& e) {
+    const json j = e.to_json();
+    CHECK(j.at("message_id") == "error.not_applicable");
+    CHECK(j.at("params").at("when") == "mode");
+    CHECK(j.at("params").at("values") == "lora, qlora");
+    CHECK(j.at("params").at("value") == "full");
+    CHECK(j.at("message") == "lora_rank applies only when mode is lora, qlora; here mode is full");
+  }
+  // Every field: taken where applies() says, refused by name elsewhere.
+  const char* optimizers[] = {"adamw", "sgd"};
+  for (const vram::FieldSpec& f : vram::estimate_fields()) {
+    if (f.default_value.is_null() || f.name == "mode") continue;
+    for (const char* mode : vram::kModeNames) {
+      for (const char* optimizer : optimizers) {
+        json r = {{"model", "guide-7b"}, {"mode", mode}};
+        if (vram::is_finetune_mode(mode)) r["optimizer"] = optimizer;
+        if (f.name == "optimizer" && !vram::is_finetune_mode(mode)) continue;
+        if (f.name != "optimizer") r[f.name] = f.default_value;
+        CAPTURE(r.dump());
+        const bool takes = vram::applies(f, r);
+        CHECK(outcome("estimate", r) == (takes ? "ok" : f.name + " not_applicable"));
+      }
+    }
+  }
+}
+
+TEST_CASE("the typed requests' values are the schema's defaults, not the structs'") {
+  auto field_default = [](const std::vector<vram::FieldSpec>& fields, const char* name) {
+    return vram::find_field(fields, name)->default_value;
+  };
+  const auto lora = json{{"mode", "lora"}}.get<vram::EstimateRequest>();
+  const vram::FinetuneSetup s = vram::finetune_setup(lora);
+  const auto& e = vram::estimate_fields();
+  CHECK(json(s.flash_attention) == field_default(e, "flash_attention"));
+  CHECK(json(s.checkpointing) == field_default(e, "checkpointing"));
+  CHECK(json(s.seq) == field_default(e, "seq"));
+  CHECK(json(s.micro_batch) == field_default(e, "micro_batch"));
+  CHECK(json(s.lora_rank) == field_default(e, "lora_rank"));
+  CHECK(json(s.lora_targets) == field_default(e, "lora_targets"));
+  CHECK(json(s.upcast_unquantized) == field_default(e, "upcast_unquantized"));
+  CHECK(json(s.gpus) == field_default(e, "gpu_count"));
+  CHECK(json(json::object().get<vram::DevicesRequest>().usable_fraction) ==
+        field_default(vram::devices_fields(), "usable_fraction"));
+  CHECK(json(json::object().get<vram::GridRequest>().usable_fraction) ==
+        field_default(vram::grid_fields(), "usable_fraction"));
+}
+
+TEST_CASE("config shape keys: the importer's bounds, as the schema reports them") {
+  for (const vram::FieldSpec& f : vram::config_fields()) {
+    CAPTURE(f.name);
+    REQUIRE((f.min && f.max));
+    const std::string path = "config." + f.name;
+    auto got = [&](double value) { return outcome("estimate", shape(f.name, value)); };
+    // At each bound the key itself is taken (a shape at a bound may break
+    // another rule, such as the 1e15-parameter ceiling: only this key counts).
+    CHECK(got(*f.min).rfind(path + " ", 0) != 0);
+    CHECK(got(*f.max).rfind(path + " ", 0) != 0);
+    CHECK(got(*f.min - 1) == path + " invalid_value");
+    CHECK(got(*f.max + 1) == path + " invalid_value");
+  }
+  const json s = testing::calculator().schema();
+  CHECK(s.at("config").size() == vram::config_fields().size());
 }
 
 TEST_CASE("engine knobs: typed and ranged in data/engines.json, one rule at both levels") {

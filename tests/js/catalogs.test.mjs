@@ -174,6 +174,8 @@ test('every key the page asks for is in en.json, and every page key is asked for
   // The CLI words each field's unit as cli.unit.<unit> (the schema's units, its knob flags' too).
   const schema = (await core()).schema();
   const units = new Set([...Object.values(schema.requests), ...Object.values(schema.engines)].flat().map((f) => f.unit).filter(Boolean));
+  // The schema hands out each field's help id (its config table's shape keys too: help.config.<key>).
+  const helps = new Set([...Object.values(schema.requests), ...Object.values(schema.engines), schema.config].flat().map((f) => f.help));
   // Data files hold messages too: the presets' notes ({id, params} in data/models.json).
   const ids = (value) => (Array.isArray(value) ? value.flatMap(ids)
     : value && typeof value === 'object' ? [...(typeof value.id === 'string' ? [value.id] : []), ...Object.values(value).flatMap(ids)] : []);
@@ -182,7 +184,7 @@ test('every key the page asks for is in en.json, and every page key is asked for
   for (const g of loadJson('data/gpus.json').gpus) {
     if (g.interconnect) inData.add(`link.${g.interconnect.kind}`).add(`topology.${g.interconnect.topology}`);
   }
-  const inNative = (key) => inCode(key) || inData.has(key) || (key.startsWith('cli.unit.') && units.has(key.slice('cli.unit.'.length))) ||
+  const inNative = (key) => inCode(key) || inData.has(key) || helps.has(key) || (key.startsWith('cli.unit.') && units.has(key.slice('cli.unit.'.length))) ||
     (key.startsWith('help.engine_options.') && knobs.has(key.slice('help.engine_options.'.length)));
   const unused = Object.keys(en).filter((key) => !asked(key) && !inNative(key));
   assert.deepEqual(unused, [], 'keys in en.json that nothing renders');

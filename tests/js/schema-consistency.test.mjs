@@ -2,13 +2,17 @@
 // core (estimate through the wasm module) and the CLI (build/native/vramcalc)
 // must accept and refuse the same values. For every field the page reads,
 // values at and just beyond each bound, each choice and a non-choice go
-// through both; the same for every engine knob; the CLI on a few fields of
-// each type.
+// through both; the same for every engine knob and every key of the custom
+// shape; which mode, method and optimizer take each field; the CLI on a
+// few fields of each type; and one answer for a model stored narrower than
+// the asked weights.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CORE_PARAMS_FOR_TESTS, PAGE_DEFAULTS, defaultState, readOption, readParam } from '../../web/src/state.js';
+import {
+  CORE_PARAMS_FOR_TESTS, PAGE_DEFAULTS, SHAPE, appliesTo, defaultState, estimateRequest, modelRequest, readOption, readParam,
+} from '../../web/src/state.js';
 import { core, root } from './module.mjs';
 
 const calculator = await core();
@@ -51,9 +55,11 @@ function coreAccepts(method, request, path) {
 
 const urlText = (value) => (Array.isArray(value) ? value.join(',') : String(value));
 
+/** A request that takes `field`: a fine-tuning mode for its keys, and what its applies_when asks. */
 function base(field) {
   const request = { model: 'guide-7b' };
   if (field.modes && !field.modes.includes('inference')) request.mode = 'lora';
+  for (const [on, values] of Object.entries(field.applies_when || {})) request[on] = values[0];
   return request;
 }
 
@@ -68,6 +74,62 @@ test('the page and the core accept the same values for every field the page read
       const coreOk = coreAccepts(method, request, key);
       assert.equal(page, coreOk, `${name}=${urlText(value)}: page ${page ? 'accepts' : 'refuses'}, core ${coreOk ? 'accepts' : 'refuses'}`);
       compared += 1;
+    }
+  }
+  assert.ok(compared > 100, `only ${compared} comparisons`);
+});
+
+test('the page and the core accept the same values for every key of the custom shape', () => {
+  const state = defaultState(catalog);
+  let compared = 0;
+  for (const [name, key] of Object.entries(SHAPE)) {
+    const field = catalog.schema.config.find((f) => f.name === key);
+    assert.ok(field, `the core's schema has no config key ${key}`);
+    for (const value of candidates(field)) {
+      const page = !readParam(name, urlText(value), catalog).error;
+      const shape = { ...state, model: 'custom', [name]: value };
+      // KV heads are at most the attention heads (a rule between two keys): at their maximum, so are those.
+      if (name === 'kv_heads') shape.heads = Math.min(Math.max(Math.ceil(value), 1), catalog.schema.config.find((f) => f.name === 'num_attention_heads').max);
+      const request = modelRequest(shape);
+      let coreOk = true;
+      try {
+        calculator.estimate(request);
+      } catch (error) {
+        // At a bound the key itself is taken; past one, the core names it.
+        coreOk = error.field !== `config.${key}`;
+      }
+      assert.equal(page, coreOk, `${name}=${value}: page ${page ? 'accepts' : 'refuses'}, core ${coreOk ? 'accepts' : 'refuses'}`);
+      compared += 1;
+    }
+  }
+  assert.ok(compared >= 7 * 5, `only ${compared} comparisons`);
+});
+
+test("the page's largest custom shape, one key at a time, is a request the core answers", () => {
+  const state = { ...defaultState(catalog), model: 'custom', gpu: '' };
+  for (const [name, key] of Object.entries(SHAPE)) {
+    const { max } = catalog.schema.config.find((f) => f.name === key);
+    assert.equal(readParam(name, String(max), catalog).value, max, name);
+    const shape = { ...state, [name]: max };
+    if (name === 'kv_heads') shape.heads = max;
+    assert.doesNotThrow(() => calculator.estimate(estimateRequest(shape, undefined, catalog)), `${name}=${max}`);
+  }
+});
+
+test('the page sends a key where the core takes it, by mode, method and optimizer', () => {
+  const modes = catalog.schema.requests.estimate.find((f) => f.name === 'mode').choices;
+  const optimizers = catalog.schema.requests.estimate.find((f) => f.name === 'optimizer').choices;
+  let compared = 0;
+  for (const [name, [method, key]] of Object.entries(CORE_PARAMS_FOR_TESTS)) {
+    if (method !== 'estimate' || name === 'mode' || name === 'optimizer') continue;
+    const field = catalog.schema.requests.estimate.find((f) => f.name === key);
+    for (const mode of modes) {
+      for (const optimizer of mode === 'inference' ? [undefined] : optimizers) {
+        const request = { model: 'guide-7b', mode, ...(optimizer ? { optimizer } : {}), [key]: field.default ?? 1 };
+        const coreOk = coreAccepts('estimate', request, key);
+        assert.equal(appliesTo(catalog, name, { mode, optimizer }), coreOk, `${name} with mode ${mode}, optimizer ${optimizer}`);
+        compared += 1;
+      }
     }
   }
   assert.ok(compared > 100, `only ${compared} comparisons`);
@@ -144,4 +206,29 @@ test('the CLI and the core accept the same values, a few fields of each type', (
   const knob = (value) => spawnSync(cli, ['estimate', '--model', 'guide-7b', '--engine', 'vllm', '--engine-opt', `gpu_memory_utilization=${value}`], { encoding: 'utf8' }).status;
   assert.equal(knob(1), 0);
   assert.equal(knob(0), 2);
+  // A key its mode does not take is refused by name, not ignored.
+  const lora = spawnSync(cli, ['estimate', '--model', 'guide-7b', '--mode', 'full', '--lora-rank', '8'], { encoding: 'utf8' });
+  assert.equal(lora.status, 2);
+  assert.match(lora.stderr, /lora_rank applies only when mode is lora, qlora; here mode is full \[not_applicable\]/);
+});
+
+test('never wider than the checkpoint: one answer from the CLI, the core and the page', () => {
+  const cli = join(root, 'build/native/vramcalc');
+  const total = (args) => JSON.parse(spawnSync(cli, ['estimate', '--model', 'gpt-oss-120b', ...args, '--json'], { encoding: 'utf8' }).stdout).total_gb;
+  const stored = calculator.estimate({ model: 'gpt-oss-120b' });
+  const fp8 = calculator.estimate({ model: 'gpt-oss-120b', weights: 'fp8' });
+  // FP8 is wider than gpt-oss's MXFP4 experts: sized as stored, and said.
+  assert.equal(fp8.total_gb, stored.total_gb);
+  assert.equal(fp8.weights, 'native');
+  assert.ok(fp8.assumptions.some((a) => a.id === 'assumption.weights_as_stored' && a.params.asked === 'FP8'));
+  assert.equal(total(['--weights', 'fp8']), fp8.total_gb);
+  const page = calculator.estimate(estimateRequest({ ...defaultState(catalog), model: 'gpt-oss-120b', weights: 'fp8', gpu: '' }, undefined, catalog));
+  assert.equal(page.total_gb, fp8.total_gb);
+  // The list of models that fit and the presets' as_stored_for keep the same rule.
+  const row = calculator.fitModels({ gpu: 'h100-sxm', weights: 'fp8' }).models.find((m) => m.id === 'gpt-oss-120b');
+  assert.equal(row.as_stored, true);
+  assert.ok(presets.models.find((m) => m.id === 'gpt-oss-120b').as_stored_for.includes('fp8'));
+  assert.ok(!presets.models.find((m) => m.id === 'llama-3.1-8b').as_stored_for);
+  // A narrower format is still sized in it.
+  assert.ok(calculator.estimate({ model: 'gpt-oss-120b', weights: 'int4' }).total_gb < stored.total_gb);
 });

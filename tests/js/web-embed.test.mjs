@@ -28,9 +28,10 @@ test('each view shows only the inputs its request reads', async () => {
   for (const list of Object.values(VIEW_INPUTS)) for (const name of list) assert.ok(INPUT_NAMES.includes(name), name);
   // The requests' own keys: a key a view reads is an input it shows.
   const reads = (request) => Object.keys(request).filter((k) => k !== 'models' && k !== 'catalog');
-  const state = { ...defaultState({ schema: (await core()).schema() }), model: 'llama-3.1-8b' };
-  assert.deepEqual(reads(gridRequest(state)).sort(), ['batch', 'context']);
-  assert.ok(gridRequest(state).models.includes('llama-3.1-8b'), 'the grid adds the chosen model: model shows');
+  const page = { schema: (await core()).schema() };
+  const state = { ...defaultState(page), model: 'llama-3.1-8b' };
+  assert.deepEqual(reads(gridRequest(state, undefined, page)).sort(), ['batch', 'context']);
+  assert.ok(gridRequest(state, undefined, page).models.includes('llama-3.1-8b'), 'the grid adds the chosen model: model shows');
   assert.deepEqual(reads(devicesRequest(state)).sort(), ['context', 'model', 'usable_fraction']);
   assert.deepEqual(reads(fleetRequest(state)).sort(), ['batch', 'context', 'model', 'weights']);
   assert.deepEqual([...visibleInputs('grid', null)], ['model', 'context', 'batch']);

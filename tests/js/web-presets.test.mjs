@@ -9,7 +9,8 @@ import { core, loadJson } from './module.mjs';
 
 test('the default state is the guide\'s worked example: 75 GB, fits an H100 PCIe', async () => {
   const calc = await core();
-  const result = calc.estimate(estimateRequest(defaultState({ schema: calc.schema() })));
+  const page = { schema: calc.schema() };
+  const result = calc.estimate(estimateRequest(defaultState(page), undefined, page));
   assert.equal(Math.round(result.total_gb), 75); // SPEC section 1: 70 + 2.7 + 2
   assert.equal(result.gpu.id, 'h100-pcie');
   assert.equal(result.fit.fits, true);
@@ -24,7 +25,7 @@ test('every shipped preset with a card fits it; the rest name no card', async ()
   for (const preset of presets) {
     const { state, problems } = parseQuery(`?preset=${encodeURIComponent(preset.id)}`, catalog);
     assert.deepEqual(problems, [], preset.id);
-    const result = calc.estimate(estimateRequest(state));
+    const result = calc.estimate(estimateRequest(state, undefined, catalog));
     if (!state.gpu) {
       assert.equal(preset.state.gpu, '', `${preset.id} has no card: it must say so, not inherit the default`);
       assert.equal(result.fit, undefined, preset.id);

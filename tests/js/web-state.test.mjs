@@ -10,7 +10,8 @@ import {
 import { core } from './module.mjs';
 
 // The core's own request schema, as the page gets it (call('schema')).
-const schema = (await core()).schema();
+const calc = await core();
+const schema = calc.schema();
 const catalog = {
   schema,
   models: [{ id: 'guide-70b' }, { id: 'guide-7b' }, { id: 'beam' }, { id: 'llama-3.1-8b' }],
@@ -187,40 +188,84 @@ test('inputs are validated with the URL schema', () => {
 });
 
 test('an inference request carries inference keys only', () => {
-  const request = estimateRequest({ ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95 } });
+  const request = estimateRequest({ ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95 } }, undefined, catalog);
   assert.deepEqual(request, {
     model: 'guide-70b', gpu: 'h100-pcie', gpu_count: 1, weights: 'fp8', kv: 'fp16', context: 8192, batch: 1,
     engine: 'vllm', min_tokens_per_s: 10, engine_options: { gpu_memory_utilization: 0.95 },
   });
   assert.equal('catalog' in request, false);
-  assert.deepEqual(estimateRequest({ ...DEFAULT_STATE, gpu: '' }, { gpus: [] }).catalog, { gpus: [] });
-  assert.equal('gpu_count' in estimateRequest({ ...DEFAULT_STATE, gpu: '' }), false);
+  assert.deepEqual(estimateRequest({ ...DEFAULT_STATE, gpu: '' }, { gpus: [] }, catalog).catalog, { gpus: [] });
+  assert.equal('gpu_count' in estimateRequest({ ...DEFAULT_STATE, gpu: '' }, undefined, catalog), false);
 });
 
-test('a fine-tuning request carries fine-tuning keys only', () => {
-  const lora = estimateRequest({ ...DEFAULT_STATE, mode: 'lora' });
+test('a fine-tuning request carries only the keys its mode, method and optimizer take', () => {
+  const lora = estimateRequest({ ...DEFAULT_STATE, mode: 'lora' }, undefined, catalog);
   for (const key of ['kv', 'context', 'batch', 'engine', 'engine_options', 'weights']) assert.equal(key in lora, false, key);
   assert.equal(lora.mode, 'lora');
   assert.equal(lora.seq, 2048);
   assert.deepEqual(lora.lora_targets, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
-  const full = estimateRequest({ ...DEFAULT_STATE, mode: 'full' });
+  assert.equal('upcast_unquantized' in lora, false);
+  assert.equal('momentum' in lora, false);
+  const full = estimateRequest({ ...DEFAULT_STATE, mode: 'full' }, undefined, catalog);
   assert.equal('lora_rank' in full, false);
   assert.equal('lora_targets' in full, false);
+  assert.equal(estimateRequest({ ...DEFAULT_STATE, mode: 'qlora' }, undefined, catalog).upcast_unquantized, true);
+  assert.equal(estimateRequest({ ...DEFAULT_STATE, mode: 'full', optimizer: 'sgd' }, undefined, catalog).momentum, 0);
+  // Whatever the page builds, the core takes: every mode with every optimizer.
+  for (const mode of schema.requests.estimate.find((f) => f.name === 'mode').choices) {
+    for (const optimizer of schema.requests.estimate.find((f) => f.name === 'optimizer').choices) {
+      const request = estimateRequest({ ...DEFAULT_STATE, gpu: '', mode, optimizer }, undefined, catalog);
+      assert.doesNotThrow(() => calc.estimate(request), `${mode} ${optimizer}`);
+    }
+  }
+});
+
+test("a link's fine-tuning key its mode does not take is dropped, and named unless at its default", () => {
+  // Links of older pages carried every fine-tuning key in every method.
+  const old = parseQuery('?mode=full&lora_rank=16&lora_targets=q_proj,k_proj,v_proj,o_proj&upcast_unquantized=true&momentum=0', catalog);
+  assert.deepEqual(old.problems, []);
+  assert.equal(old.state.mode, 'full');
+  const named = parseQuery('?mode=full&lora_rank=8&optimizer=adamw&momentum=0.9', catalog);
+  assert.deepEqual(named.problems, [
+    { param: 'momentum', error: { code: 'notApplicable', when: 'optimizer', values: 'sgd' } },
+    { param: 'lora_rank', error: { code: 'notApplicable', when: 'mode', values: 'lora, qlora' } },
+  ]);
+  assert.equal(named.state.lora_rank, DEFAULT_STATE.lora_rank);
+  assert.equal(named.state.momentum, DEFAULT_STATE.momentum);
+  // Without a fine-tuning mode, a fine-tuning key is named by the modes that take it.
+  assert.deepEqual(parseQuery('?seq=512', catalog).problems, [{ param: 'seq', error: { code: 'notApplicable', when: 'mode', values: 'full, lora, qlora' } }]);
+  // Where it applies it is read, and the link carries it back; where not, the link drops it.
+  assert.equal(parseQuery('?mode=qlora&lora_rank=8', catalog).state.lora_rank, 8);
+  assert.match(toQuery({ ...DEFAULT_STATE, mode: 'qlora', lora_rank: 8 }, catalog), /lora_rank=8/);
+  const full = toQuery({ ...DEFAULT_STATE, mode: 'full', lora_rank: 8 }, catalog);
+  for (const key of ['lora_rank', 'lora_targets', 'upcast_unquantized', 'momentum']) assert.doesNotMatch(full, new RegExp(`${key}=`), key);
+});
+
+test("a link's KV heads are at most its attention heads, as the core's schema bounds them", () => {
+  const { state, problems } = parseQuery('?model=custom&heads=4&kv_heads=16', catalog);
+  assert.deepEqual(problems, [{ param: 'kv_heads', error: { code: 'range', min: 1, max: 4 } }]);
+  assert.equal(state.kv_heads, 4);
+  assert.deepEqual(parseQuery('?model=custom&heads=64&kv_heads=64', catalog).problems, []);
+  // Bounded by the core's config table: a vocabulary over its 16,777,216 is refused.
+  assert.equal(readParam('vocab', '16777216', catalog).value, 16777216);
+  assert.equal(readParam('vocab', '16777217', catalog).error.code, 'range');
 });
 
 test('a custom shape goes to the core as a config.json', () => {
-  const request = estimateRequest({ ...DEFAULT_STATE, model: 'custom', params: 8 });
+  const request = estimateRequest({ ...DEFAULT_STATE, model: 'custom', params: 8 }, undefined, catalog);
   assert.deepEqual(request.config, {
     model_type: 'custom', hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32,
     num_key_value_heads: 8, head_dim: 128, intermediate_size: 14336, vocab_size: 128256,
   });
   assert.equal(request.params_total, 8e9);
-  assert.equal('params_total' in estimateRequest({ ...DEFAULT_STATE, model: 'custom' }), false);
+  assert.equal('params_total' in estimateRequest({ ...DEFAULT_STATE, model: 'custom' }, undefined, catalog), false);
 });
 
 test('the grid adds the chosen preset to the five guide shapes', () => {
-  assert.deepEqual(gridRequest(DEFAULT_STATE), { context: 8192, batch: 1 });
-  assert.deepEqual(gridRequest({ ...DEFAULT_STATE, model: 'beam' }).models.at(-1), 'beam');
+  assert.deepEqual(gridRequest(DEFAULT_STATE, undefined, catalog), { context: 8192, batch: 1 });
+  const rows = gridRequest({ ...DEFAULT_STATE, model: 'beam' }, undefined, catalog).models;
+  // The guide's rows are the core's grid default, then the chosen preset.
+  assert.deepEqual(rows, [...coreField(catalog, 'grid', 'models').default, 'beam']);
 });
 
 test('a query longer than MAX_QUERY_LENGTH is ignored whole, with one problem', () => {

@@ -13,7 +13,11 @@ export const UNITS = ['GB', 'GiB'];
 export const LANGUAGES = ['en', 'ar', 'fa'];
 /** The `digits` choices (docs/i18n.md): Latin, or the language's own. */
 export const DIGITS = ['latn', 'native'];
-/** The custom shape's fields and the config.json keys they become. */
+/**
+ * The custom shape's fields and the config.json keys they become; each
+ * key's range is the core's (its schema's `config` table, the bounds its
+ * importer checks), so the page builds no shape the core refuses by range.
+ */
 export const SHAPE = {
   hidden: 'hidden_size',
   layers: 'num_hidden_layers',
@@ -23,8 +27,6 @@ export const SHAPE = {
   ffn: 'intermediate_size',
   vocab: 'vocab_size',
 };
-/** The five shapes of the guide: the lookup grid's rows (SPEC section 3). */
-export const GUIDE_MODELS = ['guide-7b', 'guide-13b', 'guide-34b', 'guide-70b', 'guide-405b'];
 /** Model choices that are not presets. */
 export const CUSTOM = 'custom';
 export const IMPORTED = 'config';
@@ -62,14 +64,13 @@ export const PAGE_DEFAULTS = Object.freeze({
   digits: '',
 });
 
-const int = (min, max) => ({ kind: 'int', min, max });
 const enumOf = (choices) => ({ kind: 'enum', choices });
 const BOOL = { kind: 'bool' };
 
 /**
  * Parameters of the page itself: how to read each. `choices(catalog)` lists
- * the valid values of an enumerated parameter. The custom shape's limits
- * are the page's (they become a config.json, which the importer checks).
+ * the valid values of an enumerated parameter. The custom shape's are the
+ * core's config keys (schemaFor reads their ranges from its schema).
  */
 const PAGE_SCHEMA = {
   view: enumOf(() => VIEWS),
@@ -77,13 +78,6 @@ const PAGE_SCHEMA = {
   unit: enumOf(() => UNITS),
   // No card is a choice of the page; the cards are the catalog's (a vendor's may replace them).
   gpu: enumOf((c) => ['', ...c.gpus.map((g) => g.id)]),
-  hidden: int(1, 1000000),
-  layers: int(1, 10000),
-  heads: int(1, 100000),
-  kv_heads: int(1, 100000),
-  head_dim: int(1, 100000),
-  ffn: int(1, 10000000),
-  vocab: int(1, 100000000),
   config: { kind: 'config' },
   lang: enumOf(() => LANGUAGES),
   digits: enumOf(() => DIGITS),
@@ -91,7 +85,9 @@ const PAGE_SCHEMA = {
 
 /**
  * Parameters that are the core's request keys, read by the core's own
- * schema (call('schema'), kept in catalog.schema): [request, key].
+ * schema (call('schema'), kept in catalog.schema): [request, key]. Their
+ * order is the inputs' on the page; which mode, method or optimizer each
+ * takes is the schema's (appliesTo).
  */
 const CORE_PARAMS = {
   weights: ['estimate', 'weights'],
@@ -106,9 +102,9 @@ const CORE_PARAMS = {
   momentum: ['estimate', 'momentum'],
   precision: ['estimate', 'precision'],
   loss: ['estimate', 'loss'],
-  upcast_unquantized: ['estimate', 'upcast_unquantized'],
   lora_rank: ['estimate', 'lora_rank'],
   lora_targets: ['estimate', 'lora_targets'],
+  upcast_unquantized: ['estimate', 'upcast_unquantized'],
   checkpointing: ['estimate', 'checkpointing'],
   flash_attention: ['estimate', 'flash_attention'],
   zero: ['estimate', 'zero'],
@@ -148,11 +144,45 @@ export function defaultState(catalog) {
   return state;
 }
 
-/** A field of the core's schema by request and key. */
+/** A field of the core's schema by request and key ('config': its config.json shape keys). */
 export function coreField(catalog, request, key) {
-  const field = catalog.schema.requests[request].find((f) => f.name === key);
+  const table = request === 'config' ? catalog.schema.config : catalog.schema.requests[request];
+  const field = table.find((f) => f.name === key);
   if (!field) throw new Error(`the core's ${request} request has no field ${key}`);
   return field;
+}
+
+/** The core's estimate keys that only `mode` ('inference' or 'finetune') takes, by its schema's modes, in the page's order. */
+function onlyIn(catalog, mode) {
+  return Object.entries(CORE_PARAMS)
+    .filter(([, [request, key]]) => request === 'estimate' && String(coreField(catalog, request, key).modes) === mode)
+    .map(([name]) => name);
+}
+
+/** The fine-tuning inputs, in the page's order: the core's estimate keys that no inference takes. */
+export function finetuneInputs(catalog) {
+  return onlyIn(catalog, 'finetune');
+}
+
+/**
+ * Whether the core's estimate takes an input in this state, by its schema:
+ * the field's modes (inference, or a fine-tuning one) and its applies_when
+ * (lora_rank: mode lora or qlora; momentum: optimizer sgd). Inputs that are
+ * not the estimate's (the page's own, the planner's) always apply.
+ */
+export function appliesTo(catalog, name, state) {
+  const [request, key] = CORE_PARAMS[name] || [];
+  if (request !== 'estimate') return true;
+  const field = coreField(catalog, request, key);
+  if (!field.modes.includes(state.mode === 'inference' ? 'inference' : 'finetune')) return false;
+  return Object.entries(field.applies_when || {}).every(([on, values]) => values.includes(state[on]));
+}
+
+/** When an input applies, as its notice says it: { when, values } from applies_when or the modes. */
+function applicability(catalog, name) {
+  const field = coreField(catalog, ...CORE_PARAMS[name]);
+  const [when, values] = Object.entries(field.applies_when || {})[0] || ['mode', choicesOf(catalog, 'mode').filter((m) => field.modes.includes(m === 'inference' ? 'inference' : 'finetune'))];
+  return { when, values: values.join(', ') };
 }
 
 /** How the page reads a value of a core field: its type, range and choices. */
@@ -189,6 +219,7 @@ function schemaFor(catalog) {
   if (!specs) {
     specs = { ...PAGE_SCHEMA };
     for (const [name, [request, key]] of Object.entries(CORE_PARAMS)) specs[name] = specOf(coreField(catalog, request, key));
+    for (const [name, key] of Object.entries(SHAPE)) specs[name] = specOf(coreField(catalog, 'config', key));
     // Parameters in billions: params_total's range, scaled, empty for "from the shape".
     specs.params = { ...specOf(coreField(catalog, 'estimate', 'params_total'), 1e-9), optional: true };
     // Empty: no budget of one's own, the card's capacity.
@@ -231,7 +262,6 @@ export function inputLimits(catalog, name, engineId) {
 
 /** Parameters every link carries; the rest only when they matter. */
 const ALWAYS = ['view', 'model', 'weights', 'kv', 'context', 'batch', 'unit', 'mode', 'engine', 'gpu', 'gpu_count'];
-const FINETUNE = ['seq', 'micro_batch', 'optimizer', 'momentum', 'precision', 'loss', 'upcast_unquantized', 'lora_rank', 'lora_targets', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
 const OPTION_PREFIX = 'opt.';
 
 const MAX_PARAM_LENGTH = 200;
@@ -363,17 +393,14 @@ export function weightsFor(catalog, engineId, weights, gpuId) {
 
 /**
  * The weight format to size a model in: the checkpoint's own ('native')
- * when it stores its weights narrower than `weights` (its `native_bits` in
- * the core's presets, given for checkpoints stored quantized: gpt-oss's
- * MXFP4 experts, 4.46 bits a parameter), else `weights`. Converting to a
- * wider format adds memory and no quality (the core's inverse answers keep
- * to the same rule), so the page's default FP8 never doubles gpt-oss.
+ * where the core sizes the model as stored in `weights` (its presets list
+ * each such model's `as_stored_for`: the formats wider than its checkpoint,
+ * gpt-oss's MXFP4 experts against FP8), else `weights`. The rule is the
+ * core's (it keeps it in every answer); the picker only shows its result.
  */
 export function weightsForModel(catalog, modelId, weights) {
   const model = (catalog.models || []).find((m) => m.id === modelId);
-  if (!model || typeof model.native_bits !== 'number' || weights === 'native') return weights;
-  const format = catalog.weight_formats.find((f) => f.id === weights);
-  return format && format.bits_per_weight > model.native_bits ? 'native' : weights;
+  return model && (model.as_stored_for || []).includes(weights) ? 'native' : weights;
 }
 
 /** An engine knob's reading rule, from the core's schema (data/engines.json's limits). */
@@ -439,6 +466,7 @@ export function parseQuery(search, catalog, base = defaultState(catalog)) {
     }
   }
   const options = [];
+  const read = new Set();
   for (const [name, raw] of params) {
     if (name === 'preset') continue;
     if (name.startsWith(OPTION_PREFIX)) {
@@ -456,7 +484,28 @@ export function parseQuery(search, catalog, base = defaultState(catalog)) {
     // 100,000 misspelt models must not run 100,000 searches.
     const shown = problems.length < MAX_NOTICES;
     if (error) problems.push({ param: name, error: error.code === 'notChoice' && shown ? nearChoice(catalog, name, raw, error) : error });
-    else state[name] = value;
+    else {
+      state[name] = value;
+      read.add(name);
+    }
+  }
+  // A fine-tuning input the link's mode, method or optimizer does not take
+  // (lora_rank with mode=full, as links of older pages carry it) is not
+  // read: the core would refuse it. One at its default changes nothing and
+  // goes quietly; another is named, as any ignored parameter is.
+  for (const name of finetuneInputs(catalog)) {
+    if (!read.has(name) || appliesTo(catalog, name, state)) continue;
+    if (JSON.stringify(state[name]) !== JSON.stringify(base[name])) problems.push({ param: name, error: { code: 'notApplicable', ...applicability(catalog, name) } });
+    state[name] = base[name];
+  }
+  // A shape key that another bounds too (KV heads at most the attention
+  // heads: its max_field in the core's schema) is held to it as the core holds it.
+  for (const [name, key] of Object.entries(SHAPE)) {
+    const { min, max_field: bound } = coreField(catalog, 'config', key);
+    const other = bound && Object.keys(SHAPE).find((n) => SHAPE[n] === bound);
+    if (!other || !(read.has(name) || read.has(other)) || state[name] <= state[other]) continue;
+    problems.push({ param: name, error: { code: 'range', min, max: state[other] } });
+    state[name] = Math.min(base[name], state[other]);
   }
   // Options belong to the engine: a different engine starts from its defaults,
   // and from weights it loads unless the link names them. A different model
@@ -482,9 +531,9 @@ export function parseQuery(search, catalog, base = defaultState(catalog)) {
 }
 
 /** Which parameters a state's link carries, in a stable order. */
-function linkParams(state, defaults) {
+function linkParams(state, defaults, catalog) {
   const names = [...ALWAYS];
-  if (state.mode !== 'inference') names.push(...FINETUNE);
+  if (state.mode !== 'inference') names.push(...finetuneInputs(catalog).filter((name) => appliesTo(catalog, name, state)));
   if (state.model === CUSTOM) names.push(...Object.keys(SHAPE), 'params');
   if (state.model === IMPORTED) names.push('config');
   if (state.usable_fraction !== defaults.usable_fraction) names.push('usable_fraction');
@@ -503,7 +552,7 @@ function linkParams(state, defaults) {
  */
 export function toQuery(state, catalog) {
   const params = new URLSearchParams();
-  for (const name of linkParams(state, defaultState(catalog))) {
+  for (const name of linkParams(state, defaultState(catalog), catalog)) {
     const value = state[name];
     if (value === undefined || value === null) continue;
     params.set(name, Array.isArray(value) ? value.join(',') : String(value));
@@ -526,11 +575,14 @@ export function modelRequest(state) {
 }
 
 /**
- * The request the core's estimate() takes for this state. Fine-tuning keys
- * go only with a fine-tuning mode, and inference keys only with inference:
- * the core rejects the other set.
+ * The request the core's estimate() takes for this state, `catalog` the
+ * GPU catalog it replaces the built-in one with (a vendor's), if any, and
+ * `page` the page's catalog (its schema). Each key goes only where the
+ * core's schema says the estimate takes it (appliesTo: inference keys with
+ * inference, lora_rank with LoRA or QLoRA, momentum with SGD): the core
+ * refuses a key that does not apply.
  */
-export function estimateRequest(state, catalog) {
+export function estimateRequest(state, catalog, page) {
   const request = { ...modelRequest(state) };
   // A checkpoint's tensor totals (web/src/checkpoint.js) stay in memory,
   // never in the address: a link carries the config it maps to.
@@ -544,29 +596,28 @@ export function estimateRequest(state, catalog) {
   }
   if (state.budget_gb) request.budget_gb = state.budget_gb;
   if (state.mode === 'inference') {
-    Object.assign(request, { weights: state.weights, kv: state.kv, context: state.context, batch: state.batch, engine: state.engine });
-    request.min_tokens_per_s = state.min_tokens_per_s;
+    // The weights picker is inference's (fine-tuning sizes its own base);
+    // the rest are the keys only inference takes, by the core's schema.
+    request.weights = state.weights;
+    for (const name of onlyIn(page, 'inference')) request[name] = state[name];
     if (Object.keys(state.opts).length) request.engine_options = { ...state.opts };
   } else {
     request.mode = state.mode;
-    for (const name of FINETUNE) request[name] = state[name];
-    if (state.mode === 'full') {
-      delete request.lora_rank;
-      delete request.lora_targets;
-    }
-    if (state.optimizer !== 'sgd') delete request.momentum;
-    // Only QLoRA quantizes: the upcast of what it leaves unquantized is its own.
-    if (state.mode !== 'qlora') delete request.upcast_unquantized;
+    for (const name of finetuneInputs(page)) if (appliesTo(page, name, state)) request[name] = state[name];
   }
   if (catalog !== undefined) request.catalog = catalog;
   return request;
 }
 
-/** The lookup grid: the guide's five shapes, plus the chosen preset. */
-export function gridRequest(state, catalog) {
+/**
+ * The lookup grid: its default rows (the guide's five shapes, from the
+ * core's schema; `page` is the page's catalog), plus the chosen preset.
+ */
+export function gridRequest(state, catalog, page) {
   const request = { context: state.context, batch: state.batch };
-  if (!GUIDE_MODELS.includes(state.model) && state.model !== CUSTOM && state.model !== IMPORTED) {
-    request.models = [...GUIDE_MODELS, state.model];
+  const rows = coreField(page, 'grid', 'models').default;
+  if (!rows.includes(state.model) && state.model !== CUSTOM && state.model !== IMPORTED) {
+    request.models = [...rows, state.model];
   }
   if (catalog !== undefined) request.catalog = catalog;
   return request;

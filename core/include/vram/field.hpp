@@ -45,6 +45,15 @@ struct FieldSpec {
   std::string help;  ///< message id in data/messages/<lang>.json
   /** The knob whose range this field shares ("guide.overhead_gb"), if any. */
   std::string range_from;
+  /**
+   * Beyond `modes`: the field applies only while the field `when` holds one
+   * of `when_values` (lora_rank: mode lora or qlora; momentum: optimizer
+   * sgd). Empty: no such condition.
+   */
+  std::string when;
+  std::vector<std::string> when_values;
+  /** A field of the same table whose value this one may not exceed either. */
+  std::string max_field;
 };
 
 /** The word a number knob takes when the plan picks its value (llama.cpp's placement). */

@@ -43,14 +43,16 @@ inline constexpr const char* kLoraModules[] = {"q_proj",    "k_proj",  "v_proj",
  * A fine-tuning run. `profile` "physical" models every term from the
  * architecture; "guide" applies the GPU Rent Hub guide's conventions (16
  * bytes per parameter + 15% for full fine-tunes; a 16-bit or 4-bit base
- * counted at 2 or 0.5 bytes per parameter for LoRA and QLoRA).
+ * counted at 2 or 0.5 bytes per parameter for LoRA and QLoRA). Built from
+ * a request (requests.hpp finetune_setup): every default is the request
+ * schema's, and the initialisers below are empty values, not defaults.
  */
 struct FinetuneSetup {
   const ModelSpec* model = nullptr;
   FinetuneMethod method = FinetuneMethod::kFull;
   FinetuneProfile profile = FinetuneProfile::kPhysical;
-  std::int64_t seq = 2048;
-  std::int64_t micro_batch = 1;
+  std::int64_t seq = 0;
+  std::int64_t micro_batch = 0;
   Optimizer optimizer = Optimizer::kAdamW;
   /** SGD: torch.optim.SGD keeps a momentum buffer only when momentum > 0
    * (its default is 0). */
@@ -59,12 +61,12 @@ struct FinetuneSetup {
   Loss loss = Loss::kStandard;
   /** QLoRA: PEFT's prepare_model_for_kbit_training casts the parameters it
    * does not quantize (embeddings, lm_head, norms) to fp32. */
-  bool upcast_unquantized = true;
-  std::int64_t lora_rank = 16;
-  std::vector<std::string> lora_targets = {"q_proj", "k_proj", "v_proj", "o_proj"};
-  bool checkpointing = true;
+  bool upcast_unquantized = false;
+  std::int64_t lora_rank = 0;
+  std::vector<std::string> lora_targets;
+  bool checkpointing = false;
   bool flash_attention = false;
-  int gpus = 1;  ///< data-parallel GPUs the ZeRO stage shards over
+  int gpus = 0;  ///< data-parallel GPUs the ZeRO stage shards over
   int zero = 0;  ///< ZeRO stage 0..3
   bool offload_optimizer = false;
   /** Runtime: the CUDA context and library handles. 0 means "the profile's

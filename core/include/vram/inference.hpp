@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,23 @@ WeightsSize weights_in_format(const ModelSpec& model, const ParamTotals& params,
  */
 WeightsSize weights_native(const ModelSpec& model, const ParamTotals& params,
                            const FormatCatalog& formats);
+
+/**
+ * Bits per resident parameter of a checkpoint stored quantized (a native
+ * format other than a 16- or 32-bit float, or an experts' format: gpt-oss's
+ * MXFP4 experts, 4.46 bits a parameter); nullopt for one stored in a plain
+ * float.
+ */
+std::optional<double> quantized_stored_bits(const ModelSpec& model, const FormatCatalog& formats);
+
+/**
+ * Never wider than the checkpoint, the one rule every answer keeps: nullptr
+ * (size the weights as stored) when `asked` has more bits per weight than a
+ * quantized checkpoint stores (FP8 for gpt-oss: re-quantizing MXFP4 to FP8
+ * adds memory and no quality); else `asked`.
+ */
+const WeightFormat* no_wider_than_stored(const ModelSpec& model, const WeightFormat* asked,
+                                         const FormatCatalog& formats);
 
 double overhead_bytes(const Overhead& overhead, double weights_bytes, double kv_bytes);
 

@@ -20,6 +20,10 @@ namespace vram {
 enum class Mode { kInference, kFull, kLora, kQlora };
 const char* to_string(Mode mode);
 
+// Each request below is read by from_json, which fills every field from
+// the request or from its table's default: the initialisers are empty
+// values, not a second set of defaults.
+
 /** The estimate call's request (estimate_fields()). */
 struct EstimateRequest {
   std::optional<std::string> model;      ///< a preset id, or
@@ -53,11 +57,11 @@ struct EstimateRequest {
   Loss loss = Loss::kStandard;
   std::int64_t lora_rank = 0;
   std::vector<std::string> lora_targets;
-  bool checkpointing = true;
-  bool flash_attention = true;  // SDPA, transformers' default
+  bool checkpointing = false;
+  bool flash_attention = false;
   std::int64_t zero = 0;
   bool offload_optimizer = false;
-  bool upcast_unquantized = true;
+  bool upcast_unquantized = false;
 };
 
 /** The lookup grid's request (grid_fields()). */
@@ -67,7 +71,7 @@ struct GridRequest {
   std::int64_t context = 0;
   std::int64_t batch = 0;
   std::optional<nlohmann::json> catalog;
-  double usable_fraction = 1;
+  double usable_fraction = 0;
 };
 
 /** The device planner's request (devices_fields()). */
@@ -75,7 +79,7 @@ struct DevicesRequest {
   std::string model;
   std::vector<std::string> accelerators;
   std::vector<std::string> formats;
-  double usable_fraction = 1;
+  double usable_fraction = 0;
   std::int64_t context = 0;
   std::int64_t batch = 0;
   std::string kv;
@@ -97,7 +101,7 @@ struct FleetRequest {
  */
 struct FitModelsRequest {
   std::optional<std::string> gpu;
-  std::int64_t gpu_count = 1;
+  std::int64_t gpu_count = 0;
   std::optional<double> budget_gb;
   std::string weights;
   std::string kv;
@@ -111,5 +115,13 @@ void from_json(const nlohmann::json& j, GridRequest& request);
 void from_json(const nlohmann::json& j, DevicesRequest& request);
 void from_json(const nlohmann::json& j, FleetRequest& request);
 void from_json(const nlohmann::json& j, FitModelsRequest& request);
+
+/**
+ * The fine-tuning run an estimate request asks for: its method, profile,
+ * sequence, batch, optimizer, precision, loss, LoRA and memory options and
+ * data-parallel GPUs (gpu_count). The model, the base format and the
+ * runtime are the caller's.
+ */
+FinetuneSetup finetune_setup(const EstimateRequest& request);
 
 }  // namespace vram

@@ -17,38 +17,9 @@ using nlohmann::json;
 
 namespace {
 
-FinetuneMethod method_of(Mode mode) {
-  switch (mode) {
-    case Mode::kLora:
-      return FinetuneMethod::kLora;
-    case Mode::kQlora:
-      return FinetuneMethod::kQlora;
-    case Mode::kFull:
-    case Mode::kInference:
-      break;
-  }
-  return FinetuneMethod::kFull;
-}
-
 FinetuneSetup setup_of(const Catalog& catalog, const EstimateRequest& req, const ModelSpec& model) {
-  FinetuneSetup s;
+  FinetuneSetup s = finetune_setup(req);
   s.model = &model;
-  s.method = method_of(req.mode);
-  s.profile = req.finetune_profile;
-  s.precision = req.precision;
-  s.loss = req.loss;
-  s.upcast_unquantized = req.upcast_unquantized;
-  s.seq = req.seq;
-  s.micro_batch = req.micro_batch;
-  s.optimizer = req.optimizer;
-  s.momentum = req.momentum;
-  s.lora_rank = req.lora_rank;
-  s.lora_targets = req.lora_targets;
-  s.checkpointing = req.checkpointing;
-  s.flash_attention = req.flash_attention;
-  s.gpus = static_cast<int>(req.gpu_count);
-  s.zero = static_cast<int>(req.zero);
-  s.offload_optimizer = req.offload_optimizer;
   // The CUDA context with cuBLAS, as the transformers profile measured it.
   s.context_bytes = kBytesPerGiB * find_engine(catalog.engines, "transformers", "engine")
                                        .defaults.at("non_torch_gib")

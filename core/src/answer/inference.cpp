@@ -10,15 +10,22 @@ using nlohmann::json;
 
 namespace {
 
-/** The model and formats of the load; weights and kv are checked here, in that order. */
+/** The weights asked for, checked first: none for "native". */
+const WeightFormat* asked_of(const Catalog& catalog, const EstimateRequest& req) {
+  return req.weights != "native" ? &catalog.formats.weight(req.weights, "weights") : nullptr;
+}
+
+/** The model and formats of the load; kv is checked here, after the weights. */
 InferenceSetup setup_of(const Catalog& catalog, const EstimateRequest& req, const ModelSpec& model,
-                        const std::optional<CheckpointWeights>& checkpoint) {
+                        const std::optional<CheckpointWeights>& checkpoint,
+                        const WeightFormat* asked) {
   InferenceSetup setup;
   setup.model = &model;
   if (checkpoint) setup.checkpoint = &*checkpoint;
   setup.context = req.context;
   setup.batch = req.batch;
-  if (req.weights != "native") setup.weights = &catalog.formats.weight(req.weights, "weights");
+  // Never wider than the checkpoint (inference.hpp): FP8 asked of gpt-oss is sized as stored.
+  setup.weights = no_wider_than_stored(model, asked, catalog.formats);
   setup.kv = &catalog.formats.kv(req.kv, "kv");
   return setup;
 }
@@ -35,8 +42,9 @@ Inference::Inference(const Catalog& catalog_in, const EstimateRequest& req)
       imported(request::model(catalog_in, req)),
       model(imported.model),
       checkpoint(checkpoint_of(req)),
-      setup(setup_of(catalog_in, req, model, checkpoint)),
-      weights_id(req.weights),
+      asked(asked_of(catalog_in, req)),
+      setup(setup_of(catalog_in, req, model, checkpoint, asked)),
+      weights_id(setup.weights != nullptr ? setup.weights->id : "native"),
       engine(request::engine(catalog_in, req)),
       speed(catalog_in.speed.profile(engine.profile->id)),
       gpus(request_catalog(catalog_in, req.catalog, own_gpus)),

@@ -21,6 +21,9 @@ json assumptions_of(const Inference& in) {
     assumptions.push_back(
         Message{"assumption.weights_checkpoint",
                 obj({{"format", in.checkpoint->format}, {"files", in.checkpoint->files}})});
+  } else if (in.setup.weights != in.asked) {
+    assumptions.push_back(
+        Message{"assumption.weights_as_stored", obj({{"asked", in.asked->name}})});
   } else if (in.setup.weights == nullptr) {
     // The formats by name (BF16, MXFP4), as every other answer names them.
     auto format_name = [&](const std::string& id) {

@@ -39,8 +39,9 @@ struct Inference {
   const ImportedModel imported;
   const ModelSpec& model;
   std::optional<CheckpointWeights> checkpoint;
-  InferenceSetup setup;
-  std::string weights_id;  ///< as asked: "native" or a format id
+  const WeightFormat* asked = nullptr;  ///< the weights asked for; none for "native"
+  InferenceSetup setup;  ///< its weights never wider than the checkpoint's (inference.hpp)
+  std::string weights_id;  ///< as sized: "native" or a format id
   request::EngineChoice engine;
   const SpeedProfile& speed;
   std::optional<GpuCatalog> own_gpus;  ///< the request's own card list, when it brings one

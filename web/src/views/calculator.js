@@ -62,7 +62,7 @@ export class CalculatorView {
   }
 
   update(state, catalog) {
-    const request = estimateRequest(state, catalog);
+    const request = estimateRequest(state, catalog, this.ctx.catalog);
     const { t } = this.ctx;
     const key = JSON.stringify([request, t.lang, t.digits, state.unit]);
     if (key === this.key) return;

@@ -13,7 +13,7 @@ export class GridView extends TableView {
   }
 
   request(state, catalog) {
-    return gridRequest(state, catalog);
+    return gridRequest(state, catalog, this.ctx.catalog);
   }
 
   gpuName(id) {

@@ -15,7 +15,7 @@ import { nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
-  choicesOf, engineById, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel,
+  appliesTo, choicesOf, engineById, finetuneInputs, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel,
 } from '../state.js';
 
 /**
@@ -27,10 +27,6 @@ export function engineLabel(t, engine) {
   return typeof engine.label === 'string' ? engine.label : t.render(engine.label);
 }
 
-const FINETUNE_ONLY = ['seq', 'micro_batch', 'optimizer', 'precision', 'loss', 'checkpointing', 'flash_attention', 'zero', 'offload_optimizer', 'finetune_profile'];
-const LORA_ONLY = ['lora_rank', 'lora_targets'];
-const QLORA_ONLY = ['upcast_unquantized'];
-const SGD_ONLY = ['momentum'];
 // A typed value commits after this pause.
 const TYPING_PAUSE_MS = 600;
 
@@ -161,7 +157,8 @@ export class InputsPanel {
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
       inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('engine'), this.engineOptions),
-      finetune: h('div', { class: 'stack' }, FINETUNE_ONLY.slice(0, 3).map(f), SGD_ONLY.map(f), FINETUNE_ONLY.slice(3, 5).map(f), LORA_ONLY.map(f), QLORA_ONLY.map(f), FINETUNE_ONLY.slice(5).map(f)),
+      // The fine-tuning inputs: the core's (its schema's modes), in the page's order.
+      finetune: h('div', { class: 'stack' }, finetuneInputs(catalog).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
     };
@@ -577,9 +574,8 @@ export class InputsPanel {
     assign(this.fields.min_tokens_per_s, 'hidden', state.view !== 'calculator' || !show.has('batch'));
     assign(this.picks, 'hidden', !show.has('context'));
     assign(this.engineOptions, 'hidden', !show.has('engine'));
-    for (const name of LORA_ONLY) assign(this.fields[name], 'hidden', state.mode === 'full');
-    for (const name of QLORA_ONLY) assign(this.fields[name], 'hidden', state.mode !== 'qlora');
-    for (const name of SGD_ONLY) assign(this.fields[name], 'hidden', state.optimizer !== 'sgd');
+    // Each fine-tuning input shows where the core takes it (LoRA's rank with LoRA and QLoRA, SGD's momentum with SGD).
+    if (finetune) for (const name of finetuneInputs(this.ctx.catalog)) assign(this.fields[name], 'hidden', !appliesTo(this.ctx.catalog, name, state));
     assign(this.sections.custom, 'hidden', state.model !== CUSTOM);
     assign(this.sections.devices, 'hidden', !show.has('usable_fraction'));
     assign(this.fields.gpu_count, 'hidden', !state.gpu || !show.has('gpu'));
