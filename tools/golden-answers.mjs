@@ -118,7 +118,7 @@ function presetRequests(calc) {
   const catalog = { ...calc.presets(), schema: calc.schema() };
   return loadJson('data/presets.json').presets.map((preset) => {
     const { state } = parseQuery(`?preset=${encodeURIComponent(preset.id)}`, catalog);
-    return { source: `data/presets.json: ${preset.id}`, method: 'estimate', request: estimateRequest(state) };
+    return { source: `data/presets.json: ${preset.id}`, method: 'estimate', request: estimateRequest(state, undefined, catalog) };
   });
 }
 
