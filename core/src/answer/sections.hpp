@@ -40,7 +40,7 @@ struct Inference {
   const ModelSpec& model;
   std::optional<CheckpointWeights> checkpoint;
   const WeightFormat* asked = nullptr;  ///< the weights asked for; none for "native"
-  InferenceSetup setup;  ///< its weights never wider than the checkpoint's (inference.hpp)
+  InferenceSetup setup;    ///< its weights never wider than the checkpoint's (inference.hpp)
   std::string weights_id;  ///< as sized: "native" or a format id
   request::EngineChoice engine;
   const SpeedProfile& speed;
