@@ -195,3 +195,15 @@ test('every key the page asks for is in en.json, and every page key is asked for
     .filter((k) => !(k in en) && !['engine.', 'term.', 'input.'].some((p) => k.startsWith(p)));
   assert.deepEqual(missing, [], 'members of a family the page renders with no entry in en.json');
 });
+
+test('every error the core or the CLI raises by its code has its words in every language', () => {
+  // Error("code", field, detail) renders as error.<code> (core/src/error.cpp): without an entry,
+  // `vramcalc inspect --lang ar` printed the raw id error.invalid_gguf.
+  const text = ['core', 'cli'].flatMap((d) => readdirSync(join(root, d), { recursive: true })
+    .filter((f) => /\.(cpp|hpp)$/.test(f)).map((f) => readFileSync(join(root, d, f), 'utf8'))).join('\n');
+  const codes = [...new Set([...text.matchAll(/\bError\("([a-z_]+)"/g)].map((m) => m[1]))].sort();
+  assert.ok(codes.includes('invalid_gguf') && codes.length > 8, `read ${codes.length} codes`);
+  for (const lang of Object.keys(catalogs)) {
+    assert.deepEqual(codes.filter((c) => !(`error.${c}` in catalogs[lang].messages)), [], `error codes with no words in ${lang}`);
+  }
+});
