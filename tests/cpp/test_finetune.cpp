@@ -116,6 +116,88 @@ TEST_CASE("Adafactor on LoRA factors each adapter matrix: about 4/r bytes per ad
   CHECK_THROWS_AS(testing::estimate(bad), vram::Error);
 }
 
+namespace {
+
+// Two Llama layers small enough to count by hand: hidden 64, 4 heads of 16
+// (q and o 64 x 64), 2 KV heads (k and v 64 x 32), MLP 256 (gate, up and
+// down 64 x 256), vocabulary 1,000, embedding and lm_head untied.
+// Parameters: 2 x 64,000 + 2 x (4,096 + 2 x 2,048 + 4,096 + 3 x 16,384 + 2 x 64) + 64 = 251,200.
+const json kHand = {{"model_type", "llama"},    {"hidden_size", 64},
+                    {"num_hidden_layers", 2},   {"num_attention_heads", 4},
+                    {"num_key_value_heads", 2}, {"intermediate_size", 256},
+                    {"vocab_size", 1000},       {"tie_word_embeddings", false}};
+constexpr double kHandParams = 251200;
+
+json by_hand(const char* optimizer, const char* precision, double momentum = -1) {
+  json r = {{"config", kHand},
+            {"mode", "full"},
+            {"optimizer", optimizer},
+            {"precision", precision},
+            {"seq", 16}};
+  if (momentum >= 0) r["momentum"] = momentum;
+  return ft(r);
+}
+
+double step_gb(const json& result) {
+  for (const json& term : result.at("terms")) {
+    if (term.at("id") == "backward") return term.at("inputs").at("step_gb").get<double>();
+  }
+  return -1;
+}
+
+std::string optimizer_word(const json& result) {
+  return result.at("assumptions").at(0).at("params").at("optimizer").at("id").get<std::string>();
+}
+
+}  // namespace
+
+TEST_CASE("SGD as the Trainer builds it: no momentum, no state; with momentum, one buffer") {
+  // transformers' optim="sgd" is torch.optim.SGD(params, lr): momentum 0, and
+  // torch keeps a momentum_buffer only when momentum != 0 (torch/optim/sgd.py).
+  const json plain = by_hand("sgd", "mixed");
+  CHECK(plain.at("trainable_params").get<double>() == kHandParams);
+  CHECK(plain.at("optimizer_gb").get<double>() == doctest::Approx(4.0 * kHandParams / 1e9));
+  CHECK(optimizer_word(plain) == "optimizer.sgd_no_state");
+  CHECK(by_hand("sgd", "bf16").at("optimizer_gb").get<double>() == 0.0);
+  // The buffer is a clone of the gradient: FP32 under mixed precision, BF16 under pure BF16.
+  const json momentum = by_hand("sgd", "mixed", 0.9);
+  CHECK(momentum.at("optimizer_gb").get<double>() == doctest::Approx(8.0 * kHandParams / 1e9));
+  CHECK(optimizer_word(momentum) == "optimizer.sgd_momentum");
+  CHECK(by_hand("sgd", "bf16", 0.9).at("optimizer_gb").get<double>() ==
+        doctest::Approx(2.0 * kHandParams / 1e9));
+  CHECK(step_gb(plain) == 0.0);
+}
+
+TEST_CASE("Adafactor as transformers allocates it: factored FP32 moments, FP32 step buffers") {
+  // Second moments (beta1=None: no first moment), FP32 whatever the parameter:
+  // a row and a column vector per matrix, every element of a 1-D parameter.
+  // Embedding and lm_head 2 x (1,000 + 64); per layer q 64 + 64, k 64 + 32,
+  // v 64 + 32, o 64 + 64, gate, up and down 3 x (64 + 256), two norms 2 x 64;
+  // the final norm 64: 2,128 + 2 x (1,408 + 128) + 64 = 5,264 elements.
+  constexpr double kStateBytes = 4.0 * 5264;
+  const json mixed = by_hand("adafactor", "mixed");
+  CHECK(mixed.at("optimizer_gb").get<double>() ==
+        doctest::Approx((4.0 * kHandParams + kStateBytes) / 1e9));
+  const json bf16 = by_hand("adafactor", "bf16");
+  CHECK(bf16.at("optimizer_gb").get<double>() == doctest::Approx(kStateBytes / 1e9));
+  CHECK(optimizer_word(bf16) == "optimizer.adafactor_factored");
+  // The step, one parameter at a time: the largest is the embedding (and the
+  // lm_head), 64,000 elements. Two update-sized FP32 tensors at once, and
+  // under pure BF16 also grad.float() and p.float(): 2 or 4 x 4 x 64,000 bytes.
+  CHECK(step_gb(mixed) == doctest::Approx(2.0 * 4.0 * 64000 / 1e9));
+  CHECK(step_gb(bf16) == doctest::Approx(4.0 * 4.0 * 64000 / 1e9));
+  // The step runs once backward is done: gradients and step buffers together,
+  // beyond the loss's buffers, are what the backward term adds here.
+  CHECK(term_gb(bf16, "backward") > 4.0 * 4.0 * 64000 / 1e9);
+  // Offloaded, the step runs on the host.
+  json offloaded = {{"config", kHand},
+                    {"mode", "full"},
+                    {"optimizer", "adafactor"},
+                    {"precision", "bf16"},
+                    {"offload_optimizer", true}};
+  CHECK(step_gb(ft(offloaded)) == 0.0);
+}
+
 TEST_CASE("each ZeRO stage on a hand-computed case, and optimizer offload") {
   const double P = 1e9;
   const double N = 4;

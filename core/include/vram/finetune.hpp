@@ -148,7 +148,8 @@ double lora_params(const ModelSpec& model, std::int64_t rank,
  * - Adafactor (transformers.optimization.Adafactor, defaults beta1=None):
  *   no first moment; a factored second moment for every 2-D parameter (one
  *   row and one column vector, exp_avg_sq_row/_col) and a full one for 1-D
- *   parameters (the norms): 4 x (rows + cols) / parameters.
+ *   parameters (the norms): 4 x (rows + cols) / parameters, FP32 under pure
+ *   BF16 too (the state is made like the gradient after grad.float()).
  */
 double optimizer_bytes_per_param(const FinetuneSetup& setup, double trainable);
 
@@ -158,7 +159,10 @@ double optimizer_bytes_per_param(const FinetuneSetup& setup, double trainable);
  * computes sqrt(exp_avg_sq) for every parameter at once
  * (torch/optim/adamw.py, _multi_tensor_adam: exp_avg_sq_sqrt =
  * torch._foreach_sqrt(device_exp_avg_sqs)), one moment's size; the fused
- * kernel and the others update in place or per parameter, 0.
+ * kernel and the others update in place or per parameter, 0. Adafactor's
+ * step buffers scale with its largest parameter, not with every one: the
+ * fine-tuning plan counts them on their own (core/src/finetune/optimizer.cpp,
+ * adafactor_step_bytes).
  */
 double optimizer_step_bytes_per_param(const FinetuneSetup& setup, double trainable);
 

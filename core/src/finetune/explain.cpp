@@ -53,6 +53,17 @@ Message enum_word(const char* prefix, const char* name) { return {std::string(pr
 
 Message on_off(bool on) { return {on ? "word.on" : "word.off"}; }
 
+/** The optimizer as counted: SGD with or without its momentum buffer, Adafactor factored. */
+Message optimizer_word(const FinetuneSetup& s) {
+  if (s.optimizer == Optimizer::kSgd) {
+    if (s.momentum <= 0) return {"optimizer.sgd_no_state"};
+    return {"optimizer.sgd_momentum",
+            obj({{"momentum", s.momentum}, {"format", adapter_format(s)}})};
+  }
+  if (s.optimizer == Optimizer::kAdafactor) return {"optimizer.adafactor_factored"};
+  return enum_word("optimizer.", to_string(s.optimizer));
+}
+
 Term weights_term(const FinetuneSetup& s, const States& st, double bytes, bool explain) {
   const bool full = s.method == FinetuneMethod::kFull;
   const BaseWeights& b = st.base;
@@ -96,11 +107,10 @@ Term optimizer_term(const FinetuneSetup& s, const States& st, double bytes, bool
   const Message formula =
       s.offload_optimizer
           ? Message{"formula.ft_offloaded", obj({{"host", st.optimizer_unsharded_bytes}})}
-          : Message{"formula.ft_optimizer",
-                    obj({{"params", st.trainable_params},
-                         {"master", st.master_bytes_per_param},
-                         {"state", st.state_bytes_per_param},
-                         {"optimizer", enum_word("optimizer.", to_string(s.optimizer))}})};
+          : Message{"formula.ft_optimizer", obj({{"params", st.trainable_params},
+                                                 {"master", st.master_bytes_per_param},
+                                                 {"state", st.state_bytes_per_param},
+                                                 {"optimizer", optimizer_word(s)}})};
   return make_term("optimizer", {"term.optimizer"}, bytes, explain, formula,
                    s.offload_optimizer ? 1 : st.shards.optimizer, s.zero,
                    obj({{"optimizer", to_string(s.optimizer)},
@@ -242,7 +252,7 @@ std::vector<Message> assumptions(const FinetuneSetup& s, const Sizing& z) {
                obj({{"method", enum_word("mode.", to_string(s.method))},
                     {"profile", enum_word("profile.", to_string(s.profile))},
                     {"precision", enum_word("precision.", to_string(s.precision))},
-                    {"optimizer", enum_word("optimizer.", to_string(s.optimizer))},
+                    {"optimizer", optimizer_word(s)},
                     {"seq", s.seq},
                     {"micro_batch", s.micro_batch},
                     {"checkpointing", on_off(s.checkpointing)},
@@ -255,6 +265,11 @@ std::vector<Message> assumptions(const FinetuneSetup& s, const Sizing& z) {
                                          {"share", st.adapter_share_pct},
                                          {"format", adapter_format(s)},
                                          {"bytes", st.lora_bytes_per_param}})});
+  }
+  if (s.optimizer == Optimizer::kAdafactor && z.step_bytes > 0) {
+    // The step's FP32 buffers for its largest parameter (optimizer.cpp, adafactor_step_bytes).
+    a.push_back({"assumption.adafactor_step",
+                 obj({{"buffers", adafactor_step_buffers(s)}, {"bytes", z.step_bytes}})});
   }
   if (s.gpus > 1 || s.zero > 0) {
     a.push_back({"assumption.zero", obj({{"zero", s.zero}, {"gpus", s.gpus}})});

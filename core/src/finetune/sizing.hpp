@@ -93,6 +93,8 @@ States size_states(const FinetuneSetup& setup, const FormatCatalog& formats);
 
 /** The optimizer's state per trainable parameter at the setup's precision. */
 double state_bytes_per_param(const FinetuneSetup& setup, double trainable);
+/** Adafactor's step: FP32 tensors the size of the largest parameter held at once. */
+int adafactor_step_buffers(const FinetuneSetup& setup);
 /** The optimizer step's own buffers on each GPU (optimizer_step_bytes_per_param). */
 double step_bytes(const FinetuneSetup& setup, double trainable, double optimizer_shards);
 
