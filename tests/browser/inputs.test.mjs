@@ -195,3 +195,58 @@ for (const [lang, moved] of [['en', /Weight format moved from FP8 to the checkpo
     }
   });
 }
+
+// One answer per question (issue 41): Llama 3.1 70B opened fresh and opened
+// after gpt-oss-120b (whose pick put the weights on "as the checkpoint
+// stores it") is the same answer under the default engine, the page says it
+// put the weights back, and a link copied in either state reopens its total.
+for (const lang of ['en', 'fa']) {
+  test(`a model gives the same total whatever was picked before it (${lang})`, async () => {
+    const browser = await openPage(`?lang=${lang}`, { viewport: { width: 390, height: 844 } });
+    try {
+      const { page } = browser;
+      const weights = page.locator('vram-calculator #weights');
+      const note = page.locator('vram-calculator #weights-note');
+      const pick = async (query, id) => {
+        const result = page.evaluate(() => new Promise((resolve) => {
+          document.querySelector('vram-calculator').addEventListener('vram-result', (event) => resolve(event.detail), { once: true });
+        }));
+        await page.locator('vram-calculator #model').fill(query);
+        await page.locator('vram-calculator #model').press('Enter');
+        const total = (await result).total_gb;
+        await page.waitForFunction((model) => new URLSearchParams(window.location.search).get('model') === model, id);
+        return { total, link: await page.evaluate(() => window.location.search) };
+      };
+      const fresh = await pick('llama 3.1 70b', 'llama-3.1-70b');
+      assert.equal(await weights.inputValue(), 'fp8');
+      assert.equal(await note.isHidden(), true);
+      const oss = await pick('gpt oss 120b', 'gpt-oss-120b');
+      assert.equal(await weights.inputValue(), 'native');
+      const again = await pick('llama 3.1 70b', 'llama-3.1-70b');
+      assert.equal(await weights.inputValue(), 'fp8');
+      assert.equal(again.total, fresh.total, `fresh ${fresh.total} GB, after gpt-oss ${again.total} GB`);
+      // What the page did is said beside the weights.
+      assert.equal(await note.isVisible(), true);
+      const said = (await note.textContent()).replace(/[\u2066-\u2069]/g, '');
+      assert.match(said, lang === 'en' ? /^Weight format back to FP8, as you chose it/ : /^دقت وزن‌ها به FP8 برگشت/);
+      await screenshot(page, `weights-back-${lang}-390`);
+      // A link copied in either state reopens the same total.
+      for (const { total, link } of [oss, again]) {
+        const reopened = await openPage(link);
+        try {
+          const shown = await reopened.page.evaluate(() => new Promise((resolve) => {
+            const element = document.querySelector('vram-calculator');
+            if (element.lastResult) resolve(element.lastResult.total_gb);
+            else element.addEventListener('vram-result', (event) => resolve(event.detail.total_gb), { once: true });
+          }));
+          assert.equal(shown, total, link);
+        } finally {
+          await reopened.close();
+        }
+      }
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}

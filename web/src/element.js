@@ -599,7 +599,7 @@ export function defineVramCalculator(factory) {
       ].filter(Boolean);
       if (notices.join('\n') !== this.shownNotices) {
         this.shownNotices = notices.join('\n');
-        replace(this.notices, notices.map((notice) => h('p', { class: 'notice', role: 'status', dir: 'auto' }, notice)));
+        replace(this.notices, notices.map((notice) => h('p', { class: 'notice', role: 'status', dir: t.dir === 'rtl' ? 'rtl' : 'auto' }, notice)));
       }
       assign(this.unit, 'value', this.state.unit);
       if (this.langPicker) assign(this.langPicker, 'value', this.frame.lang);

@@ -56,8 +56,11 @@ export function resolveLanguage(tag) {
 // right, which is how both languages write digits. English templates are not
 // touched: there the surrounding direction is already the fragments'.
 // A count and what it counts ("{count}× {name}": "4× H200 SXM") is one
-// isolate, so it reads "۴× H200 SXM", not "H200 SXM ×۴".
-const PLACEHOLDER = /\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\}(?:× \{[A-Za-z0-9_]+(?::[a-z0-9]+)?\})?/g;
+// isolate, so it reads "۴× H200 SXM", not "H200 SXM ×۴"; so is a number and
+// the Latin unit the template writes after it ("{ms:d2} ms", "{gpus:int}
+// GPU"), so it reads "28.81 ms", not "ms 28.81".
+const UNIT = '(?: (?:GB/s|TB/s|TFLOP/s|GiB|GB|MB|ms|µs|GPU)(?![A-Za-z0-9_/]))';
+const PLACEHOLDER = new RegExp(`\\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}(?:× \\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}|${UNIT})?`, 'g');
 const isolate = (template) => template.replace(PLACEHOLDER, '\u2068$&\u2069');
 function isolated(catalog) {
   const out = {};

@@ -403,6 +403,32 @@ export function weightsForModel(catalog, modelId, weights) {
   return model && (model.as_stored_for || []).includes(weights) ? 'native' : weights;
 }
 
+/**
+ * The inputs a model choice makes, made again for the model `modelId`: one
+ * rule for the picker, a name that gives a format, the list of models that
+ * fit, an imported checkpoint and a link. The weight format starts from the
+ * one the reader asked for (`weights_asked`, kept while a model or a
+ * checkpoint put 'native' in its place; else `weights`), moved to one the
+ * engine loads (weightsFor); a checkpoint read from files (the imported
+ * model with `checkpoint`) is sized as its tensors are stored, and a preset
+ * stored narrower than that format as it is stored (weightsForModel).
+ * So a model's answer never depends on the models picked before it.
+ * Returns { patch: { weights, weights_asked }, note }: note is what changed,
+ * as a message id and its params (input.weightsNative, input.weightsChecked,
+ * input.weightsBack), or null when the weights stay.
+ */
+export function weightsOnModel(catalog, state, modelId, checkpoint = modelId === IMPORTED ? state.checkpoint : null) {
+  const asked = weightsFor(catalog, state.engine, state.weights_asked || state.weights, state.gpu);
+  const weights = checkpoint ? 'native' : weightsForModel(catalog, modelId, asked);
+  const patch = { weights, weights_asked: weights === asked ? null : asked };
+  let note = null;
+  if (weights !== state.weights) {
+    if (weights !== asked) note = { id: checkpoint ? 'input.weightsChecked' : 'input.weightsNative', from: asked };
+    else if (state.weights_asked) note = { id: 'input.weightsBack', to: asked, from: state.weights };
+  }
+  return { patch, note };
+}
+
 /** An engine knob's reading rule, from the core's schema (data/engines.json's limits). */
 function knobSpec(catalog, engineId, key) {
   const knobs = (catalog.schema.engines || {})[engineId] || [];
@@ -511,7 +537,9 @@ export function parseQuery(search, catalog, base = defaultState(catalog)) {
   // and from weights it loads unless the link names them. A different model
   // is never sized wider than its checkpoint unless the link says so.
   const namesWeights = params.has('weights') || Boolean(link && link.state && 'weights' in link.state);
-  if (state.model !== base.model && !namesWeights) state.weights = weightsForModel(catalog, state.model, state.weights);
+  if (state.model !== base.model && !namesWeights) Object.assign(state, weightsOnModel(catalog, base, state.model, null).patch);
+  // Weights a link names are the reader's own; none of a model stands in for them.
+  if (namesWeights || !state.weights_asked) delete state.weights_asked;
   if (state.engine !== base.engine) {
     state.opts = {};
     if (!namesWeights) state.weights = weightsFor(catalog, state.engine, state.weights, state.gpu);

@@ -6,7 +6,7 @@
 // for both this strip and the calculator view.
 import { assign, h, patch, replace } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
-import { bdi, errorText } from './common.js';
+import { bdi, errorText, said } from './common.js';
 import { rentLink } from './rent-link.js';
 
 // Decimal GB from the core, as the bytes the renderer's gb styles take.
@@ -108,7 +108,7 @@ export class AnswerBar {
     patch(this.element, () => [
       h('div', { class: 'answer-total' },
         h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
-        h('output', { class: 'answer-value' }, bdi(t('size.gb0', { bytes: bytes(headlineGb(result)) }))),
+        h('output', { class: 'answer-value' }, said(t, t('size.gb0', { bytes: bytes(headlineGb(result)) }))),
         result.measured_error
           ? h('span', { class: 'answer-measured muted small', dataset: { category: result.measured_error.category } }, t('answer.measured', measuredRange(t, result.measured_error)))
           : null),

@@ -4,6 +4,7 @@
 // left in English, the right in Arabic and Persian, with no transform.
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
+import { said } from './common.js';
 
 const COLOURS = 8;
 
@@ -33,8 +34,8 @@ export function stackedBar(t, terms, totalGb, capacityGb) {
     ),
     h('figcaption', {},
       h('ul', { class: 'legend' },
-        segments.map(({ i, text }) => h('li', {}, h('span', { class: `swatch seg-${i % COLOURS}`, 'aria-hidden': 'true' }), h('bdi', {}, text))),
-        capacityGb ? h('li', {}, h('span', { class: 'swatch capacity', 'aria-hidden': 'true' }), h('bdi', {}, t('bar.capacity', { capacity: bytes(capacityGb) }))) : null,
+        segments.map(({ i, text }) => h('li', {}, h('span', { class: `swatch seg-${i % COLOURS}`, 'aria-hidden': 'true' }), said(t, text))),
+        capacityGb ? h('li', {}, h('span', { class: 'swatch capacity', 'aria-hidden': 'true' }), said(t, t('bar.capacity', { capacity: bytes(capacityGb) }))) : null,
       ),
     ),
   );

@@ -8,7 +8,7 @@ import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../form
 import { CUSTOM, estimateRequest } from '../state.js';
 import { fitSummary, headlineGb, measuredRange } from './answer-bar.js';
 import { stackedBar } from './bar.js';
-import { bdi, compute, dataTable, errorBox, facts, lazyDetails, nameOf, sayQuoted } from './common.js';
+import { bdi, compute, said, dataTable, errorBox, facts, lazyDetails, nameOf, sayQuoted } from './common.js';
 import { rentLink } from './rent-link.js';
 
 // Decimal GB from the core, as the bytes the renderer's gb styles take.
@@ -30,7 +30,7 @@ const KINDS = { inference: 'measured.inference', 'finetune-device': 'measured.fi
  * messages or the catalog's names, nested lists and objects as nested facts.
  */
 function inputFacts(t, catalog, inputs) {
-  return facts(Object.entries(inputs || {}).map(([key, value]) => [t(`termInput.${key}`), inputValue(t, catalog, key, value)]));
+  return facts(t, Object.entries(inputs || {}).map(([key, value]) => [t(`termInput.${key}`), inputValue(t, catalog, key, value)]));
 }
 
 function inputValue(t, catalog, key, value) {
@@ -95,17 +95,17 @@ export class CalculatorView {
     const head = ['fits.card', 'fits.monthly', 'fits.spare', ...(speed ? ['fits.expected', 'fits.ttft', 'fits.decode'] : [])].map((k) => t(k));
     const say = this.ctx.say(state.unit);
     const row = (f) => h('tr', { dataset: { gpu: f.gpu, offload: String(Boolean(f.offload)) } },
-      h('th', { scope: 'row' }, bdi(t('fits.cardName', { count: f.count, name: f.name })), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null,
+      h('th', { scope: 'row' }, said(t, t('fits.cardName', { count: f.count, name: f.name })), f.tight ? [' ', h('span', { class: 'tag' }, t('fits.tight'))] : null,
         // llama.cpp with the rest in host RAM: where it goes and how much.
         // The flags as one left-to-right run that never wraps (as the command writes them).
         f.offload ? h('span', { class: 'muted small offload-tag' }, say(f.offload.label), ' ', h('code', { dir: 'ltr' }, say(f.offload.flags))) : null,
         rentLink(this.ctx, { gpu: f.gpu, count: f.count, name: f.name, monthly_usd: f.monthly_usd ?? null }, 'cards')),
-      h('td', { class: 'num' }, bdi(t('size.usd', { usd: f.monthly_usd }))),
-      h('td', { class: 'num' }, bdi(t('size.gb', { bytes: bytes(f.spare_gb) }))),
+      h('td', { class: 'num' }, said(t, t('size.usd', { usd: f.monthly_usd }))),
+      h('td', { class: 'num' }, said(t, t('size.gb', { bytes: bytes(f.spare_gb) }))),
       speed ? [
-        h('td', { class: 'num' }, bdi(approx(t, f.decode_expected_tokens_per_s))),
-        h('td', { class: 'num' }, bdi(seconds(t, f.ttft_s))),
-        h('td', { class: 'num' }, bdi(tps(t, f.decode_tokens_per_s))),
+        h('td', { class: 'num' }, said(t, approx(t, f.decode_expected_tokens_per_s))),
+        h('td', { class: 'num' }, said(t, seconds(t, f.ttft_s))),
+        h('td', { class: 'num' }, said(t, tps(t, f.decode_tokens_per_s))),
       ] : null);
     const table = (list, title) => dataTable(title, null, head, list.map(row), { class: 'fits' }, t('table.scrollCue'));
     const below = (!training && result.below_floor) || [];
@@ -145,8 +145,8 @@ export class CalculatorView {
     const totalText = t('size.gb0', { bytes: bytes(headlineGb(result)) });
     out.push(h('div', { class: 'total' },
       h('span', { class: 'total-label' }, t(training ? 'result.totalTraining' : 'result.totalLabel')),
-      h('output', { class: 'total-value' }, bdi(totalText)),
-      multi ? h('span', { class: 'muted total-per-gpu' }, bdi(t('serving.headline', { bytes: bytes(serving.per_gpu_gb), count: serving.gpus }))) : null));
+      h('output', { class: 'total-value' }, said(t, totalText)),
+      multi ? h('span', { class: 'muted total-per-gpu' }, said(t, t('serving.headline', { bytes: bytes(serving.per_gpu_gb), count: serving.gpus }))) : null));
     const measured = result.measured_error;
     if (measured) {
       const range = measuredRange(t, measured);
@@ -181,7 +181,7 @@ export class CalculatorView {
     const rows = terms.map((term) =>
       h('tr', { dataset: { term: term.id } },
         h('th', { scope: 'row' }, term.label),
-        h('td', { class: 'num' }, bdi(mem(term.shownGb))),
+        h('td', { class: 'num' }, said(t, mem(term.shownGb))),
         // Formulas read in the page's direction; their numbers and names are isolated.
         h('td', { class: 'formula' }, term.formula
           ? this.details(`term-${term.id}`, term.formula, () => inputFacts(t, catalog, term.inputs))
@@ -193,7 +193,7 @@ export class CalculatorView {
         h('caption', {}, t('result.terms')),
         h('thead', {}, h('tr', {}, ['result.term', 'result.size', 'result.formula'].map((k) => h('th', { scope: 'col' }, t(k))))),
         h('tbody', {}, rows),
-        h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('result.total')), h('td', { class: 'num' }, bdi(mem(result.total_gb))), h('td'))),
+        h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('result.total')), h('td', { class: 'num' }, said(t, mem(result.total_gb))), h('td'))),
       )));
 
     const extra = [];
@@ -205,11 +205,11 @@ export class CalculatorView {
       extra.push([t('result.allocatorPeak'), mem(result.allocator_peak_gb)]);
       extra.push([t('result.allocatorReserved'), mem(result.allocator_reserved_gb)]);
     }
-    if (extra.length) out.push(facts(extra));
+    if (extra.length) out.push(facts(t, extra));
 
     const b = result.budget;
     if (b) {
-      out.push(h('section', { class: 'block' }, h('h3', {}, t('budget.title', { engine: result.engine.label })), facts([
+      out.push(h('section', { class: 'block' }, h('h3', {}, t('budget.title', { engine: result.engine.label })), facts(t, [
         [t('budget.usable'), t('budget.gib', { gib: b.usable_gib })],
         [t('budget.reserved'), mem(b.reserved_gb)],
         [t('budget.kv'), room(b.kv_budget_gb)],
@@ -222,7 +222,7 @@ export class CalculatorView {
     if (serving) {
       const verdict = { id: serving.fits ? 'serving.fit' : 'serving.short', params: {} };
       out.push(h('section', { class: 'block serving', dataset: { fits: String(serving.fits) } },
-        h('h3', {}, t('serving.title', { count: serving.gpus, name: result.gpu.name })), facts([
+        h('h3', {}, t('serving.title', { count: serving.gpus, name: result.gpu.name })), facts(t, [
           [t('serving.layout'), say(serving.layout)],
           [t('serving.moeLayout'), serving.moe_layout ? say(serving.moe_layout.label) : null],
           [t('serving.perGpu'), mem(serving.per_gpu_gb)],
@@ -241,12 +241,12 @@ export class CalculatorView {
     if (d) {
       const p = result.prefill;
       const met = d.meets_floor;
-      out.push(h('section', { class: 'block decode' }, h('h3', {}, t('decode.title')), facts([
+      out.push(h('section', { class: 'block decode' }, h('h3', {}, t('decode.title')), facts(t, [
         [t('decode.expected'), approx(t, d.expected_tokens_per_s)],
         [t('decode.expectedBatch', { batch: state.batch }), approx(t, d.expected_batch_tokens_per_s)],
         [t('decode.ttft', { tokens: p ? p.prompt_tokens : state.context }), p && p.known ? seconds(t, p.ttft_s) : t('decode.ttftNone')],
         [t('decode.floor'), t('decode.floorValue', { floor: d.min_tokens_per_s, verdict: { id: met ? 'decode.floorMet' : 'decode.floorMissed' } })],
-      ]), this.details('decode-ceilings', t('decode.ceilings'), () => h('div', {}, facts([
+      ]), this.details('decode-ceilings', t('decode.ceilings'), () => h('div', {}, facts(t, [
         [t('decode.guide'), tps(t, d.guide_tokens_per_s)],
         [t('decode.stream'), tps(t, d.stream_tokens_per_s)],
         [t('decode.batch', { batch: state.batch }), tps(t, d.batch_tokens_per_s)],
@@ -269,12 +269,12 @@ export class CalculatorView {
       if (inv.max_micro_batch !== undefined) pairs.push([t('inverse.micro'), inv.max_micro_batch > 0 ? t.format(inv.max_micro_batch) : t('inverse.nothing')]);
       const formatName = (id) => nameOf(catalog.weight_formats, id);
       if ('best_format' in inv) pairs.push([t('inverse.format'), inv.best_format ? formatName(inv.best_format) : t('inverse.nothing')]);
-      out.push(h('section', { class: 'block' }, h('h3', {}, t('inverse.title', { capacity: bytes(inv.budget_gb) })), facts(pairs),
+      out.push(h('section', { class: 'block' }, h('h3', {}, t('inverse.title', { capacity: bytes(inv.budget_gb) })), facts(t, pairs),
         inv.formats ? this.details('formats', t('inverse.formats'), () => dataTable(t('inverse.formats'), null,
           ['inverse.formatCol', 'result.total', 'inverse.fitsCol'].map((k) => t(k)),
           inv.formats.map((f) => h('tr', {},
             h('th', { scope: 'row' }, bdi(formatName(f.format))),
-            h('td', { class: 'num' }, bdi(t('size.gb0', { bytes: bytes(f.total_gb) }))),
+            h('td', { class: 'num' }, said(t, t('size.gb0', { bytes: bytes(f.total_gb) }))),
             h('td', {}, t(!f.supported ? 'inverse.unsupported' : f.fits ? 'inverse.yes' : 'inverse.no')))))) : null));
     }
 
@@ -308,7 +308,7 @@ function offloadBlock(t, mem, o) {
   }
   return h('section', { class: 'block offload', dataset: { kind: o.kind, placement: o.placement, fits: String(o.fits) } },
     h('h3', {}, t('offload.title')),
-    facts(rows),
+    facts(t, rows),
     d ? h('p', { class: 'muted small' }, t('offload.step', d.step_ms)) : null);
 }
 

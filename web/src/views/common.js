@@ -130,12 +130,24 @@ export function lazyDetails(open, key, summary, content, attrs = {}) {
 }
 
 /**
- * A fragment with its own direction ("75 GB", "1× L4", "$1,490", or a
- * sentence): isolated, and laid out by its first strong letter, so a
- * right-to-left page does not reorder it into "GB 75" or "L4 ×1".
+ * A name with its own direction ("Llama 3.1 70B", "H100 PCIe"): isolated,
+ * and laid out by its first strong letter, so a right-to-left page does not
+ * reorder it.
  */
 export function bdi(value) {
   return h('bdi', {}, value);
+}
+
+/**
+ * A rendered message ("75 GB", "1× L4", "$1,490", or a sentence): isolated,
+ * in the language's direction (docs/i18n.md, "Right to left"). Its values
+ * are isolated by the renderer, each in its own direction; the sentence is
+ * the language's, never laid out by its first strong letter: "76 GB على كل
+ * واحدة من 4 وحدات GPU" starts with a Latin unit and is still Arabic. Left
+ * to right the element is as it was, a bare <bdi>.
+ */
+export function said(t, value) {
+  return h('bdi', t.dir === 'rtl' ? { dir: 'rtl' } : {}, value);
 }
 
 /** The name of the entry with this id in a catalog list (models, formats, GPUs); the id itself when it has none. */
@@ -144,8 +156,8 @@ export function nameOf(list, id) {
 }
 
 /** A definition list from [term, value] pairs, skipping empty values. */
-export function facts(pairs, attrs = {}) {
-  return h('dl', { class: 'facts', ...attrs }, pairs.filter(([, v]) => v !== null && v !== undefined && v !== '').map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, bdi(v)))));
+export function facts(t, pairs, attrs = {}) {
+  return h('dl', { class: 'facts', ...attrs }, pairs.filter(([, v]) => v !== null && v !== undefined && v !== '').map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, said(t, v)))));
 }
 
 /**

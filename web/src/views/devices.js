@@ -3,7 +3,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { devicesRequest, isPreset } from '../state.js';
-import { TableView, bdi, dataTable, nameOf } from './common.js';
+import { TableView, bdi, dataTable, nameOf, said } from './common.js';
 
 const bytes = (gb) => gb * BYTES_PER_GB;
 
@@ -26,11 +26,11 @@ export class DevicesView extends TableView {
 
   render(result, state) {
     const { t, catalog } = this.ctx;
-    const span = (attrs, text) => h('span', attrs, bdi(text));
+    const span = (attrs, text) => h('span', attrs, said(t, text));
     const first = result.rows[0] ? result.rows[0].cells : [];
     const formatName = (id) => nameOf(catalog.weight_formats, id);
     const model = nameOf(catalog.models, result.model);
-    const head = [t('devices.accelerator'), ...first.map((c) => bdi(t('devices.format', { format: formatName(c.format), weights: bytes(c.weights_gb) })))];
+    const head = [t('devices.accelerator'), ...first.map((c) => said(t, t('devices.format', { format: formatName(c.format), weights: bytes(c.weights_gb) })))];
     const rows = result.rows.map((row) =>
       h('tr', { dataset: { accelerator: row.accelerator } },
         h('th', { scope: 'row' }, bdi(row.name)),

@@ -5,7 +5,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { fleetRequest, isPreset } from '../state.js';
-import { TableView, bdi, dataTable, nameOf } from './common.js';
+import { TableView, bdi, dataTable, nameOf, said } from './common.js';
 
 export class FleetView extends TableView {
   constructor(ctx) {
@@ -43,14 +43,14 @@ export class FleetView extends TableView {
     const rows = result.map((row) =>
       h('tr', { dataset: { gpu: row.id } },
         h('th', { scope: 'row' }, bdi(row.name)),
-        h('td', {}, bdi(this.describe(row))),
+        h('td', {}, said(t, this.describe(row))),
         [t('size.gb0', { bytes: row.vram_gb * BYTES_PER_GB }), bandwidth(row.bandwidth_gbps), row.monthly_usd === null ? '–' : t('size.usd', { usd: row.monthly_usd }),
           n(row.usd_per_gb_month, 2), n(row.gbps_per_usd_month, 2), n(row.usd_per_hour, 2),
-        ].map((text) => h('td', { class: 'num' }, bdi(text))),
+        ].map((text) => h('td', { class: 'num' }, said(t, text))),
         // Why a card cannot hold the model is a sentence: it wraps, so the
         // decode and price columns after it stay on screen.
-        withModel ? h('td', { class: row.fit ? 'num' : 'reason' }, bdi(this.cards(row))) : null,
-        withModel ? [n(row.decode_expected_tokens_per_s, 0), n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)].map((text) => h('td', { class: 'num' }, bdi(text))) : null,
+        withModel ? h('td', { class: row.fit ? 'num' : 'reason' }, said(t, this.cards(row))) : null,
+        withModel ? [n(row.decode_expected_tokens_per_s, 0), n(row.decode_tokens_per_s, 0), n(row.usd_per_million_tokens, 2)].map((text) => h('td', { class: 'num' }, said(t, text))) : null,
       ),
     );
     const head = ['fleet.gpu', 'fleet.memory', 'fleet.vram', 'fleet.bandwidth', 'fleet.monthly', 'fleet.perGb', 'fleet.perBandwidth', 'fleet.perHour',

@@ -55,7 +55,7 @@ export class GridView extends TableView {
     const pick = cell.pick && !cell.pick.by_quote
       ? rentLink(this.ctx, { gpu: cell.pick.gpu, count: cell.pick.count, name: cell.pick.name, monthly_usd: cell.pick.monthly_usd ?? null }, 'grid')
       : null;
-    return h('td', { dataset: { method: cell.method } }, h('bdi', { class: 'cell-main' }, text), pick, why);
+    return h('td', { dataset: { method: cell.method } }, h('bdi', { class: 'cell-main', ...(t.dir === 'rtl' ? { dir: 'rtl' } : {}) }, text), pick, why);
   }
 
   render(result) {

@@ -15,7 +15,7 @@ import { nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
-  appliesTo, choicesOf, engineById, finetuneInputs, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel,
+  appliesTo, choicesOf, engineById, finetuneInputs, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
 } from '../state.js';
 
 /**
@@ -330,6 +330,8 @@ export class InputsPanel {
     }
     const patch = { [name]: value };
     if (name === 'engine') patch.opts = {};
+    // Weights the reader picks are theirs: no model's rule stands in for them.
+    if (name === 'weights') patch.weights_asked = null;
     this.moveWeights(name, value, patch);
     this.ctx.change(patch, { push });
   }
@@ -353,14 +355,15 @@ export class InputsPanel {
    */
   pickNamed(id, { weights, query }) {
     const { catalog, state, t } = this.ctx;
-    const stored = weightsForModel(catalog, id, weights);
-    const loaded = weightsFor(catalog, state.engine, stored, state.gpu);
+    // The name's format is what the reader asks for; the model's rule then holds (weightsOnModel).
+    const { patch } = weightsOnModel(catalog, { ...state, weights, weights_asked: null }, id, null);
+    const asked = patch.weights_asked || patch.weights;
     const name = (format) => nameOf(catalog.weight_formats, format);
     let text = t('input.weightsFromName', { to: name(weights), name: query });
-    if (stored !== weights) text = t('input.weightsNative', { from: name(weights), model: nameOf(catalog.models, id) });
-    else if (loaded !== stored) text = t('input.weightsMoved', { from: name(stored), to: name(loaded), engine: engineLabel(t, engineById(catalog, state.engine)) });
-    this.moved = { name: 'model', value: id, weights: loaded, text };
-    if (id !== state.model || loaded !== state.weights) this.ctx.change({ model: id, weights: loaded }, { push: true });
+    if (patch.weights !== asked) text = t('input.weightsNative', { from: name(asked), model: nameOf(catalog.models, id) });
+    else if (asked !== weights) text = t('input.weightsMoved', { from: name(weights), to: name(asked), engine: engineLabel(t, engineById(catalog, state.engine)) });
+    this.moved = { name: 'model', value: id, weights: patch.weights, text };
+    if (id !== state.model || patch.weights !== state.weights || patch.weights_asked !== state.weights_asked) this.ctx.change({ model: id, ...patch }, { push: true });
     else this.sync(state);
   }
 
@@ -374,16 +377,33 @@ export class InputsPanel {
     const { catalog, state, t } = this.ctx;
     if ((name !== 'engine' && name !== 'model') || value === state[name]) return;
     this.moved = null;
-    // Weights the new engine does not load move to the nearest it does; a
-    // model whose checkpoint is narrower is sized as it is stored.
-    const weights = name === 'engine' ? weightsFor(catalog, value, state.weights, state.gpu) : weightsForModel(catalog, value, state.weights);
+    if (name === 'model') {
+      this.moveWeightsTo(value, patch, value === IMPORTED ? state.checkpoint : null);
+      return;
+    }
+    // Weights the new engine does not load move to the nearest it does.
+    const weights = weightsFor(catalog, value, state.weights, state.gpu);
     if (weights === state.weights) return;
     patch.weights = weights;
     const from = nameOf(catalog.weight_formats, state.weights);
-    const text = name === 'engine'
-      ? t('input.weightsMoved', { from, to: nameOf(catalog.weight_formats, weights), engine: engineLabel(t, engineById(catalog, value)) })
-      : t('input.weightsNative', { from, model: nameOf(catalog.models, value) });
+    const text = t('input.weightsMoved', { from, to: nameOf(catalog.weight_formats, weights), engine: engineLabel(t, engineById(catalog, value)) });
     this.moved = { name, value, weights, text };
+  }
+
+  /**
+   * The weights a model choice makes, made again for model `id` into
+   * `patch` (state.js weightsOnModel: one rule for every way to a model),
+   * and what changed said beside them while the state is that choice's.
+   */
+  moveWeightsTo(id, patch, checkpoint) {
+    const { catalog, state, t } = this.ctx;
+    const { patch: weights, note } = weightsOnModel(catalog, state, id, checkpoint);
+    Object.assign(patch, weights);
+    this.moved = null;
+    if (!note) return;
+    const name = (format) => nameOf(catalog.weight_formats, format);
+    const model = id === IMPORTED ? t('model.config') : nameOf(catalog.models, id);
+    this.moved = { name: 'model', value: id, weights: weights.weights, text: t(note.id, { from: name(note.from), to: name(note.to), model }) };
   }
 
   commitTargets() {
@@ -469,7 +489,9 @@ export class InputsPanel {
       const mix = read.summary.by_type.map((m) => ({ id: 'checkpoint.type', params: { type: m.type, bytes: m.gb * 1e9 } }));
       this.checkpointInfo.textContent = t('checkpoint.mix', { kind: read.kind, files: read.checkpoint.files.length, mix });
       // A checkpoint is sized as it is stored: its own tensors, not the page's default format.
-      this.ctx.change({ model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint, weights: 'native' }, { push: true });
+      const patch = { model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint };
+      this.moveWeightsTo(IMPORTED, patch, read.checkpoint);
+      this.ctx.change(patch, { push: true });
       if (name) this.checkpointInfo.textContent = `${name}: ${this.checkpointInfo.textContent}`;
     } catch (error) {
       this.checkpointInfo.hidden = true;
@@ -489,7 +511,9 @@ export class InputsPanel {
     }
     this.showConfigError(null);
     this.checkpointInfo.hidden = true;
-    this.ctx.change({ model: IMPORTED, config: JSON.stringify(value), checkpoint: null }, { push });
+    const patch = { model: IMPORTED, config: JSON.stringify(value), checkpoint: null };
+    this.moveWeightsTo(IMPORTED, patch, null);
+    this.ctx.change(patch, { push });
   }
 
   /** The engine's knobs as inputs, rebuilt only when the engine changes. */

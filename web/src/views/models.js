@@ -5,7 +5,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { fitModelsRequest } from '../state.js';
-import { TableView, bdi, dataTable, nameOf } from './common.js';
+import { TableView, bdi, dataTable, nameOf, said } from './common.js';
 
 const bytes = (gb) => gb * BYTES_PER_GB;
 
@@ -38,8 +38,8 @@ export class ModelsView extends TableView {
     const rows = fitting.map((m) =>
       h('tr', { dataset: { model: m.id } },
         h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link', onclick: () => open(m.id), 'aria-label': t('models.open', { model: m.name }) }, bdi(m.name))),
-        h('td', { class: 'num' }, bdi(t('size.gb', { bytes: bytes(m.total_gb) }))),
-        h('td', { class: 'num' }, bdi(t('size.gb', { bytes: bytes(m.spare_gb) }))),
+        h('td', { class: 'num' }, said(t, t('size.gb', { bytes: bytes(m.total_gb) }))),
+        h('td', { class: 'num' }, said(t, t('size.gb', { bytes: bytes(m.spare_gb) }))),
         h('td', {}, note(m)),
       ),
     );
