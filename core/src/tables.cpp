@@ -83,12 +83,10 @@ double grid_need(const Catalog& catalog, const ModelSpec& model, const std::stri
                  std::int64_t context, std::int64_t batch) {
   if (method == "qlora" || method == "lora" || method == "full") {
     // The estimate's defaults for the method (its schema), under the guide's
-    // convention: its table (SPEC section 3) counts eager attention's saved
-    // scores in the adapters' activations, so the grid says flash attention off.
+    // convention (whose adapters' activations count attention's saved scores).
     FinetuneSetup s = finetune_setup(json{{"mode", method}}.get<EstimateRequest>());
     s.model = &model;
     s.profile = FinetuneProfile::kGuide;
-    s.flash_attention = false;
     return plan_finetune(s, catalog.formats, false).total_bytes;
   }
   InferenceSetup s;

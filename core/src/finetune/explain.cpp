@@ -276,6 +276,7 @@ std::vector<Message> assumptions(const FinetuneSetup& s, const Sizing& z) {
   }
   if (s.profile == FinetuneProfile::kGuide) {
     a.push_back({"assumption.finetune_guide"});
+    if (s.method != FinetuneMethod::kFull) a.push_back({"assumption.finetune_guide_attention"});
   } else {
     a.push_back({"assumption.finetune_total",
                  obj({{"peak", z.allocator_peak_bytes}, {"reserve", z.reserve.bytes}})});
