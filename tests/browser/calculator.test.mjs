@@ -38,6 +38,11 @@ test('typing "32k" in the context commits 32,768 tokens after a pause and keeps 
     assert.match(await text(page, 'vram-calculator #context-error'), /'32kk' is not a number like 32k/);
     assert.equal(await context.getAttribute('aria-invalid'), '');
     assert.equal(await text(page, TOTAL), '83 GB');
+    // A negative context is out of range, not "not a number" (issue 41).
+    await context.fill('-5');
+    await context.press('Enter');
+    assert.match(await text(page, 'vram-calculator #context-error'), /must be between 1 and/);
+    assert.equal(await text(page, TOTAL), '83 GB');
     await context.fill('');
     await context.press('Enter');
     assert.match(await text(page, 'vram-calculator #context-error'), /whole number/);

@@ -91,7 +91,7 @@ test('unknown and malformed parameters are reported and ignored', () => {
   );
   assert.deepEqual(codes(problems), [
     'context:notNumber', 'batch:range', 'model:notChoice', 'foo:unknownParam', 'unit:notChoice',
-    'checkpointing:notBool', 'zero:range', 'lora_targets:notChoice', 'params:notNumber', 'gpu_count:notWhole',
+    'checkpointing:notBool', 'zero:range', 'lora_targets:notChoice', 'params:range', 'gpu_count:notWhole',
   ]);
   assert.deepEqual(state, { ...DEFAULT_STATE });
 });
@@ -185,6 +185,11 @@ test('inputs are validated with the URL schema', () => {
   assert.equal(readParam('context', '', catalog).error.code, 'notWhole');
   assert.deepEqual(readParam('params', '', catalog), { value: null });
   assert.deepEqual(readParam('gpu', '', catalog), { value: '' });
+  // A negative number is out of range, not "not a number" (issue 41), with
+  // either minus sign; a minus alone or doubled is still not a number.
+  for (const raw of ['-5', '\u22124k', ' -1 ']) assert.equal(readParam('context', raw, catalog).error.code, 'range', raw);
+  assert.equal(readParam('context', '--5', catalog).error.code, 'notNumber');
+  assert.equal(readParam('context', '-', catalog).error.code, 'notWhole');
 });
 
 test('an inference request carries inference keys only', () => {

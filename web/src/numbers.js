@@ -67,6 +67,19 @@ export function parseNumber(text, { suffixes, integer = false } = {}) {
 }
 
 /**
+ * A number a field takes, signed: a leading minus (ASCII or U+2212) is read
+ * and kept, so "-5" reaches the range check and is refused as "must be
+ * between 1 and ..." rather than "not a number", as the CLI's flags do
+ * (cli/args.cpp). The shared vectors hold parseNumber itself unsigned.
+ */
+export function parseSignedNumber(text, options) {
+  const trimmed = String(text ?? '').trim();
+  const negative = /^[-\u2212]/.test(trimmed);
+  const read = parseNumber(negative ? trimmed.slice(1) : text, options);
+  return negative && !read.error ? { value: -read.value } : read;
+}
+
+/**
  * What a number field lets be typed, key by key: digits of the three
  * systems, separators, spaces, and the letters of 1e5, 32k and 1M.
  */

@@ -4,7 +4,7 @@
 // ever executed or inserted as markup. Parameter names are the core's
 // request keys where one exists, so a link reads like the CLI.
 import { readConfigText } from './config.js';
-import { parseNumber } from './numbers.js';
+import { parseSignedNumber } from './numbers.js';
 import { searchEntry, searchModels } from './search.js';
 
 export const VIEWS = ['calculator', 'grid', 'devices', 'fleet', 'models'];
@@ -291,7 +291,7 @@ const NUMBER_ERRORS = { int: { empty: 'notWhole', notWhole: 'notWhole' }, number
  * groups, 1e5, Arabic and Persian digits; an engine knob's plain), in its range.
  */
 function readNumber(spec, raw) {
-  const read = parseNumber(raw, { suffixes: spec.suffixes, integer: spec.kind === 'int' });
+  const read = parseSignedNumber(raw, { suffixes: spec.suffixes, integer: spec.kind === 'int' });
   if (read.error) return { error: { code: NUMBER_ERRORS[spec.kind][read.error.code] || 'notNumber', value: quote(raw) } };
   const { value } = read;
   const low = spec.min !== undefined && (spec.minOpen ? value <= spec.min : value < spec.min);

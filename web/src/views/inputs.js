@@ -10,7 +10,7 @@ import { checkpointLimits, fileKind, hubFiles, isHubId, readCheckpoint } from '.
 import { assign, h, replace } from '../dom.js';
 import { visibleInputs } from '../embed.js';
 import { problemMessage } from '../i18n.js';
-import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseNumber } from '../numbers.js';
+import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseSignedNumber } from '../numbers.js';
 import { nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
@@ -249,7 +249,7 @@ export class InputsPanel {
     const stop = () => clearTimeout(timers[name]);
     el.addEventListener('input', () => {
       stop();
-      if (!parseNumber(el.value, this.numberSpec(name)).error) timers[name] = setTimeout(() => this.commit(name, false), TYPING_PAUSE_MS);
+      if (!parseSignedNumber(el.value, this.numberSpec(name)).error) timers[name] = setTimeout(() => this.commit(name, false), TYPING_PAUSE_MS);
     });
     el.addEventListener('change', () => {
       stop();
@@ -293,7 +293,7 @@ export class InputsPanel {
     if (numeric) {
       // "32k", "32,768", "٣٢٬٧٦٨" to 32768; empty goes on to the schema, which
       // takes it where a field is optional.
-      const read = parseNumber(raw, numeric);
+      const read = parseSignedNumber(raw, numeric);
       if (read.error && read.error.code !== 'empty') {
         const value = raw.trim().slice(0, 40);
         // A token field names the forms it reads.
