@@ -441,6 +441,10 @@ test("the vendor example: one catalog for the calculator, grid and device table,
     assert.match(await page.locator('#cta').textContent(), /^Rent \d+× /);
     for (const id of ['calc', 'grid', 'devices']) assert.equal(await page.locator(`#${id} .notices`).textContent(), '', id);
     assert.equal(await page.locator('#grid form.inputs #model').isVisible(), false, 'the grid shows only context and batch');
+    // Its catalog gives each card's TFLOP/s, so "First token" has a time on every row (issue 41).
+    const ttft = await page.locator('#calc table.fits tbody tr').evaluateAll((rows) => rows.map((r) => r.querySelectorAll('td')[3]?.textContent ?? ''));
+    assert.ok(ttft.length > 0);
+    for (const cell of ttft) assert.match(cell, /\d/, `First token: ${ttft.join(' | ')}`);
     await screenshot(page, 'vendor-1366');
     assert.deepEqual(networkRequests(browser.requests), []);
     assert.deepEqual(browser.errors, []);
