@@ -51,6 +51,26 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
     ctx.warn({"import.unknown_model_type", obj({{"model_type", m.model_type}})});
 
   // --- the fields every decoder has, each in its range ---------------------
+  // Several absent are named together: a config.json with three gaps is
+  // mended in one round, not three.
+  {
+    const std::initializer_list<const char*> required[] = {
+        {"hidden_size", "n_embd", "d_model"},
+        {"num_hidden_layers", "n_layer", "num_layers"},
+        {"num_attention_heads", "n_head", "num_heads"},
+        {"vocab_size"}};
+    json absent = json::array();
+    for (const auto& keys : required) {
+      if (std::none_of(keys.begin(), keys.end(),
+                       [&](const char* key) { return jr::find(*cfg, key) != nullptr; })) {
+        absent.push_back(ctx.field(*keys.begin()));
+      }
+    }
+    if (absent.size() > 1) {
+      throw Error::make("missing_field", absent.front().get<std::string>(), "error.missing_fields",
+                        obj({{"fields", absent}}));
+    }
+  }
   m.hidden_size = ctx.get_int_any({"hidden_size", "n_embd", "d_model"}, 1, limits::kMaxHidden);
   ctx.layers =
       ctx.get_int_any({"num_hidden_layers", "n_layer", "num_layers"}, 1, limits::kMaxLayers);

@@ -189,6 +189,18 @@ TEST_CASE("bad configs give errors that name the field") {
   json c = base;
   c.erase("vocab_size");
   CHECK(error_field(c) == "config.vocab_size missing_field");
+  // Several absent at once are named together, in the order they are read.
+  c.erase("num_hidden_layers");
+  c.erase("num_attention_heads");
+  try {
+    vram::import_hf_config(c);
+    FAIL("no error");
+  } catch (const vram::Error& e) {
+    CHECK(e.code() == "missing_field");
+    CHECK(e.field() == "config.num_hidden_layers");
+    CHECK(vram::english(e.message()) ==
+          "config.num_hidden_layers, config.num_attention_heads, config.vocab_size are required");
+  }
   c = base;
   c["hidden_size"] = "sixty-four";
   CHECK(error_field(c) == "config.hidden_size wrong_type");
