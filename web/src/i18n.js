@@ -163,9 +163,27 @@ export function parseDigits(text) {
 /** Characters a number input accepts as typed: digits of any of the three systems and separators. */
 export const NUMBER_CHARS = /^[\d\u0660-\u0669\u06f0-\u06f9.,\u066b\u066c]*$/;
 
+/**
+ * Where a text that is not JSON goes wrong, as a message in the reader's
+ * language, from the browser's parser's English words (which differ by
+ * browser): a line and column (Firefox, recent Chromium), a character
+ * (older V8), a text that ends too soon, or no place named.
+ */
+export function jsonWhere(detail) {
+  const text = String(detail || '');
+  const line = /line (\d+),? column (\d+)/i.exec(text);
+  if (line) return { id: 'jsonWhere.line', params: { line: Number(line[1]), column: Number(line[2]) } };
+  const at = /position (\d+)/i.exec(text);
+  if (at) return { id: 'jsonWhere.char', params: { char: Number(at[1]) + 1 } };
+  if (/end of (JSON )?(input|data)|unterminated|unexpected end/i.test(text)) return { id: 'jsonWhere.end', params: {} };
+  return { id: 'jsonWhere.unknown', params: {} };
+}
+
 /** A problem { code, ...values } from state.js or config.js, as a message. */
 export function problemMessage(error) {
   const { code, ...params } = error;
   if (code === 'configType') params.kind = { id: `kind.${params.kind}` };
+  // The parser's own English never reaches an Arabic or Persian sentence.
+  if (code === 'configJson' || code === 'catalogJson') return { id: `problem.${code}`, params: { ...params, detail: jsonWhere(params.detail) } };
   return { id: `problem.${code}`, params };
 }
