@@ -126,3 +126,15 @@ test('a text that is not JSON is named in the reader\'s language: the parser\'s 
   assert.equal(translator('fa')('problem.configJson', problemMessage({ code: 'configJson', detail: 'at line 3 column 5' }).params).replace(/[\u2066-\u2069]/g, ''),
     'JSON معتبر نیست (خطا در سطر ۳، ستون ۵)');
 });
+
+test('right to left, a key a template names as written (an engine flag) is isolated in the sentence around it', () => {
+  for (const lang of ['ar', 'fa']) {
+    const text = translator(lang)('basis.engine_share', {});
+    for (const key of ['gpu_memory_utilization', 'mem_fraction_static']) assert.ok(text.includes(`${FSI}${key}${PDI}`), `${lang}: ${text}`);
+    // Outside the keys and CUDA/GPU, the sentence is the language's.
+    assert.deepEqual([...new Set(text.replace(/\u2068[a-z_]+\u2069/g, '').match(/[A-Za-z]+/g))].sort(), ['CUDA', 'GPU']);
+  }
+  // A placeholder's own name is not a key in the text.
+  assert.equal(translator('ar')('note.gqa', { kv_heads: 8 }), `انتباه GQA مع ${FSI}8${PDI} من رؤوس KV`);
+  assert.ok(!/[\u2066-\u2069]/.test(translator('en')('basis.engine_share', {})));
+});

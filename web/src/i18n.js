@@ -58,9 +58,13 @@ export function resolveLanguage(tag) {
 // A count and what it counts ("{count}× {name}": "4× H200 SXM") is one
 // isolate, so it reads "۴× H200 SXM", not "H200 SXM ×۴"; so is a number and
 // the Latin unit the template writes after it ("{ms:d2} ms", "{gpus:int}
-// GPU"), so it reads "28.81 ms", not "ms 28.81".
+// GPU"), so it reads "28.81 ms", not "ms 28.81". A key the template names
+// as written (an engine's flag, a config.json field: "gpu_memory_utilization،
+// mem_fraction_static") is isolated too, so its underscores and the Arabic
+// comma after it do not reorder it.
 const UNIT = '(?: (?:GB/s|TB/s|TFLOP/s|GiB|GB|MB|ms|µs|GPU)(?![A-Za-z0-9_/]))';
-const PLACEHOLDER = new RegExp(`\\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}(?:× \\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}|${UNIT})?`, 'g');
+const KEY = '(?<![A-Za-z0-9_.{])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\\.[a-z0-9_]+)*(?![A-Za-z0-9_}:])';
+const PLACEHOLDER = new RegExp(`\\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}(?:× \\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}|${UNIT})?|${KEY}`, 'g');
 const isolate = (template) => template.replace(PLACEHOLDER, '\u2068$&\u2069');
 function isolated(catalog) {
   const out = {};
