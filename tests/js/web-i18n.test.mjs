@@ -138,3 +138,13 @@ test('right to left, a key a template names as written (an engine flag) is isola
   assert.equal(translator('ar')('note.gqa', { kv_heads: 8 }), `انتباه GQA مع ${FSI}8${PDI} من رؤوس KV`);
   assert.ok(!/[\u2066-\u2069]/.test(translator('en')('basis.engine_share', {})));
 });
+
+test('a count of cards reads "4× H200" in every language the page shows: one sign, never "4x" beside "4×"', () => {
+  for (const lang of ['en', 'ar', 'fa']) {
+    const t = translator(lang);
+    const texts = [t('serving.title', { count: 4, name: 'H200 SXM' }), t('fits.cardName', { count: 4, name: 'H200 SXM' }),
+      t('warning.cards_needed', { now: 2, count: 4, gpu: 'H200 SXM' }), t('grid.multi', { count: 4, name: 'H200 SXM' })]
+      .map((s) => s.replace(/[\u2066-\u2069]/g, ''));
+    for (const text of texts) assert.ok(!/[0-9\u06f0-\u06f9]x /.test(text) && /× H200 SXM/.test(text), `${lang}: ${text}`);
+  }
+});
