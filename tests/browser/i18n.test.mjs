@@ -314,7 +314,8 @@ test('switching language re-renders in place: the view, inputs and open details 
     await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.frame').lang === 'ar');
     assert.equal(await page.locator('vram-calculator tr[data-term=kv_cache] details').getAttribute('open'), '');
     assert.equal(await page.locator('vram-calculator details[data-key=assumptions]').getAttribute('open'), '');
-    assert.equal(await page.locator('vram-calculator #model').inputValue(), '70B (guide shape)');
+    // The guide shape's name follows the language (model.guideName).
+    assert.equal(await page.locator('vram-calculator #model').inputValue(), '70B (شكل الدليل)');
     assert.equal(await page.locator('vram-calculator #context').inputValue(), '16384');
     assert.equal(await text(page, 'vram-calculator #tab-calculator'), 'الحاسبة');
     assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.activeElement?.id), 'lang');
