@@ -314,7 +314,8 @@ test('switching language re-renders in place: the view, inputs and open details 
     await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.querySelector('.frame').lang === 'ar');
     assert.equal(await page.locator('vram-calculator tr[data-term=kv_cache] details').getAttribute('open'), '');
     assert.equal(await page.locator('vram-calculator details[data-key=assumptions]').getAttribute('open'), '');
-    assert.equal(await page.locator('vram-calculator #model').inputValue(), '70B (guide shape)');
+    // The guide shape's name follows the language (model.guideName).
+    assert.equal(await page.locator('vram-calculator #model').inputValue(), '70B (شكل الدليل)');
     assert.equal(await page.locator('vram-calculator #context').inputValue(), '16384');
     assert.equal(await text(page, 'vram-calculator #tab-calculator'), 'الحاسبة');
     assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.activeElement?.id), 'lang');
@@ -388,6 +389,55 @@ test('the Arabic guide and the Persian article in dist/ speak their language', a
       } finally {
         await browser.close();
       }
+    }
+  }
+});
+
+// English the language check above lets through (issue 41): a guide shape's
+// name is data ("70B (guide shape)"), a flag name is an identifier, "4x" a
+// size, the parser's message text behind a config error. Each is worded in
+// the language, isolated, or gone.
+test('Arabic and Persian: guide shapes named in the language, flags isolated, "4×" only, no parser English in a config error', async () => {
+  const GUIDE = { ar: '70B (شكل الدليل)', fa: '70B (ساختار راهنما)' };
+  const pages = {
+    grid: '?view=grid&model=guide-70b',
+    inference: '?model=guide-70b&weights=fp8&gpu=h100-pcie',
+    devices: '?view=devices&model=guide-7b',
+    serving: '?model=llama-3.1-70b&weights=fp8&context=32768&batch=20&engine=vllm&gpu=h200-sxm&gpu_count=4',
+    // A pasted config.json that is not JSON (the paste box, below).
+    json: '?gpu=',
+  };
+  for (const lang of ['ar', 'fa']) {
+    const browser = await launch({ offline: true });
+    try {
+      const { page } = browser;
+      for (const [view, query] of Object.entries(pages)) {
+        await page.goto(`${pageUrl}${query}&lang=${lang}`);
+        if (view === 'json') {
+          await page.locator('vram-calculator details.paste summary').click();
+          await page.locator('vram-calculator #config-text').fill('{"model_type": "llama",');
+          await page.locator('vram-calculator #config-error:not([hidden])').waitFor();
+        } else await page.locator(`${PANEL} table, ${PANEL} .error`).first().waitFor();
+        await page.evaluate(async () => {
+          const shadow = document.querySelector('vram-calculator').shadowRoot;
+          for (const d of shadow.querySelectorAll('details')) d.open = true;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        });
+        const shown = (await page.evaluate(visibleText, CITATION)).join('\n');
+        const plain = shown.replace(/[\u2066-\u2069]/g, '');
+        const where = `${lang} ${view}`;
+        assert.doesNotMatch(plain, /guide shape/, `${where}: a guide shape's English name`);
+        assert.doesNotMatch(plain, /[0-9\u06f0-\u06f9]x /, `${where}: "4x" beside "4×"`);
+        if (view === 'grid' || view === 'inference') assert.ok(plain.includes(GUIDE[lang]), `${where}: no "${GUIDE[lang]}"`);
+        if (view === 'serving') assert.ok(shown.includes('\u2068gpu_memory_utilization\u2069'), `${where}: the flag is not isolated`);
+        if (view === 'json') {
+          assert.match(plain, /JSON/, `${where}: no config error`);
+          assert.doesNotMatch(plain, /Unexpected|Expected|position|input|property/i, `${where}: the parser's English`);
+        }
+      }
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
     }
   }
 });

@@ -50,7 +50,7 @@ test('the same load on one H200: does not fit, four needed, and no decode speed'
     assert.match(serving, /they do not fit/);
     assert.match(serving, /Fewest of this card that hold it\s*4/);
     assert.equal(await page.locator('vram-calculator h3', { hasText: 'Decode' }).count(), 0);
-    assert.match(await text(page, 'vram-calculator .warnings'), /4x H200 SXM is the fewest that does/);
+    assert.match(await text(page, 'vram-calculator .warnings'), /4× H200 SXM is the fewest that does/);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

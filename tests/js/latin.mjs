@@ -19,6 +19,12 @@ const data = {
   formats: ['weights', 'kv'].flatMap((k) => loadJson('data/formats.json')[k].map((f) => f.name)),
   engines: loadJson('data/engines.json').engines.map((e) => e.name),
 };
+// A guide shape's name as the page words it in Arabic and Persian
+// (model.guideName, size from the id: web/src/views/common.js modelName).
+for (const lang of ['ar', 'fa']) {
+  const template = loadJson(`data/messages/${lang}.json`)['model.guideName'];
+  for (const m of loadJson('data/models.json').models.filter((m) => m.group === 'guide')) data.models.push(template.replace('{size}', m.id.slice('guide-'.length).toUpperCase()));
+}
 // Whole names first (longest first): "RTX 4090", "Llama 3.1 8B" carry digits that are part of a name.
 const NAMES = [...new Set([...data.models, ...data.gpus, ...data.formats, ...data.engines, ...GLOSSARY].filter(Boolean))]
   .sort((a, b) => b.length - a.length);

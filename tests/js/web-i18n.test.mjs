@@ -3,7 +3,7 @@
 // of inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NUMBER_CHARS, catalogsReady, direction, parseDigits, provideCatalogs, resolveLanguage, translator } from '../../web/src/i18n.js';
+import { NUMBER_CHARS, catalogsReady, direction, jsonWhere, parseDigits, problemMessage, provideCatalogs, resolveLanguage, translator } from '../../web/src/i18n.js';
 
 const FSI = '\u2068';
 const PDI = '\u2069';
@@ -95,4 +95,56 @@ test('the page\'s packed catalogs: a set that lacks a language, or fails to unpa
   await assert.rejects(provideCatalogs(Promise.reject(new Error('lzma: it is corrupt'))), /lzma: it is corrupt/);
   // What was refused replaced nothing: the bundled catalogs still speak.
   assert.notEqual(translator('ar')('app.loading'), translator('en')('app.loading'));
+});
+
+test('a text that is not JSON is named in the reader\'s language: the parser\'s English never reaches the sentence', () => {
+  // Firefox, recent Chromium, older V8, and a text that stops short, as each words it.
+  const parsers = {
+    'JSON.parse: expected property name or \'}\' at line 3 column 5 of the JSON data': { id: 'jsonWhere.line', params: { line: 3, column: 5 } },
+    'Expected double-quoted property name in JSON at position 7 (line 1 column 8)': { id: 'jsonWhere.line', params: { line: 1, column: 8 } },
+    'Expected double-quoted property name in JSON at position 7': { id: 'jsonWhere.char', params: { char: 8 } },
+    'Unexpected end of JSON input': { id: 'jsonWhere.end', params: {} },
+    'Unexpected token \'x\', "x" is not valid JSON': { id: 'jsonWhere.unknown', params: {} },
+  };
+  for (const [detail, where] of Object.entries(parsers)) assert.deepEqual(jsonWhere(detail), where, detail);
+  let real;
+  try {
+    JSON.parse('{"hidden_size": 4096,');
+  } catch (error) {
+    real = error.message;
+  }
+  for (const code of ['configJson', 'catalogJson']) {
+    for (const detail of [real, ...Object.keys(parsers)]) {
+      const problem = problemMessage({ code, detail });
+      assert.equal(translator('fa')(problem.id, problem.params).includes('JSON'), true);
+      for (const lang of ['ar', 'fa']) {
+        const text = translator(lang)(problem.id, problem.params).replace(/[\u2066-\u2069]/g, '');
+        assert.deepEqual([...new Set(text.match(/[A-Za-z]+/g))], ['JSON'], `${lang} ${code}: ${text}`);
+      }
+    }
+  }
+  assert.equal(translator('fa')('problem.configJson', problemMessage({ code: 'configJson', detail: 'at line 3 column 5' }).params).replace(/[\u2066-\u2069]/g, ''),
+    'JSON معتبر نیست (خطا در سطر ۳، ستون ۵)');
+});
+
+test('right to left, a key a template names as written (an engine flag) is isolated in the sentence around it', () => {
+  for (const lang of ['ar', 'fa']) {
+    const text = translator(lang)('basis.engine_share', {});
+    for (const key of ['gpu_memory_utilization', 'mem_fraction_static']) assert.ok(text.includes(`${FSI}${key}${PDI}`), `${lang}: ${text}`);
+    // Outside the keys and CUDA/GPU, the sentence is the language's.
+    assert.deepEqual([...new Set(text.replace(/\u2068[a-z_]+\u2069/g, '').match(/[A-Za-z]+/g))].sort(), ['CUDA', 'GPU']);
+  }
+  // A placeholder's own name is not a key in the text.
+  assert.equal(translator('ar')('note.gqa', { kv_heads: 8 }), `انتباه GQA مع ${FSI}8${PDI} من رؤوس KV`);
+  assert.ok(!/[\u2066-\u2069]/.test(translator('en')('basis.engine_share', {})));
+});
+
+test('a count of cards reads "4× H200" in every language the page shows: one sign, never "4x" beside "4×"', () => {
+  for (const lang of ['en', 'ar', 'fa']) {
+    const t = translator(lang);
+    const texts = [t('serving.title', { count: 4, name: 'H200 SXM' }), t('fits.cardName', { count: 4, name: 'H200 SXM' }),
+      t('warning.cards_needed', { now: 2, count: 4, gpu: 'H200 SXM' }), t('grid.multi', { count: 4, name: 'H200 SXM' })]
+      .map((s) => s.replace(/[\u2066-\u2069]/g, ''));
+    for (const text of texts) assert.ok(!/[0-9\u06f0-\u06f9]x /.test(text) && /× H200 SXM/.test(text), `${lang}: ${text}`);
+  }
 });

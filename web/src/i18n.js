@@ -58,9 +58,13 @@ export function resolveLanguage(tag) {
 // A count and what it counts ("{count}× {name}": "4× H200 SXM") is one
 // isolate, so it reads "۴× H200 SXM", not "H200 SXM ×۴"; so is a number and
 // the Latin unit the template writes after it ("{ms:d2} ms", "{gpus:int}
-// GPU"), so it reads "28.81 ms", not "ms 28.81".
+// GPU"), so it reads "28.81 ms", not "ms 28.81". A key the template names
+// as written (an engine's flag, a config.json field: "gpu_memory_utilization،
+// mem_fraction_static") is isolated too, so its underscores and the Arabic
+// comma after it do not reorder it.
 const UNIT = '(?: (?:GB/s|TB/s|TFLOP/s|GiB|GB|MB|ms|µs|GPU)(?![A-Za-z0-9_/]))';
-const PLACEHOLDER = new RegExp(`\\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}(?:× \\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}|${UNIT})?`, 'g');
+const KEY = '(?<![A-Za-z0-9_.{])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\\.[a-z0-9_]+)*(?![A-Za-z0-9_}:])';
+const PLACEHOLDER = new RegExp(`\\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}(?:× \\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}|${UNIT})?|${KEY}`, 'g');
 const isolate = (template) => template.replace(PLACEHOLDER, '\u2068$&\u2069');
 function isolated(catalog) {
   const out = {};
@@ -163,9 +167,27 @@ export function parseDigits(text) {
 /** Characters a number input accepts as typed: digits of any of the three systems and separators. */
 export const NUMBER_CHARS = /^[\d\u0660-\u0669\u06f0-\u06f9.,\u066b\u066c]*$/;
 
+/**
+ * Where a text that is not JSON goes wrong, as a message in the reader's
+ * language, from the browser's parser's English words (which differ by
+ * browser): a line and column (Firefox, recent Chromium), a character
+ * (older V8), a text that ends too soon, or no place named.
+ */
+export function jsonWhere(detail) {
+  const text = String(detail || '');
+  const line = /line (\d+),? column (\d+)/i.exec(text);
+  if (line) return { id: 'jsonWhere.line', params: { line: Number(line[1]), column: Number(line[2]) } };
+  const at = /position (\d+)/i.exec(text);
+  if (at) return { id: 'jsonWhere.char', params: { char: Number(at[1]) + 1 } };
+  if (/end of (JSON )?(input|data)|unterminated|unexpected end/i.test(text)) return { id: 'jsonWhere.end', params: {} };
+  return { id: 'jsonWhere.unknown', params: {} };
+}
+
 /** A problem { code, ...values } from state.js or config.js, as a message. */
 export function problemMessage(error) {
   const { code, ...params } = error;
   if (code === 'configType') params.kind = { id: `kind.${params.kind}` };
+  // The parser's own English never reaches an Arabic or Persian sentence.
+  if (code === 'configJson' || code === 'catalogJson') return { id: `problem.${code}`, params: { ...params, detail: jsonWhere(params.detail) } };
   return { id: `problem.${code}`, params };
 }

@@ -8,7 +8,7 @@ import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../form
 import { CUSTOM, estimateRequest } from '../state.js';
 import { fitSummary, headlineGb, measuredRange } from './answer-bar.js';
 import { stackedBar } from './bar.js';
-import { bdi, compute, said, dataTable, errorBox, facts, lazyDetails, nameOf, sayQuoted } from './common.js';
+import { bdi, compute, said, dataTable, errorBox, facts, lazyDetails, modelName, nameOf, sayQuoted } from './common.js';
 import { rentLink } from './rent-link.js';
 
 // Decimal GB from the core, as the bytes the renderer's gb styles take.
@@ -158,8 +158,8 @@ export class CalculatorView {
     const params = result.params_active < result.params_total
       ? { id: 'result.paramsActive', params: { total: result.params_total, active: result.params_active } }
       : { id: 'result.params', params: { total: result.params_total } };
-    const modelName = state.model === CUSTOM ? t('model.customName') : result.model && result.model.name;
-    out.push(h('p', { class: 'muted' }, modelName ? t('result.modelLine', { model: modelName, params }) : t(params.id, params.params)));
+    const shownName = state.model === CUSTOM ? t('model.customName') : result.model && modelName(t, this.ctx.catalog.models, state.model, result.model.name);
+    out.push(h('p', { class: 'muted' }, shownName ? t('result.modelLine', { model: shownName, params }) : t(params.id, params.params)));
     // What the importer noticed about this model (vendor counting conventions,
     // layers the checkpoint holds but inference skips): core text, as text.
     const notes = (result.model && result.model.notes) || [];

@@ -155,6 +155,18 @@ export function nameOf(list, id) {
   return ((list || []).find((entry) => entry.id === id) || { name: id }).name;
 }
 
+/**
+ * A model's name in the reader's language: a guide shape (group "guide",
+ * id "guide-70b") as `model.guideName` ("70B (guide shape)"), any other as
+ * the name data/models.json gives it; `fallback` (else the id) when the id
+ * is in no list.
+ */
+export function modelName(t, models, id, fallback) {
+  const model = (models || []).find((entry) => entry.id === id);
+  if (model && model.group === 'guide' && /^guide-/.test(model.id)) return t('model.guideName', { size: model.id.slice('guide-'.length).toUpperCase() });
+  return model ? model.name : fallback ?? id;
+}
+
 /** A definition list from [term, value] pairs, skipping empty values. */
 export function facts(t, pairs, attrs = {}) {
   return h('dl', { class: 'facts', ...attrs }, pairs.filter(([, v]) => v !== null && v !== undefined && v !== '').map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, said(t, v)))));

@@ -3,7 +3,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { devicesRequest, isPreset } from '../state.js';
-import { TableView, bdi, dataTable, nameOf, said } from './common.js';
+import { TableView, bdi, dataTable, modelName, nameOf, said } from './common.js';
 
 const bytes = (gb) => gb * BYTES_PER_GB;
 
@@ -29,7 +29,7 @@ export class DevicesView extends TableView {
     const span = (attrs, text) => h('span', attrs, said(t, text));
     const first = result.rows[0] ? result.rows[0].cells : [];
     const formatName = (id) => nameOf(catalog.weight_formats, id);
-    const model = nameOf(catalog.models, result.model);
+    const model = modelName(t, catalog.models, result.model);
     const head = [t('devices.accelerator'), ...first.map((c) => said(t, t('devices.format', { format: formatName(c.format), weights: bytes(c.weights_gb) })))];
     const rows = result.rows.map((row) =>
       h('tr', { dataset: { accelerator: row.accelerator } },

@@ -5,7 +5,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { fleetRequest, isPreset } from '../state.js';
-import { TableView, bdi, dataTable, nameOf, said } from './common.js';
+import { TableView, bdi, dataTable, modelName, nameOf, said } from './common.js';
 
 export class FleetView extends TableView {
   constructor(ctx) {
@@ -56,7 +56,7 @@ export class FleetView extends TableView {
     const head = ['fleet.gpu', 'fleet.memory', 'fleet.vram', 'fleet.bandwidth', 'fleet.monthly', 'fleet.perGb', 'fleet.perBandwidth', 'fleet.perHour',
       ...(withModel ? ['fleet.cards', 'fleet.expected', 'fleet.decode', 'fleet.perMillion'] : [])].map((id) => t(id));
     const caption = withModel
-      ? t('fleet.captionModel', { model: nameOf(catalog.models, state.model), weights: state.weights === 'native' ? t('fleet.nativeWeights') : nameOf(catalog.weight_formats, state.weights) })
+      ? t('fleet.captionModel', { model: modelName(t, catalog.models, state.model), weights: state.weights === 'native' ? t('fleet.nativeWeights') : nameOf(catalog.weight_formats, state.weights) })
       : t('fleet.caption');
     return dataTable(t('view.fleet'), caption, head, rows, { class: 'fleet' }, t('table.scrollCue'));
   }

@@ -4,7 +4,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { gridRequest } from '../state.js';
-import { TableView, bdi, dataTable, lazyDetails } from './common.js';
+import { TableView, bdi, dataTable, lazyDetails, modelName } from './common.js';
 import { rentLink } from './rent-link.js';
 
 export class GridView extends TableView {
@@ -62,7 +62,7 @@ export class GridView extends TableView {
     const { t } = this.ctx;
     const methods = result.rows.length ? result.rows[0].cells.map((c) => c.method) : [];
     const rows = result.rows.map((row) =>
-      h('tr', { dataset: { model: row.model } }, h('th', { scope: 'row' }, bdi(row.name)), row.cells.map((c) => this.cell(c, row.model))),
+      h('tr', { dataset: { model: row.model } }, h('th', { scope: 'row' }, bdi(modelName(t, this.ctx.catalog.models, row.model, row.name))), row.cells.map((c) => this.cell(c, row.model))),
     );
     return dataTable(t('view.grid'), t('grid.caption', { context: result.context, batch: result.batch }),
       [t('grid.model'), ...methods.map((m) => t(`method.${m}`))], rows, { class: 'grid' }, t('table.scrollCue'));

@@ -11,7 +11,7 @@ import { assign, h, replace } from '../dom.js';
 import { visibleInputs } from '../embed.js';
 import { problemMessage } from '../i18n.js';
 import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseSignedNumber } from '../numbers.js';
-import { nameOf } from './common.js';
+import { modelName, nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
@@ -360,7 +360,7 @@ export class InputsPanel {
     const asked = patch.weights_asked || patch.weights;
     const name = (format) => nameOf(catalog.weight_formats, format);
     let text = t('input.weightsFromName', { to: name(weights), name: query });
-    if (patch.weights !== asked) text = t('input.weightsNative', { from: name(asked), model: nameOf(catalog.models, id) });
+    if (patch.weights !== asked) text = t('input.weightsNative', { from: name(asked), model: modelName(t, catalog.models, id) });
     else if (asked !== weights) text = t('input.weightsMoved', { from: name(weights), to: name(asked), engine: engineLabel(t, engineById(catalog, state.engine)) });
     this.moved = { name: 'model', value: id, weights: patch.weights, text };
     if (id !== state.model || patch.weights !== state.weights || patch.weights_asked !== state.weights_asked) this.ctx.change({ model: id, ...patch }, { push: true });
@@ -402,7 +402,7 @@ export class InputsPanel {
     this.moved = null;
     if (!note) return;
     const name = (format) => nameOf(catalog.weight_formats, format);
-    const model = id === IMPORTED ? t('model.config') : nameOf(catalog.models, id);
+    const model = id === IMPORTED ? t('model.config') : modelName(t, catalog.models, id);
     this.moved = { name: 'model', value: id, weights: weights.weights, text: t(note.id, { from: name(note.from), to: name(note.to), model }) };
   }
 

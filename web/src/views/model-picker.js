@@ -5,6 +5,7 @@
 // model's name). The chosen id is `value`; the text shows its name.
 import { assign, h, replace } from '../dom.js';
 import { namedFormat, searchEntry, searchModels } from '../search.js';
+import { modelName } from './common.js';
 
 // Longer than any name or alias; a pasted essay is cut, not searched.
 const MAX_QUERY = 120;
@@ -34,7 +35,8 @@ export class ModelPicker {
     this.groups = {};
     for (const model of models) this.groups[model.id] = t(`group.${model.group}`);
     this.own = own;
-    this.labels = new Map([...models.map((m) => [m.id, m.name]), ...own.map((o) => [o.value, o.label])]);
+    // A text box's value carries no isolate marks (they would be copied and searched).
+    this.labels = new Map([...models.map((m) => [m.id, modelName(t, models, m.id).replace(/[\u2066-\u2069]/g, '')]), ...own.map((o) => [o.value, o.label])]);
     this.shown = [];
     this.active = -1;
 

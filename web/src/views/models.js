@@ -5,7 +5,7 @@
 import { h } from '../dom.js';
 import { BYTES_PER_GB } from '../format.js';
 import { fitModelsRequest } from '../state.js';
-import { TableView, bdi, dataTable, nameOf, said } from './common.js';
+import { TableView, bdi, dataTable, modelName, nameOf, said } from './common.js';
 
 const bytes = (gb) => gb * BYTES_PER_GB;
 
@@ -35,9 +35,10 @@ export class ModelsView extends TableView {
     const formatName = nameOf(this.ctx.catalog.weight_formats, result.weights);
     // What the row's note says: a context past the model's limit, a model sized as stored.
     const note = (m) => [m.context_over ? t('models.contextOver') : '', m.as_stored ? t('models.asStored', { format: formatName }) : ''].filter(Boolean).join(t('list.sep'));
+    const name = (m) => modelName(t, this.ctx.catalog.models, m.id, m.name);
     const rows = fitting.map((m) =>
       h('tr', { dataset: { model: m.id } },
-        h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link', onclick: () => open(m.id), 'aria-label': t('models.open', { model: m.name }) }, bdi(m.name))),
+        h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link', onclick: () => open(m.id), 'aria-label': t('models.open', { model: name(m) }) }, bdi(name(m)))),
         h('td', { class: 'num' }, said(t, t('size.gb', { bytes: bytes(m.total_gb) }))),
         h('td', { class: 'num' }, said(t, t('size.gb', { bytes: bytes(m.spare_gb) }))),
         h('td', {}, note(m)),
