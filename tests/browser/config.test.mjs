@@ -69,8 +69,8 @@ test("a pasted config the core cannot use shows the core's named field error", a
     await page.locator('vram-calculator #config-text').fill('{"model_type": "llama", "hidden_size": 4096}');
     const error = page.locator('vram-calculator [role=tabpanel]:not([hidden]) .error');
     await error.waitFor();
-    // The field once, by its label.
-    assert.equal(await error.textContent(), 'config.json num_hidden_layers is required');
+    // Every field it lacks, each once, by its label (issue 41).
+    assert.equal(await error.textContent(), 'config.json num_hidden_layers, config.json num_attention_heads, config.json vocab_size are required');
     await screenshot(page, 'config-error');
     // Focus stayed in the text area while the answer changed.
     assert.equal(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.activeElement.id), 'config-text');

@@ -136,7 +136,7 @@ test('at 390 px a config the core cannot use says why on the first screen, where
     try {
       const { page } = browser;
       await page.locator('vram-calculator details.paste summary').click();
-      await page.locator('vram-calculator #config-text').fill('{"model_type": "llama", "hidden_size": 4096}');
+      await page.locator('vram-calculator #config-text').fill('{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 1000}');
       const strip = page.locator('vram-calculator .answer-bar .answer-error');
       await strip.waitFor();
       // The field once, by its label, in the page's language (isolated in a

@@ -38,6 +38,11 @@ export function errorText(t, error) {
     const said = t.render({ ...error.messageId, params: { ...params, field: '\uE002' } });
     if (said.includes('\uE002')) return said.split('\uE002').join(fieldLabel(t, error.field));
   }
+  // Several fields named together (error.missing_fields), the error's own
+  // first: each by its label, and none said twice.
+  if (error.field && params && Array.isArray(params.fields) && params.fields[0] === error.field) {
+    return t.render({ ...error.messageId, params: { ...params, fields: params.fields.map((f) => fieldLabel(t, String(f))) } });
+  }
   const message = error.messageId ? t.render(error.messageId) : error.message;
   return error.field ? t('error.field', { field: fieldLabel(t, error.field), message }) : t('error.plain', { message });
 }
