@@ -63,7 +63,7 @@ json Calculator::presets() const {
     engines.push_back(obj({{"id", engine.id},
                            {"name", engine.name},
                            {"label", engine.label()},
-                           {"kind", to_string(engine.kind)},
+                           {"kind", engine.kind()},
                            {"source", engine.source},
                            {"defaults", engine.defaults},
                            {"option_sources", engine.option_sources},

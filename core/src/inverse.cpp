@@ -24,14 +24,7 @@ std::int64_t largest_bisected(std::int64_t hi, Fits fits) {
 }  // namespace
 
 bool engine_runs(const EngineProfile& engine, const WeightFormat& format) {
-  if (engine.kind == EngineKind::kLlamacpp) {
-    return format.gguf || format.id == "fp32" || format.id == "bf16" || format.id == "fp16" ||
-           format.id == "mxfp4";
-  }
-  // vLLM and SGLang load safetensors formats (AWQ, GPTQ, FP8, NVFP4...);
-  // GGUF files are llama.cpp's, and the conventions advise what the
-  // serving engines load.
-  return !format.gguf;
+  return engine.rules->loads(format);
 }
 
 bool card_runs(const Gpu* gpu, const WeightFormat& format) {

@@ -33,7 +33,7 @@ json carried(const std::string& what, const LaunchPlan& p) {
     const std::string key = what.substr(option.size());
     return p.options.contains(key) ? p.options.at(key) : json();
   }
-  throw Error("internal", "engines.launch", "unknown launch value '" + what + "'");
+  throw Error::make("internal", "engines.launch", "error.launch_value", obj({{"value", what}}));
 }
 
 std::string word(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
@@ -162,7 +162,8 @@ json training_value(const json& f, const FinetuneSetup& s) {
     if (s.offload_optimizer) zero["offload_optimizer"] = obj({{"device", "cpu"}});
     return obj({{"zero_optimization", zero}});
   }
-  throw Error("internal", "engines.training_launch", "unknown training value '" + what + "'");
+  throw Error::make("internal", "engines.training_launch", "error.launch_training_value",
+                    obj({{"value", what}}));
 }
 
 bool applies(const json& call, const FinetuneSetup& s) {
@@ -172,7 +173,8 @@ bool applies(const json& call, const FinetuneSetup& s) {
   if (when == "adapter") return adapter;
   if (when == "upcast") return s.method == FinetuneMethod::kQlora && s.upcast_unquantized;
   if (when == "adapter_bf16") return adapter && s.precision == Precision::kBf16;
-  throw Error("internal", "engines.training_launch", "unknown condition '" + when + "'");
+  throw Error::make("internal", "engines.training_launch", "error.launch_condition",
+                    obj({{"condition", when}}));
 }
 
 }  // namespace

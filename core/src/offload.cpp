@@ -43,7 +43,8 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
   OffloadParts p;
   const double total = plan.weights.bytes;
   const double average = plan.params.total > 0 ? total / plan.params.total : 0;
-  p.embedding_bytes = plan.host_bytes;  // token_embd, as plan_llamacpp sized it
+  // token_embd, as plan_llamacpp (engines/llamacpp.cpp) sized it.
+  p.embedding_bytes = plan.host_bytes;
 
   // The output layer and the routed experts, in their stored bytes.
   const CheckpointWeights* checkpoint = setup.weights == nullptr ? setup.checkpoint : nullptr;

@@ -18,9 +18,7 @@ bool has_mla(const ModelSpec& model) {
                      [](const LayerSpec& l) { return l.attention == LayerAttention::kMla; });
 }
 
-bool paged(const EngineProfile& engine) {
-  return engine.kind == EngineKind::kVllm || engine.kind == EngineKind::kSglang;
-}
+bool paged(const EngineProfile& engine) { return engine.rules->paged; }
 
 bool has_knob(const EngineProfile& engine, const char* name) {
   return engine.defaults.contains(name);
@@ -65,7 +63,7 @@ void check_moe_layout(const ModelSpec& model, const EngineProfile& engine, Servi
     throw Error::make("invalid_value", "engine_options.expert_parallel",
                       "error.expert_parallel_too_wide", obj({{"ep", ep}, {"experts", experts}}));
   }
-  if (engine.kind == EngineKind::kSglang && experts % ep != 0) {
+  if (engine.rules->experts_divide_evenly && experts % ep != 0) {
     throw Error::make("invalid_value", "engine_options.expert_parallel",
                       "error.expert_parallel_uneven",
                       obj({{"engine", engine.name}, {"ep", ep}, {"experts", experts}}));
@@ -93,9 +91,7 @@ ServingLayout choose_layout(const ModelSpec& model, const EngineProfile& engine,
   if (!paged(engine)) {
     // llama.cpp's default --split-mode layer, transformers' device_map; the conventions add
     // memory up.
-    layout.split = engine.kind == EngineKind::kTransformers ? "device_map"
-                   : engine.splits_layers()                 ? "layer"
-                                                            : "sum";
+    layout.split = engine.rules->split;
     if (engine.splits_layers() && layout.gpus > model.num_layers()) {
       throw Error::make("invalid_value", "gpu_count", "error.more_gpus_than_layers",
                         obj({{"gpus", layout.gpus}, {"layers", model.num_layers()}}));
@@ -362,7 +358,7 @@ std::vector<ServingSet> cheapest_sets(const ServingSearch& q) {
     int held = 0;
     std::optional<ServingSet> set = fewest_cards(q, card, first, held);
     if (set) found.push_back(std::move(*set));
-    if (q.engine.kind == EngineKind::kLlamacpp && first > 0 && held != first) {
+    if (q.engine.rules->offloads && first > 0 && held != first) {
       std::optional<ServingSet> offloaded = offloaded_set(q, card, first, held);
       if (offloaded) found.push_back(std::move(*offloaded));
     }

@@ -34,7 +34,8 @@ const SpeedProfile& SpeedData::profile(const std::string& engine) const {
     if (p.engine == engine) return p;
     if (p.engine == "default") fallback = &p;
   }
-  if (fallback == nullptr) throw Error("internal", "speed", "data/speed.json has no default");
+  if (fallback == nullptr)
+    throw Error::make("internal", "speed", "error.speed_no_default", nlohmann::json::object());
   return *fallback;
 }
 
@@ -99,7 +100,7 @@ double step_bandwidth_gbps(const ModelSpec& model, const InferencePlan& plan, co
   const int dp = std::max(1, layout.data_parallel);
   const int group = tp * dp;
   // An MLA latent is not split by tensor parallelism: every card of a rank
-  // holds, and reads, its rank's whole cache (engine.cpp shard()).
+  // holds, and reads, its rank's whole cache (engines/paged.cpp shard()).
   const bool kv_whole =
       std::any_of(model.layers.begin(), model.layers.end(),
                   [](const LayerSpec& l) { return l.attention == LayerAttention::kMla; });
@@ -191,8 +192,7 @@ DecodeSpeed expected_offload_decode(const ModelSpec& model, const InferencePlan&
   const DecodeCeiling ceiling = decode_ceiling(model, plan, gpu.bandwidth_gbps * tp, batch);
   const double host_bw = host_bandwidth_gbps * 1e9;
   if (ceiling.step_bytes <= 0 || host_bw <= 0 || profile.host_efficiency <= 0) {
-    throw Error("internal", "speed",
-                "partial offload needs a step, a host bandwidth and its share");
+    throw Error::make("internal", "speed", "error.offload_speed_inputs", nlohmann::json::object());
   }
   const double host = std::clamp(host_read_bytes, 0.0, ceiling.step_bytes);
   const double gpu_bytes = ceiling.step_bytes - host;
@@ -255,7 +255,7 @@ PrefillSpeed expected_prefill(const ModelSpec& model, const InferencePlan& plan,
 SpeedLayout speed_layout(const EngineProfile& engine, int tensor_parallel, int pipeline,
                          int cards) {
   SpeedLayout l;
-  if (engine.kind == EngineKind::kLlamacpp) {
+  if (engine.rules->stage_per_card) {
     l.stages = std::max(1, cards);
     return l;
   }
@@ -266,7 +266,7 @@ SpeedLayout speed_layout(const EngineProfile& engine, int tensor_parallel, int p
 
 bool fp8_compute(const EngineProfile& engine, const WeightFormat* weights, const ModelSpec& model,
                  const Gpu& gpu) {
-  if (engine.kind == EngineKind::kLlamacpp) return false;
+  if (!engine.rules->fp8_compute) return false;
   const std::string& id = weights != nullptr ? weights->id : model.native_format;
   return id == "fp8" && gpu.supports("fp8");
 }

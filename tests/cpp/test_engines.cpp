@@ -365,3 +365,41 @@ TEST_CASE("the preset list gives a quantized checkpoint's own storage in bits pe
   CHECK(bits.at("gpt-oss-120b") < 5.0);
   CHECK(bits.at("deepseek-v3") > 8.0);
 }
+
+TEST_CASE("engine registry: every profile's kind has its rules, and they agree with each other") {
+  const vram::Calculator& calc = testing::calculator();
+  for (const vram::EngineProfile& engine : calc.catalog().engines) {
+    INFO(engine.id);
+    REQUIRE(engine.rules != nullptr);
+    CHECK(vram::find_engine_rules(engine.kind()) == engine.rules);
+  }
+  for (const char* kind : {"flat", "percent", "vllm", "sglang", "llamacpp", "transformers"}) {
+    INFO(kind);
+    const vram::EngineRules* rules = vram::find_engine_rules(kind);
+    REQUIRE(rules != nullptr);
+    CHECK(std::string(rules->kind) == kind);
+    const bool complete =
+        rules->plan != nullptr && rules->loads != nullptr && rules->format_warning != nullptr;
+    CHECK(complete);
+    // A paged engine lays cards out by its own knobs; the others name their split.
+    CHECK(rules->paged == std::string(rules->split).empty());
+    CHECK(rules->splits_layers ==
+          (std::string(rules->split) == "layer" || std::string(rules->split) == "device_map"));
+    CHECK_FALSE((rules->convention && rules->paged));
+  }
+  CHECK(vram::find_engine_rules("guide") == nullptr);  // an id, not a kind
+  CHECK(vram::find_engine_rules("") == nullptr);
+}
+
+TEST_CASE("engine profiles: a kind no engine file defines is a named error") {
+  const json engines =
+      json::array({{{"id", "x"}, {"name", "X"}, {"kind", "tgi"}, {"source", "s"}}});
+  try {
+    vram::engine_profiles_from_json(engines);
+    FAIL("accepted an unknown kind");
+  } catch (const vram::Error& e) {
+    CHECK(e.code() == "internal");
+    CHECK(e.field() == "engines[0].kind");
+    CHECK(e.message().id == "error.engine_kind");
+  }
+}

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vram/engine_rules.hpp"
 #include "vram/field.hpp"
 #include "vram/format.hpp"
 #include "vram/gpu.hpp"
@@ -32,12 +33,6 @@ struct Term {
   nlohmann::json inputs = nlohmann::json::object();
 };
 
-/** Which memory model an engine profile follows. */
-enum class EngineKind { kFlat, kPercent, kVllm, kSglang, kLlamacpp, kTransformers };
-inline constexpr const char* kEngineKindNames[] = {"flat",   "percent",  "vllm",
-                                                   "sglang", "llamacpp", "transformers"};
-const char* to_string(EngineKind kind);
-
 /**
  * A runtime-overhead convention or an inference engine's memory model
  * (data/engines.json). `defaults` are its knobs, each with a source and,
@@ -46,7 +41,8 @@ const char* to_string(EngineKind kind);
 struct EngineProfile {
   std::string id;
   std::string name;
-  EngineKind kind = EngineKind::kFlat;
+  /** What its kind does with the numbers (engine_rules.hpp); never null once read. */
+  const EngineRules* rules = nullptr;
   std::string source;
   nlohmann::json defaults = nlohmann::json::object();
   nlohmann::json option_sources = nlohmann::json::object();
@@ -55,14 +51,15 @@ struct EngineProfile {
   /** The file's "architecture" section: model types whose code allocates differently. */
   nlohmann::json architecture = nlohmann::json::object();
 
+  /** data/engines.json's "kind": the memory model it follows ("vllm", "flat", ...). */
+  const char* kind() const { return rules->kind; }
+
   /** The overhead conventions (flat, percent) rather than an engine's own model. */
-  bool convention() const { return kind == EngineKind::kFlat || kind == EngineKind::kPercent; }
+  bool convention() const { return rules->convention; }
 
   /** Over several cards, each holds a run of layers (llama.cpp's split, transformers' device_map).
    */
-  bool splits_layers() const {
-    return kind == EngineKind::kLlamacpp || kind == EngineKind::kTransformers;
-  }
+  bool splits_layers() const { return rules->splits_layers; }
 
   /** `model_type` is listed under the architecture section's `rule`. */
   bool architecture_has(const std::string& rule, const std::string& model_type) const;

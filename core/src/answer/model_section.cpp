@@ -27,7 +27,7 @@ json model_section(const Inference& in) {
       {"engine", obj({{"id", engine.id},
                       {"name", engine.name},
                       {"label", engine.label()},
-                      {"kind", to_string(engine.kind)},
+                      {"kind", engine.kind()},
                       {"options", plan.options}})},
       {"tensor_parallel", plan.tensor_parallel},
   });

@@ -79,10 +79,7 @@ json warnings_of(const Inference& in) {
     const WeightFormat* f =
         weights != nullptr ? weights : in.catalog.formats.find_weight(model.native_format);
     if (f != nullptr && !engine_runs(engine, *f)) {
-      warnings.push_back(engine.kind == EngineKind::kLlamacpp
-                             ? Message{"warning.llamacpp_format", obj({{"format", f->name}})}
-                             : Message{"warning.gguf_format",
-                                       obj({{"format", f->name}, {"engine", engine.label()}})});
+      warnings.push_back(engine.rules->format_warning(*f, engine));
     }
   }
   const Gpu* gpu = in.gpu;

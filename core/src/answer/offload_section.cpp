@@ -123,7 +123,7 @@ Message placement_flags(const OffloadPlan& o, const EngineProfile& engine) {
 }
 
 Placement placement_of(const Inference& in) {
-  if (in.engine.profile->kind != EngineKind::kLlamacpp) return {};
+  if (!in.engine.profile->rules->offloads) return {};
   return {placement_knob(in.plan.options, "gpu_layers"),
           placement_knob(in.plan.options, "n_cpu_moe")};
 }
@@ -132,7 +132,7 @@ Placement placement_of(const Inference& in) {
 // the rest in host memory (offload.hpp). The user's own placement (knobs
 // gpu_layers, n_cpu_moe) is used as given.
 std::optional<OffloadPlan> offload_of(const Inference& in, const Placement& placement) {
-  if (in.gpu == nullptr || in.engine.profile->kind != EngineKind::kLlamacpp) return std::nullopt;
+  if (in.gpu == nullptr || !in.engine.profile->rules->offloads) return std::nullopt;
   const bool fits_whole = in.fit->fits;
   const int cards = in.layout.gpus;
   const double usable = in.gpus.usable_bytes(*in.gpu);

@@ -1,0 +1,79 @@
+#pragma once
+
+// What every engine's planner shares: the terms most engines push (weights,
+// KV cache, fixed amounts), a share of the layers, and the first pipeline
+// stage of a paged engine. engine.cpp fills in the plan's params, weights
+// and parallel sizes, then calls the engine's EngineRules::plan (one file
+// per engine here, registry.cpp lists them).
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "vram/engine.hpp"
+#include "vram/engine_rules.hpp"
+#include "vram/format.hpp"
+#include "vram/gpu.hpp"
+#include "vram/kv_cache.hpp"
+#include "vram/message.hpp"
+#include "vram/model.hpp"
+
+namespace vram::engines {
+
+using nlohmann::json;
+
+inline double d(std::int64_t v) { return static_cast<double>(v); }
+
+// --- terms (terms.cpp) -------------------------------------------------------
+/** Each part: {params} params x {bits} bits / 8 ({format}). */
+json weight_parts(const WeightsSize& weights);
+/** The weights split over `shards` cards. */
+Term weights_term(const WeightsSize& weights, const ParamTotals& params, int shards, bool explain);
+/** `batch` is the one the cache was computed with (llama.cpp: 1, over context x batch cells). */
+Term kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cache,
+             std::int64_t batch, const InferenceSetup& setup, bool explain);
+/** One data-parallel rank's cache: `users` of the request's users (all of them when dp is 1). */
+Term rank_kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize& cache,
+                  std::int64_t users, const InferenceSetup& setup, std::int64_t dp, bool explain);
+/** A fixed amount in GiB, and why it is there (`why.<reason>`). */
+Term gib_term(const char* id, double gib, const char* why, bool explain);
+/** A term of the whole model as the fullest of `cards` holds it: `here` of its `layers`. */
+void layer_share(Term& term, std::int64_t cards, std::int64_t here, std::int64_t layers,
+                 bool explain);
+
+// --- paged engines, vLLM and SGLang (paged.cpp) ------------------------------
+/** The model as one GPU of a tensor-parallel group holds it: KV heads split, latents not. */
+ModelSpec shard(const ModelSpec& model, int tp);
+
+/** The card's usable memory and the engine's `share` of it, when there is a card. */
+void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, double share);
+
+/**
+ * A paged engine's first pipeline stage (the fullest: ceil(layers / pp)),
+ * shared by vLLM and SGLang: its weights and the KV cache of one
+ * data-parallel rank, which serves its share of the users from its own
+ * cache; both terms pushed onto the plan.
+ */
+struct PagedStage {
+  ModelSpec local;
+  KvCacheSize cache;
+  double weights_bytes = 0;
+};
+PagedStage paged_stage(const InferenceSetup& setup, int pp, bool explain, InferencePlan& plan);
+
+// --- formats -----------------------------------------------------------------
+/** Safetensors checkpoints (AWQ, GPTQ, FP8, NVFP4...), not GGUF files: vLLM, SGLang, transformers.
+ */
+bool loads_safetensors(const WeightFormat& format);
+/** "warning.gguf_format": a GGUF format under an engine that loads safetensors. */
+Message gguf_format_warning(const WeightFormat& format, const EngineProfile& engine);
+
+// --- the engines (one file each) ----------------------------------------------
+extern const EngineRules kFlat;          // conventions.cpp
+extern const EngineRules kPercent;       // conventions.cpp
+extern const EngineRules kVllm;          // vllm.cpp
+extern const EngineRules kSglang;        // sglang.cpp
+extern const EngineRules kLlamacpp;      // llamacpp.cpp
+extern const EngineRules kTransformers;  // transformers.cpp
+
+}  // namespace vram::engines

@@ -1,0 +1,136 @@
+// llama.cpp: a model buffer (token embeddings on the host), a KV buffer of
+// n_ctx cells, a compute buffer and the CUDA context; over several cards a
+// run of layers on each, and what does not fit placed in host memory.
+
+#include <algorithm>
+
+#include "common.hpp"
+#include "vram/checkpoint.hpp"
+#include "vram/units.hpp"
+
+namespace vram {
+
+ModelSpec llamacpp_cache_model(const ModelSpec& model, const nlohmann::json& options) {
+  // Sliding layers keep their window plus one ubatch, or everything with --swa-full.
+  ModelSpec local = model;
+  if (options.at("kv_full_swa").get<bool>()) {
+    for (LayerSpec& layer : local.layers) {
+      if (layer.attention == LayerAttention::kSliding) layer.attention = LayerAttention::kGlobal;
+    }
+  } else if (model.sliding_window > 0) {
+    local.sliding_window =
+        model.sliding_window + static_cast<std::int64_t>(options.at("n_ubatch").get<double>());
+  }
+  return local;
+}
+
+namespace engines {
+namespace {
+
+void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
+  const InferenceSetup& setup = in.setup;
+  const json& o = in.options;
+  const bool explain = in.explain;
+  const ModelSpec& m = *setup.model;
+  // llama.cpp keeps token_embd in host memory and runs only the lookup there;
+  // a tied model also needs it as the output matrix, so a copy goes on the GPU.
+  const double per_param = plan.weights.bytes / plan.params.total;
+  double embedding = plan.params.computed.embedding * per_param;
+  // From a checkpoint's files, token_embd's own bytes.
+  if (setup.weights == nullptr && setup.checkpoint != nullptr) {
+    const auto it = setup.checkpoint->by_component.find("embeddings");
+    embedding = it == setup.checkpoint->by_component.end() ? 0.0 : it->second.bytes;
+  }
+  const double host = m.tied_embeddings ? 0.0 : embedding;
+  plan.host_bytes = embedding;
+  Term weights = weights_term(plan.weights, plan.params, 1, explain);
+  weights.label = {"term.model_buffer"};
+  weights.bytes = plan.weights.bytes - host;
+  if (explain) {
+    if (host > 0) {
+      weights.formula = {
+          "formula.model_buffer",
+          obj({{"parts", weight_parts(plan.weights)}, {"host", host}, {"bytes", weights.bytes}})};
+    }
+    weights.inputs["host_gb"] = bytes_to_gb(host);
+  }
+  // --split-mode layer (the default) over N cards: each holds a run of
+  // layers and their cache; the fullest holds ceil(layers / N).
+  const std::int64_t cards = std::max(1, setup.gpus);
+  const std::int64_t layers = std::max<std::int64_t>(1, m.num_layers());
+  const std::int64_t here = (layers + cards - 1) / cards;
+  auto on_card = [&](Term& term) { layer_share(term, cards, here, layers, explain); };
+  on_card(weights);
+  plan.terms.push_back(std::move(weights));
+
+  // n_ctx cells are shared by all parallel sequences.
+  const std::int64_t cells = setup.context * setup.batch;
+  const double ubatch = o.at("n_ubatch").get<double>();
+  const ModelSpec local = llamacpp_cache_model(m, o);
+  const KvCacheSize cache = kv_cache(local, *setup.kv, cells, 1);
+  Term kv = kv_term(local, *setup.kv, cache, 1, setup, explain);
+  kv.label = {"term.kv_buffer"};
+  if (explain) kv.inputs["cells"] = cells;
+  on_card(kv);
+  plan.terms.push_back(std::move(kv));
+
+  const bool flash = o.at("flash_attn").get<bool>();
+  if (!flash && setup.kv->bits_per_element < 16 && explain) {
+    // llama.cpp refuses to start with a quantized V cache and flash attention off.
+    plan.warnings.push_back({"warning.llamacpp_quantized_v", obj({{"kv", setup.kv->name}})});
+  }
+  const double hidden = ubatch * d(m.hidden_size) * 4.0 * 4.5;
+  const double scores = flash ? 0.0 : d(cells) * ubatch * d(m.num_heads) * 4.0;
+  const double logits = ubatch * d(m.vocab_size) * 4.0;
+  const double compute = std::max(scores + hidden, logits);
+  Term buffer{"compute_buffer", {"term.compute_buffer"}, compute, {}, {}};
+  if (explain) {
+    buffer.formula = {flash ? "formula.compute_buffer_flash" : "formula.compute_buffer",
+                      obj({{"cells", cells},
+                           {"ubatch", ubatch},
+                           {"heads", m.num_heads},
+                           {"hidden", m.hidden_size},
+                           {"vocab", m.vocab_size},
+                           {"bytes", compute}})};
+    buffer.inputs = obj({{"n_ubatch", ubatch},
+                         {"flash_attn", flash},
+                         {"scores_bytes", scores},
+                         {"logits_bytes", logits}});
+  }
+  plan.terms.push_back(std::move(buffer));
+  plan.terms.push_back(
+      gib_term("cuda_context", o.at("cuda_context_gib").get<double>(), "outside_ggml", explain));
+}
+
+/**
+ * llama.cpp loads GGUF files, and converts a Hugging Face checkpoint in
+ * FP32, BF16, FP16 or MXFP4 to one without quantizing.
+ */
+bool loads_gguf(const WeightFormat& format) {
+  return format.gguf || format.id == "fp32" || format.id == "bf16" || format.id == "fp16" ||
+         format.id == "mxfp4";
+}
+
+Message llamacpp_format_warning(const WeightFormat& format, const EngineProfile&) {
+  return {"warning.llamacpp_format", obj({{"format", format.name}})};
+}
+
+}  // namespace
+
+extern const EngineRules kLlamacpp{
+    /*kind=*/"llamacpp",
+    /*convention=*/false,
+    /*paged=*/false,
+    /*split=*/"layer",  // --split-mode layer, the default
+    /*splits_layers=*/true,
+    /*experts_divide_evenly=*/false,
+    /*offloads=*/true,
+    /*stage_per_card=*/true,
+    /*fp8_compute=*/false,
+    /*loads=*/loads_gguf,
+    /*format_warning=*/llamacpp_format_warning,
+    /*plan=*/plan_llamacpp,
+};
+
+}  // namespace engines
+}  // namespace vram

@@ -1,0 +1,60 @@
+// SGLang: a token-paged KV pool in what mem_fraction_static leaves after the
+// weights and the memory reserved before the pool.
+
+#include <algorithm>
+#include <cmath>
+
+#include "common.hpp"
+#include "vram/units.hpp"
+
+namespace vram::engines {
+namespace {
+
+void plan_sglang(const EngineInput& in, InferencePlan& plan) {
+  const InferenceSetup& setup = in.setup;
+  const json& o = in.options;
+  const bool explain = in.explain;
+  const PagedStage stage = paged_stage(setup, plan.pipeline_parallel, explain, plan);
+  const KvCacheSize& cache = stage.cache;
+  const double weights_bytes = stage.weights_bytes;
+  const std::int64_t dp = plan.data_parallel;
+  const double non_torch = o.at("non_torch_gib").get<double>();
+  plan.terms.push_back(gib_term("non_torch", non_torch, "before_kv_pool", explain));
+  EngineBudget& b = plan.budget;
+  b.kv_bytes_per_token = cache.bytes_per_token;
+  budget_card(b, in.gpu, in.gpus, o.at("mem_fraction_static").get<double>());
+  if (!b.present) return;
+  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - non_torch * kBytesPerGiB;
+  if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
+    const auto rank_tokens =
+        static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / b.kv_bytes_per_token));
+    b.kv_tokens = rank_tokens * dp;
+    b.kv_blocks = b.kv_tokens;  // SGLang pages one token at a time
+    b.max_concurrency = d(b.kv_tokens) / d(setup.context);
+  }
+  b.data_parallel = static_cast<int>(dp);
+  b.fits = b.kv_budget_bytes > 0 && cache.bytes <= b.kv_budget_bytes;
+  if (!b.fits && explain) {
+    plan.warnings.push_back(
+        Message{"warning.sglang_short", obj({{"pool", std::max(0.0, b.kv_budget_bytes)}})});
+  }
+}
+
+}  // namespace
+
+extern const EngineRules kSglang{
+    /*kind=*/"sglang",
+    /*convention=*/false,
+    /*paged=*/true,
+    /*split=*/"",
+    /*splits_layers=*/false,
+    /*experts_divide_evenly=*/true,  // its FusedMoE asserts num_experts % ep_size == 0
+    /*offloads=*/false,
+    /*stage_per_card=*/false,
+    /*fp8_compute=*/true,
+    /*loads=*/loads_safetensors,
+    /*format_warning=*/gguf_format_warning,
+    /*plan=*/plan_sglang,
+};
+
+}  // namespace vram::engines

@@ -1,0 +1,177 @@
+// vLLM: a paged KV cache in what gpu_memory_utilization leaves after the
+// weights, the profiling forward pass (or the sampler's warm-up), the
+// non-torch memory and the CUDA graphs.
+
+#include <algorithm>
+#include <cmath>
+
+#include "common.hpp"
+#include "vram/units.hpp"
+
+namespace vram::engines {
+namespace {
+
+/**
+ * Bytes per token alive at the widest point of vLLM's profiling forward
+ * pass, on one GPU of a tensor-parallel group: the MLP's gate/up output and
+ * activated product (3 x FFN width / TP), the residual and hidden state
+ * (2 x hidden) and the q/k/v projections; in MoE layers, the fused-MoE
+ * caches of the k chosen experts (3 x expert width / TP each) and their k
+ * hidden-wide outputs before they are summed. 2 bytes per element. The
+ * experts' width is split by `expert_split`: the MoE group (TP x DP) without
+ * expert parallelism, 1 with it (whole experts; every chosen one counted).
+ */
+double vllm_forward_bytes_per_token(const ModelSpec& m, int tp, int expert_split) {
+  const double t = tp;
+  const double e = std::max(1, expert_split);
+  const double h = d(m.hidden_size);
+  const double qkv = d((m.num_heads + 2 * m.num_kv_heads) * m.head_dim) / t;
+  double widest = 0;
+  for (const LayerSpec& layer : m.layers) {
+    double elements = 2.0 * h + qkv;
+    if (layer.mlp == LayerMlp::kDense) {
+      elements += 3.0 * d(m.intermediate_size) / t;
+    } else {
+      const double k = d(m.moe.experts_per_token);
+      elements += k * (3.0 * d(m.moe.expert_intermediate) / e + h) +
+                  3.0 * d(m.moe.shared_experts * m.moe.shared_intermediate) / t;
+    }
+    widest = std::max(widest, elements);
+  }
+  return widest * 2.0;
+}
+
+/**
+ * Bytes per token as a paged engine allocates them. Layers of one kind
+ * share pages; vLLM's hybrid allocator pads global and sliding layers to
+ * groups of equal size (the smaller count), so each group costs as much.
+ */
+double paged_bytes_per_token(const ModelSpec& local, const KvFormat& kv) {
+  std::int64_t global = 0, sliding = 0, mla = 0;
+  for (const LayerSpec& layer : local.layers) {
+    global += layer.attention == LayerAttention::kGlobal;
+    sliding += layer.attention == LayerAttention::kSliding;
+    mla += layer.attention == LayerAttention::kMla;
+  }
+  const double attention = kv_bytes_per_token(local, LayerAttention::kGlobal, kv);
+  const double latent = kv_bytes_per_token(local, LayerAttention::kMla, kv);
+  if (global > 0 && sliding > 0) {
+    const std::int64_t group = std::min(global, sliding);
+    const std::int64_t groups = (global + group - 1) / group + (sliding + group - 1) / group;
+    return d(groups * group) * attention + d(mla) * latent;
+  }
+  return d(global + sliding) * attention + d(mla) * latent;
+}
+
+void plan_vllm(const EngineInput& in, InferencePlan& plan) {
+  const InferenceSetup& setup = in.setup;
+  const json& o = in.options;
+  const bool explain = in.explain;
+  const Gpu* gpu = in.gpu;
+  const ModelSpec& m = *setup.model;
+  const int pp = static_cast<int>(o.at("pipeline_parallel_size").get<double>());
+  const PagedStage stage = paged_stage(setup, pp, explain, plan);
+  const ModelSpec& local = stage.local;
+  const KvCacheSize& cache = stage.cache;
+  const double weights_bytes = stage.weights_bytes;
+  const std::int64_t dp = plan.data_parallel;
+
+  // NCCL and vLLM's custom all-reduce keep buffers per peer over NVLink;
+  // over PCIe the custom all-reduce is off and little is added.
+  const bool nvlink = gpu == nullptr || gpu->interconnect.switched();
+  double non_torch = o.at("non_torch_gib").get<double>();
+  if (plan.gpus > 1) {
+    non_torch += nvlink ? o.at("nccl_gib_per_peer").get<double>() * (plan.gpus - 1)
+                        : o.at("pcie_multi_gpu_gib").get<double>();
+  }
+  plan.terms.push_back(gib_term(
+      "non_torch", non_torch,
+      plan.gpus > 1 ? (nvlink ? "nccl_nvlink" : "nccl_pcie") : "cuda_workspaces", explain));
+
+  const double tokens = o.at("max_num_batched_tokens").get<double>();
+  const double seqs = o.at("max_num_seqs").get<double>();
+  const double per_token = vllm_forward_bytes_per_token(
+      m, plan.tensor_parallel,
+      plan.expert_parallel ? 1 : plan.tensor_parallel * plan.data_parallel);
+  const double forward = tokens * per_token;
+  // The sampler's warm-up over max_num_seqs rows of the vocabulary. V1
+  // skips top-k and top-p: fp32 logits and probabilities, 8 bytes an
+  // element. V0's profile samples with top-k and top-p (vllm/worker/
+  // model_runner.py profile_run, "to reflect the accurate memory usage"),
+  // and the sort is the peak, 38 bytes an element: the 16-bit logits the
+  // runner holds (2) and their fp32 copy (4); torch.sort's values (4) and
+  // int64 indices (8), the int64 indices it starts from (8) and cub's
+  // alternate key and value buffers (4 + 8) (aten/src/ATen/native/cuda/
+  // SortStable.cu, segmented_sort_pairs); the forward's output, tokens x
+  // hidden x 2 bytes, is still held.
+  const bool top_k = o.at("profile_top_k").get<bool>();
+  const double sampler = top_k ? seqs * d(m.vocab_size) * 38.0 + tokens * d(m.hidden_size) * 2.0
+                               : seqs * d(m.vocab_size) * 4.0 * 2.0;
+  // The forward pass frees its activations before the sampler runs.
+  const double activations = std::max(forward, sampler);
+  Term act{"activations", {"term.vllm_activations"}, activations, {}, {}};
+  if (explain) {
+    act.formula = {top_k ? "formula.vllm_activations_top_k" : "formula.vllm_activations",
+                   obj({{"tokens", tokens},
+                        {"bytes_per_token", per_token},
+                        {"seqs", seqs},
+                        {"vocab", m.vocab_size},
+                        {"hidden", m.hidden_size},
+                        {"bytes", activations}})};
+    act.inputs = obj({{"max_num_batched_tokens", tokens},
+                      {"bytes_per_token", per_token},
+                      {"max_num_seqs", seqs},
+                      {"forward_gb", bytes_to_gb(forward)},
+                      {"sampler_gb", bytes_to_gb(sampler)}});
+  }
+  plan.terms.push_back(std::move(act));
+  const bool eager = o.at("enforce_eager").get<bool>();
+  const double graphs = eager ? 0.0 : o.at("cuda_graph_gib").get<double>();
+  plan.terms.push_back(gib_term("cuda_graph", graphs, eager ? "eager" : "cuda_graphs", explain));
+
+  EngineBudget& b = plan.budget;
+  b.kv_bytes_per_token = paged_bytes_per_token(local, *setup.kv);
+  budget_card(b, gpu, in.gpus, o.at("gpu_memory_utilization").get<double>());
+  if (!b.present) return;
+  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - non_torch * kBytesPerGiB - activations -
+                      graphs * kBytesPerGiB;
+  const double block = o.at("block_size").get<double>();
+  std::int64_t rank_tokens = 0;  // one data-parallel rank's cache
+  if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
+    const auto rank_blocks =
+        static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / (block * b.kv_bytes_per_token)));
+    rank_tokens = rank_blocks * static_cast<std::int64_t>(block);
+    b.kv_blocks = rank_blocks * dp;
+    b.kv_tokens = rank_tokens * dp;
+    b.max_concurrency = d(b.kv_tokens) / d(setup.context);
+  }
+  b.data_parallel = static_cast<int>(dp);
+  b.fits = b.kv_budget_bytes > 0 && d(rank_tokens) >= d(setup.context) &&
+           cache.bytes <= std::max(0.0, b.kv_budget_bytes);
+  if (!b.fits && explain) {
+    plan.warnings.push_back(
+        b.kv_budget_bytes <= 0
+            ? Message{"warning.vllm_no_start"}
+            : Message{"warning.vllm_short",
+                      obj({{"tokens", b.kv_tokens}, {"requested", setup.context * setup.batch}})});
+  }
+}
+
+}  // namespace
+
+extern const EngineRules kVllm{
+    /*kind=*/"vllm",
+    /*convention=*/false,
+    /*paged=*/true,
+    /*split=*/"",
+    /*splits_layers=*/false,
+    /*experts_divide_evenly=*/false,
+    /*offloads=*/false,
+    /*stage_per_card=*/false,
+    /*fp8_compute=*/true,
+    /*loads=*/loads_safetensors,
+    /*format_warning=*/gguf_format_warning,
+    /*plan=*/plan_vllm,
+};
+
+}  // namespace vram::engines
