@@ -11,6 +11,7 @@
 #include "json_read.hpp"
 #include "vram/boundary.hpp"
 #include "vram/error.hpp"
+#include "vram/hf_config.hpp"
 #include "vram/limits.hpp"
 #include "vram/sort.hpp"
 #include "vram/units.hpp"
@@ -78,23 +79,13 @@ std::optional<std::string> meta_string(const gguf::Header& h, const std::string&
   return kv->value.get<std::string>();
 }
 
-/** llama.cpp architecture names -> Hugging Face model_type. */
+/** llama.cpp architecture names -> Hugging Face model_type (the importer table). */
 std::string model_type_for(const std::string& arch, const gguf::Header& h) {
   const std::int64_t experts = meta_int(h, arch + ".expert_count").value_or(0);
-  if (arch == "llama") return experts > 0 ? "mixtral" : "llama";
-  if (arch == "qwen2moe") return "qwen2_moe";
-  if (arch == "qwen3moe") return "qwen3_moe";
-  if (arch == "gemma3") return "gemma3_text";
-  if (arch == "deepseek2") {
+  return gguf_model_type(arch, experts, [&] {
     // DeepSeek V3 routes by sigmoid (expert_gating_func 2), V2 by softmax.
-    return meta_int(h, arch + ".expert_gating_func").value_or(1) == 2 ? "deepseek_v3"
-                                                                      : "deepseek_v2";
-  }
-  if (arch == "gpt-oss") return "gpt_oss";
-  if (arch == "command-r") return "cohere";
-  if (arch == "glm4moe") return "glm4_moe";
-  if (arch == "gptneox") return "gpt_neox";
-  return arch;  // qwen2, qwen3, gemma, gemma2, phi3, falcon, cohere2, mistral...
+    return meta_int(h, arch + ".expert_gating_func").value_or(1);
+  });
 }
 
 const gguf::TensorInfo* find_tensor(const gguf::Header& h, std::string_view name) {

@@ -229,3 +229,30 @@ TEST_CASE("bad configs give errors that name the field") {
   c["model_type"] = "gemma2";
   CHECK(error_field(c) == "config.sliding_window missing_field");
 }
+
+TEST_CASE("GGUF architecture names come from the family table") {
+  int gating_reads = 0;
+  auto gating = [&gating_reads](std::int64_t value) {
+    return [&gating_reads, value] {
+      ++gating_reads;
+      return value;
+    };
+  };
+  CHECK(vram::gguf_model_type("llama", 0, gating(1)) == "llama");
+  CHECK(vram::gguf_model_type("llama", 8, gating(1)) == "mixtral");
+  CHECK(vram::gguf_model_type("qwen2moe", 60, gating(1)) == "qwen2_moe");
+  CHECK(vram::gguf_model_type("qwen3moe", 128, gating(1)) == "qwen3_moe");
+  CHECK(vram::gguf_model_type("gemma3", 0, gating(1)) == "gemma3_text");
+  CHECK(vram::gguf_model_type("gpt-oss", 32, gating(1)) == "gpt_oss");
+  CHECK(vram::gguf_model_type("command-r", 0, gating(1)) == "cohere");
+  CHECK(vram::gguf_model_type("glm4moe", 160, gating(1)) == "glm4_moe");
+  CHECK(vram::gguf_model_type("gptneox", 0, gating(1)) == "gpt_neox");
+  CHECK(vram::gguf_model_type("qwen2", 0, gating(1)) == "qwen2");
+  // A name no family claims passes through (the importer then names it unsupported).
+  CHECK(vram::gguf_model_type("mamba", 0, gating(1)) == "mamba");
+  // The gating function is read only for the architecture it tells apart.
+  CHECK(gating_reads == 0);
+  CHECK(vram::gguf_model_type("deepseek2", 64, gating(1)) == "deepseek_v2");
+  CHECK(vram::gguf_model_type("deepseek2", 256, gating(2)) == "deepseek_v3");
+  CHECK(gating_reads > 0);
+}

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,5 +28,16 @@ namespace vram {
  * "<prefix>.<field>", e.g. "config.num_hidden_layers".
  */
 ImportedModel import_hf_config(const nlohmann::json& config, std::string_view prefix = "config");
+
+/**
+ * The Hugging Face model_type of a GGUF file whose general.architecture is
+ * `arch`, from the importer table (core/src/import/registry.cpp): where
+ * llama.cpp names several families alike, `expert_count` ({arch}.expert_count,
+ * 0 when absent) tells Llama from Mixtral and `gating_func` (read only then:
+ * {arch}.expert_gating_func, 1 when absent) DeepSeek V2 from V3. A name no
+ * family claims is returned as it is.
+ */
+std::string gguf_model_type(const std::string& arch, std::int64_t expert_count,
+                            const std::function<std::int64_t()>& gating_func);
 
 }  // namespace vram

@@ -55,11 +55,23 @@ struct Context {
 /** An importer fills in what its family does differently. */
 using Importer = void (*)(Context&);
 
+/** Which of the families sharing a GGUF architecture name a file is. */
+enum class GgufVariant {
+  kAny,      ///< the only family of that name
+  kDense,    ///< {arch}.expert_count absent or 0
+  kMoe,      ///< {arch}.expert_count above 0
+  kSoftmax,  ///< {arch}.expert_gating_func absent or not 2
+  kSigmoid,  ///< {arch}.expert_gating_func 2 (DeepSeek V3's routing)
+};
+
 /** One entry of the registry: a model_type and how to read it. */
 struct Family {
   const char* model_type;
   Importer import;
   bool tie_default;  ///< tie_word_embeddings when the key is absent
+  /** llama.cpp's general.architecture for this family, or nullptr: none. */
+  const char* gguf_arch = nullptr;
+  GgufVariant gguf_variant = GgufVariant::kAny;
 };
 
 /** The family of `model_type`, or nullptr. registry.cpp holds the table. */

@@ -1,42 +1,47 @@
 // The importer table: one entry per Hugging Face model_type. Adding a family
-// is adding its file and a line here.
+// is adding its file and a line here, with llama.cpp's name for its GGUF
+// files (general.architecture) where llama.cpp runs it.
 //
 // tie_word_embeddings defaults follow each family's PretrainedConfig
 // subclass in huggingface/transformers (GemmaConfig and FalconConfig
 // default to True, LlamaConfig to False).
 
+#include <functional>
+#include <string>
+
 #include "common.hpp"
+#include "vram/hf_config.hpp"
 
 namespace vram::import {
 namespace {
 
 constexpr Family kFamilies[] = {
-    {"llama", import_llama, false},
-    {"mistral", import_llama, false},
-    {"mixtral", import_llama, false},
-    {"qwen2", import_llama, false},
-    {"qwen2_moe", import_llama, false},
-    {"qwen3", import_llama, false},
-    {"qwen3_moe", import_llama, false},
+    {"llama", import_llama, false, "llama", GgufVariant::kDense},
+    {"mistral", import_llama, false, "mistral"},
+    {"mixtral", import_llama, false, "llama", GgufVariant::kMoe},
+    {"qwen2", import_llama, false, "qwen2"},
+    {"qwen2_moe", import_llama, false, "qwen2moe"},
+    {"qwen3", import_llama, false, "qwen3"},
+    {"qwen3_moe", import_llama, false, "qwen3moe"},
     {"custom", import_llama, false},
-    {"gemma", import_gemma, true},
-    {"gemma2", import_gemma2, true},
+    {"gemma", import_gemma, true, "gemma"},
+    {"gemma2", import_gemma2, true, "gemma2"},
     {"gemma3", import_gemma3, true},
-    {"gemma3_text", import_gemma3, true},
-    {"deepseek_v2", import_deepseek, false},
-    {"deepseek_v3", import_deepseek, false},
+    {"gemma3_text", import_gemma3, true, "gemma3"},
+    {"deepseek_v2", import_deepseek, false, "deepseek2", GgufVariant::kSoftmax},
+    {"deepseek_v3", import_deepseek, false, "deepseek2", GgufVariant::kSigmoid},
     {"kimi_k2", import_deepseek, false},
-    {"glm4_moe", import_glm4_moe, false},
-    {"gpt_oss", import_gpt_oss, false},
-    {"phi3", import_phi3, false},
-    {"falcon", import_falcon, true},
+    {"glm4_moe", import_glm4_moe, false, "glm4moe"},
+    {"gpt_oss", import_gpt_oss, false, "gpt-oss"},
+    {"phi3", import_phi3, false, "phi3"},
+    {"falcon", import_falcon, true, "falcon"},
     {"RefinedWeb", import_falcon, true},
     {"RefinedWebModel", import_falcon, true},
-    {"cohere", import_cohere, true},
-    {"cohere2", import_cohere, true},
+    {"cohere", import_cohere, true, "command-r"},
+    {"cohere2", import_cohere, true, "cohere2"},
     {"jamba", import_jamba, false},
     {"bamba", import_bamba, false},
-    {"gpt_neox", import_gpt_neox, false},
+    {"gpt_neox", import_gpt_neox, false, "gptneox"},
 };
 
 }  // namespace
@@ -49,3 +54,32 @@ const Family* find_family(std::string_view model_type) {
 }
 
 }  // namespace vram::import
+
+namespace vram {
+
+std::string gguf_model_type(const std::string& arch, std::int64_t expert_count,
+                            const std::function<std::int64_t()>& gating_func) {
+  using import::GgufVariant;
+  for (const import::Family& family : import::kFamilies) {
+    if (family.gguf_arch == nullptr || arch != family.gguf_arch) continue;
+    switch (family.gguf_variant) {
+      case GgufVariant::kAny:
+        return family.model_type;
+      case GgufVariant::kDense:
+      case GgufVariant::kMoe:
+        if ((expert_count > 0) == (family.gguf_variant == GgufVariant::kMoe)) {
+          return family.model_type;
+        }
+        break;
+      case GgufVariant::kSoftmax:
+      case GgufVariant::kSigmoid:
+        if ((gating_func() == 2) == (family.gguf_variant == GgufVariant::kSigmoid)) {
+          return family.model_type;
+        }
+        break;
+    }
+  }
+  return arch;  // a name llama.cpp shares with transformers, or one no family reads
+}
+
+}  // namespace vram
