@@ -42,6 +42,11 @@ class Calculator {
    * which data they come from (Catalog::data_versions).
    */
   nlohmann::json presets() const;
+  /**
+   * An engine's start-up log read, and each figure it logged beside the
+   * calculator's for the same settings (vram/engine_log.hpp: log_answer).
+   */
+  nlohmann::json log(const nlohmann::json& request) const;
   /** Every request's fields and every engine's knobs (vram/schema.hpp: schema_json). */
   nlohmann::json schema() const;
 
