@@ -20,17 +20,21 @@ namespace {
 /** A case's quantity as the log reader names it: {id, GPU buffers summed?, host device}. */
 struct Reading {
   const char* id;
-  const char* device;  ///< "" for the engine's own figure, "GPU" for the cards' sum, or a host buffer
+  const char*
+      device;  ///< "" for the engine's own figure, "GPU" for the cards' sum, or a host buffer
 };
 
 const std::map<std::string, Reading>& readings() {
   static const std::map<std::string, Reading> m = {
-      {"weights_gib", {"weights", ""}},           {"kv_tokens", {"kv_tokens", ""}},
-      {"num_gpu_blocks", {"kv_blocks", ""}},      {"activation_peak_gib", {"activations", ""}},
+      {"weights_gib", {"weights", ""}},
+      {"kv_tokens", {"kv_tokens", ""}},
+      {"num_gpu_blocks", {"kv_blocks", ""}},
+      {"activation_peak_gib", {"activations", ""}},
       {"model_buffer_mib", {"model_buffer", "GPU"}},
       {"gpu_model_buffer_mib", {"model_buffer", "GPU"}},
       {"host_model_buffer_mib", {"model_buffer", "CPU_Mapped"}},
-      {"kv_buffer_mib", {"kv_buffer", "GPU"}},    {"compute_buffer_mib", {"compute_buffer", "GPU"}},
+      {"kv_buffer_mib", {"kv_buffer", "GPU"}},
+      {"compute_buffer_mib", {"compute_buffer", "GPU"}},
   };
   return m;
 }
@@ -52,8 +56,8 @@ double in_case_unit(const json& r, const std::string& unit) {
 TEST_CASE("engine logs quoted by the validation cases read back to the cases' figures") {
   int logs = 0;
   int figures = 0;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(VRAM_SOURCE_DIR) + "/tests/validation/cases")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(VRAM_SOURCE_DIR) +
+                                                               "/tests/validation/cases")) {
     const json c = testing::read_json("tests/validation/cases/" + entry.path().filename().string());
     const std::string quote = c.at("source").value("quote", "");
     json request = {{"log", quote}};
@@ -76,11 +80,13 @@ TEST_CASE("engine logs quoted by the validation cases read back to the cases' fi
     }
     for (const json& m : c.at("measurements")) {
       std::string quantity = m.at("quantity").get<std::string>();
-      if (quantity == "kv_cache_gib" && m.at("predict") == "budget.kv_budget_gib") quantity = "weights_kv";
+      if (quantity == "kv_cache_gib" && m.at("predict") == "budget.kv_budget_gib")
+        quantity = "weights_kv";
       const auto it = readings().find(quantity);
       const bool budget = quantity == "weights_kv";
       if (it == readings().end() && !budget) continue;
-      const json* r = budget ? row(answer, "kv_budget", "") : row(answer, it->second.id, it->second.device);
+      const json* r =
+          budget ? row(answer, "kv_budget", "") : row(answer, it->second.id, it->second.device);
       CAPTURE(c.at("id"));
       CAPTURE(quantity);
       REQUIRE(r != nullptr);
@@ -97,7 +103,8 @@ TEST_CASE("engine logs quoted by the validation cases read back to the cases' fi
 TEST_CASE("the log's answer predicts with the estimate of the settings it read") {
   const std::string text =
       "INFO 01-16 14:19:51 [utils.py:253] non-default args: {'max_model_len': 2048, "
-      "'gpu_memory_utilization': 0.95, 'disable_log_stats': True, 'model': 'google/gemma-3-1b-it'}\n"
+      "'gpu_memory_utilization': 0.95, 'disable_log_stats': True, 'model': "
+      "'google/gemma-3-1b-it'}\n"
       "(EngineCore_DP0 pid=590168) INFO 01-16 14:20:13 [core.py:93] Initializing a V1 LLM engine "
       "(v0.13.0) with config: model='google/gemma-3-1b-it', speculative_config=None, "
       "dtype=torch.bfloat16, max_seq_len=2048, tensor_parallel_size=1, pipeline_parallel_size=1, "

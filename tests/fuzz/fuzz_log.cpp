@@ -18,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   nlohmann::json beside = alone;
   beside["model"] = "llama-3.1-8b";
   beside["gpu"] = "h100-sxm";
-  vram::fuzz::check_answer(vram::call(
-      vram::fuzz::calculator(), "log",
-      beside.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+  vram::fuzz::check_answer(
+      vram::call(vram::fuzz::calculator(), "log",
+                 beside.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   return 0;
 }

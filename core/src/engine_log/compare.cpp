@@ -74,12 +74,12 @@ std::optional<std::string> weights_of(const Catalog& catalog, const EngineLog& l
     id = t == "f16" ? "fp16" : t == "f32" ? "fp32" : t;
   } else if (s.contains("quantization")) {
     const std::string q = s["quantization"].get<std::string>();
-    id = q.rfind("fp8", 0) == 0              ? "fp8"
-         : q == "mxfp4"                      ? "mxfp4"
-         : q.rfind("awq", 0) == 0            ? "awq-int4"
-         : q.rfind("gptq", 0) == 0           ? "gptq-int4"
-         : q == "bitsandbytes"               ? "nf4"
-                                             : "";
+    id = q.rfind("fp8", 0) == 0    ? "fp8"
+         : q == "mxfp4"            ? "mxfp4"
+         : q.rfind("awq", 0) == 0  ? "awq-int4"
+         : q.rfind("gptq", 0) == 0 ? "gptq-int4"
+         : q == "bitsandbytes"     ? "nf4"
+                                   : "";
   } else if (s.contains("dtype")) {
     const std::string d = s["dtype"].get<std::string>();
     id = d == "bfloat16" ? "bf16" : d == "float16" ? "fp16" : d == "float32" ? "fp32" : "";
@@ -98,7 +98,8 @@ std::optional<std::string> kv_of(const Catalog& catalog, const EngineLog& log) {
     id = t.rfind("fp8", 0) == 0 ? "fp8" : "";
   }
   const auto& kv = catalog.formats.kv_formats();
-  if (id.empty() || std::none_of(kv.begin(), kv.end(), [&](const KvFormat& f) { return f.id == id; }))
+  if (id.empty() ||
+      std::none_of(kv.begin(), kv.end(), [&](const KvFormat& f) { return f.id == id; }))
     return std::nullopt;
   return id;
 }
@@ -234,7 +235,8 @@ json log_answer(const Catalog& catalog, const json& request) {
   const EngineLog log = read_engine_log(text);
   json notes = json::array();
   if (!log.other_engine.empty()) {
-    notes.push_back(Message{"log.mixed", obj({{"engine", log.engine}, {"other", log.other_engine}})});
+    notes.push_back(
+        Message{"log.mixed", obj({{"engine", log.engine}, {"other", log.other_engine}})});
   }
   if (preset == nullptr) {
     preset = match_model(catalog, log.model);
@@ -247,8 +249,7 @@ json log_answer(const Catalog& catalog, const json& request) {
     estimate = request_of(catalog, log);
     estimate["model"] = preset->id;
     if (fields.at("weights").is_string()) estimate["weights"] = fields.at("weights");
-    if (!estimate.contains("weights"))
-      notes.push_back(Message{"log.no_weights", json::object()});
+    if (!estimate.contains("weights")) notes.push_back(Message{"log.no_weights", json::object()});
     if (fields.at("catalog").is_object()) estimate["catalog"] = fields.at("catalog");
     const double total = [&] {
       for (const LoggedQuantity& q : log.quantities)
@@ -312,7 +313,8 @@ json log_answer(const Catalog& catalog, const json& request) {
       tokens = std::floor(budget / per_token);
     const double context = answer.at("context").get<double>();
     if (std::isfinite(tokens) && tokens >= 0 && context > 0) {
-      pool = obj({{"tokens", tokens}, {"context", context}, {"users", std::floor(tokens / context)}});
+      pool =
+          obj({{"tokens", tokens}, {"context", context}, {"users", std::floor(tokens / context)}});
     }
   }
 

@@ -64,7 +64,8 @@ void read_llamacpp(const std::vector<Line>& lines, EngineLog& log) {
     }
     // Ollama's "Listening on 127.0.0.1:11434 (version 0.5.4)"; not the GGUF's "(version GGUF V3".
     if (const std::string v = word_after(t, "(version"); !v.empty() && v != "GGUF") log.version = v;
-    // The file: "... loaded meta data with 31 key-value pairs and 579 tensors from PATH (version GGUF V3".
+    // The file: "... loaded meta data with 31 key-value pairs and 579 tensors from PATH (version
+    // GGUF V3".
     if (const std::size_t at = t.find(" tensors from "); at != std::string_view::npos) {
       std::string_view path = t.substr(at + 14);
       if (const std::size_t end = path.find(" (version"); end != std::string_view::npos)
@@ -101,12 +102,14 @@ void read_llamacpp(const std::vector<Line>& lines, EngineLog& log) {
     const bool context_line = t.find("llama_context") != std::string_view::npos ||
                               t.find("llama_new_context_with_model") != std::string_view::npos;
     if (context_line) {
-      for (auto [key, name] : {std::pair{"n_ctx ", "context"}, std::pair{"n_ctx_seq", "context_per_sequence"},
-                               std::pair{"n_ctx_per_seq", "context_per_sequence"},
-                               std::pair{"n_ubatch", "n_ubatch"}, std::pair{"n_seq_max", "n_seq_max"}}) {
+      for (auto [key, name] :
+           {std::pair{"n_ctx ", "context"}, std::pair{"n_ctx_seq", "context_per_sequence"},
+            std::pair{"n_ctx_per_seq", "context_per_sequence"}, std::pair{"n_ubatch", "n_ubatch"},
+            std::pair{"n_seq_max", "n_seq_max"}}) {
         set_number(log, name, number_after(t, key));
       }
-      if (const std::string fa = word_after(t, "flash_attn"); !fa.empty()) log.settings["flash_attn"] = fa;
+      if (const std::string fa = word_after(t, "flash_attn"); !fa.empty())
+        log.settings["flash_attn"] = fa;
     }
     // "llama_kv_cache: size = 6144.00 MiB ( 65536 cells, 48 layers, 4/1 seqs), K (f16): ..."
     if (const std::string k = word_after(t, "K (");

@@ -15,9 +15,7 @@ namespace vram {
 namespace logread {
 namespace {
 
-bool identifier(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
+bool identifier(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -25,9 +23,9 @@ bool digit(char c) { return c >= '0' && c <= '9'; }
 std::size_t skip_separators(std::string_view line, std::size_t at) {
   static constexpr std::array<std::string_view, 3> kWords = {"takes ", "take ", "is "};
   for (;;) {
-    while (at < line.size() && (line[at] == ' ' || line[at] == '\t' || line[at] == '=' ||
-                                line[at] == ':' || line[at] == '(' || line[at] == '\'' ||
-                                line[at] == '"')) {
+    while (at < line.size() &&
+           (line[at] == ' ' || line[at] == '\t' || line[at] == '=' || line[at] == ':' ||
+            line[at] == '(' || line[at] == '\'' || line[at] == '"')) {
       ++at;
     }
     bool word = false;
@@ -54,7 +52,7 @@ std::optional<double> number_at(std::string_view line, std::size_t at, std::size
   // platform.
   double mantissa = 0;
   int kept = 0;
-  int scale = 0;  // digits after the point that were kept
+  int scale = 0;    // digits after the point that were kept
   int dropped = 0;  // integer digits beyond the kept ones
   bool point = false;
   std::size_t i = at;
@@ -79,9 +77,9 @@ std::optional<double> number_at(std::string_view line, std::size_t at, std::size
     }
   }
   if (dropped > 20) return std::nullopt;  // no figure of a log has 35 digits
-  static constexpr std::array<double, 23> kTen = {
-      1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  static constexpr std::array<double, 23> kTen = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   double value = scale > 0 ? mantissa / kTen[static_cast<std::size_t>(scale)]
                            : mantissa * kTen[static_cast<std::size_t>(dropped)];
   if (end != nullptr) *end = i;
@@ -102,8 +100,7 @@ std::size_t find_key(std::string_view line, std::string_view key) {
   return std::string_view::npos;
 }
 
-std::optional<double> number_after(std::string_view line, std::string_view key,
-                                   std::size_t* end) {
+std::optional<double> number_after(std::string_view line, std::string_view key, std::size_t* end) {
   const std::size_t at = find_key(line, key);
   if (at == std::string_view::npos) return std::nullopt;
   return number_at(line, skip_separators(line, at + key.size()), end);
@@ -219,8 +216,10 @@ EngineLog read_engine_log(std::string_view text) {
     for (const Marker& m : kMarkers) {
       if (line.text.find(m.text) == std::string_view::npos) continue;
       const std::string_view engine = m.engine;
-      (engine == "vllm" ? vllm : engine == "sglang" ? sglang : engine == "ollama" ? ollama
-                                                                                   : llamacpp)++;
+      (engine == "vllm"     ? vllm
+       : engine == "sglang" ? sglang
+       : engine == "ollama" ? ollama
+                            : llamacpp)++;
     }
   }
   EngineLog log;
@@ -237,8 +236,10 @@ EngineLog read_engine_log(std::string_view text) {
   // Text that holds two engines' lines (an issue comparing them): read as the
   // one with more, the other named so that the reader knows.
   const std::size_t first = std::max({vllm, sglang, llamacpp});
-  if (log.engine == "vllm" && (sglang > 0 || llamacpp > 0)) log.other_engine = sglang >= llamacpp ? "sglang" : "llamacpp";
-  if (log.engine == "sglang" && (vllm > 0 || llamacpp > 0)) log.other_engine = vllm >= llamacpp ? "vllm" : "llamacpp";
+  if (log.engine == "vllm" && (sglang > 0 || llamacpp > 0))
+    log.other_engine = sglang >= llamacpp ? "sglang" : "llamacpp";
+  if (log.engine == "sglang" && (vllm > 0 || llamacpp > 0))
+    log.other_engine = vllm >= llamacpp ? "vllm" : "llamacpp";
   if ((log.engine == "llamacpp" || log.engine == "ollama") && (vllm > 0 || sglang > 0))
     log.other_engine = vllm >= sglang ? "vllm" : "sglang";
   (void)first;
@@ -259,7 +260,10 @@ nlohmann::json engine_log_json(const EngineLog& log) {
   }
   // The engines' own spelling of their names (product names, not words to translate).
   const std::string& e = log.engine;
-  const char* name = e == "vllm" ? "vLLM" : e == "sglang" ? "SGLang" : e == "ollama" ? "Ollama" : "llama.cpp";
+  const char* name = e == "vllm"     ? "vLLM"
+                     : e == "sglang" ? "SGLang"
+                     : e == "ollama" ? "Ollama"
+                                     : "llama.cpp";
   return obj({{"engine", log.engine},
               {"engine_name", name},
               {"version", log.version},

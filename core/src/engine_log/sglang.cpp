@@ -13,15 +13,16 @@ void read_sglang(const std::vector<Line>& lines, EngineLog& log) {
     const std::string_view t = line.text;
     if (find_key(t, "ServerArgs(") != std::string_view::npos) {
       if (const std::string m = word_after(t, "model_path="); !m.empty()) log.model = m;
-      for (auto [key, name] : {std::pair{"tp_size=", "tensor_parallel_size"},
-                               std::pair{"pp_size=", "pipeline_parallel_size"},
-                               std::pair{"dp_size=", "data_parallel_size"},
-                               std::pair{"context_length=", "context"},
-                               std::pair{"mem_fraction_static=", "mem_fraction_static"}}) {
+      for (auto [key, name] :
+           {std::pair{"tp_size=", "tensor_parallel_size"},
+            std::pair{"pp_size=", "pipeline_parallel_size"},
+            std::pair{"dp_size=", "data_parallel_size"}, std::pair{"context_length=", "context"},
+            std::pair{"mem_fraction_static=", "mem_fraction_static"}}) {
         set_number(log, name, number_after(t, key));
       }
-      for (auto [key, name] : {std::pair{"dtype=", "dtype"}, std::pair{"kv_cache_dtype=", "kv_cache_dtype"},
-                               std::pair{"quantization=", "quantization"}}) {
+      for (auto [key, name] :
+           {std::pair{"dtype=", "dtype"}, std::pair{"kv_cache_dtype=", "kv_cache_dtype"},
+            std::pair{"quantization=", "quantization"}}) {
         const std::string w = word_after(t, key);
         if (!w.empty() && w != "None") log.settings[name] = w;
       }
@@ -40,7 +41,8 @@ void read_sglang(const std::vector<Line>& lines, EngineLog& log) {
     if (find_key(t, "Capture cuda graph end") != std::string_view::npos) {
       if (const auto v = size_after(t, "mem usage")) put(log, "cuda_graph", *v, "bytes", line);
     }
-    if (const auto v = number_after(t, "max_total_num_tokens=")) put(log, "kv_tokens", *v, "tokens", line);
+    if (const auto v = number_after(t, "max_total_num_tokens="))
+      put(log, "kv_tokens", *v, "tokens", line);
     set_number(log, "context", number_after(t, "context_len="));
   }
 }

@@ -9,8 +9,7 @@
 namespace vram::logread {
 namespace {
 
-void setting_int(EngineLog& log, std::string_view line, std::string_view key,
-                 const char* name) {
+void setting_int(EngineLog& log, std::string_view line, std::string_view key, const char* name) {
   set_number(log, name, number_after(line, key));
 }
 
@@ -27,7 +26,8 @@ void settings(std::string_view t, EngineLog& log) {
     const std::string dtype = word_after(t, "dtype=");
     if (!dtype.empty()) log.settings["dtype"] = dtype;
     const std::string quantization = word_after(t, "quantization=");
-    if (!quantization.empty() && quantization != "None") log.settings["quantization"] = quantization;
+    if (!quantization.empty() && quantization != "None")
+      log.settings["quantization"] = quantization;
     const std::string kv = word_after(t, "kv_cache_dtype=");
     if (!kv.empty()) log.settings["kv_cache_dtype"] = kv;
     const std::string eager = word_after(t, "enforce_eager=");
@@ -50,7 +50,8 @@ void settings(std::string_view t, EngineLog& log) {
   setting_int(log, t, "--tensor-parallel-size", "tensor_parallel_size");
   setting_int(log, t, "--pipeline-parallel-size", "pipeline_parallel_size");
   setting_int(log, t, "--gpu-memory-utilization", "gpu_memory_utilization");
-  if (find_key(t, "--enforce-eager") != std::string_view::npos) log.settings["enforce_eager"] = true;
+  if (find_key(t, "--enforce-eager") != std::string_view::npos)
+    log.settings["enforce_eager"] = true;
   if (const std::string v = word_after(t, "vLLM API server version"); !v.empty()) log.version = v;
   set_number(log, "gpu_memory_utilization", number_after(t, "gpu_memory_utilization"));
 }
@@ -63,28 +64,34 @@ void read_vllm(const std::vector<Line>& lines, EngineLog& log) {
     settings(t, log);
     // Weights: V1 "Model loading took 14.99 GiB", V0 "Loading model weights
     // took 18.4902 GB" (GiB), the profile's "model weights take 14.96GiB".
-    for (std::string_view key : {"Model loading took", "Loading model weights took",
-                                 "model weights take"}) {
+    for (std::string_view key :
+         {"Model loading took", "Loading model weights took", "model weights take"}) {
       if (const auto v = size_after(t, key)) put(log, "weights", *v, "bytes", line);
     }
     if (const auto v = size_after(t, "non_torch_memory")) put(log, "non_torch", *v, "bytes", line);
     if (const auto v = size_after(t, "PyTorch activation peak memory"))
       put(log, "activations", *v, "bytes", line);
-    if (const auto v = size_after(t, "peak_torch_memory")) put(log, "torch_peak", *v, "bytes", line);
-    if (const auto v = size_after(t, "total_gpu_memory")) put(log, "total_memory", *v, "bytes", line);
-    for (std::string_view key : {"Available KV cache memory", "kv_cache_size", "available_kv_cache_memory",
-                                 "the rest of the memory reserved for KV Cache"}) {
+    if (const auto v = size_after(t, "peak_torch_memory"))
+      put(log, "torch_peak", *v, "bytes", line);
+    if (const auto v = size_after(t, "total_gpu_memory"))
+      put(log, "total_memory", *v, "bytes", line);
+    for (std::string_view key :
+         {"Available KV cache memory", "kv_cache_size", "available_kv_cache_memory",
+          "the rest of the memory reserved for KV Cache"}) {
       if (const auto v = size_after(t, key)) put(log, "kv_budget", *v, "bytes", line);
     }
-    if (const auto v = number_after(t, "GPU KV cache size")) put(log, "kv_tokens", *v, "tokens", line);
+    if (const auto v = number_after(t, "GPU KV cache size"))
+      put(log, "kv_tokens", *v, "tokens", line);
     // The refusal when the context does not fit: "The model's max seq len (131072) is larger
     // than the maximum number of tokens that can be stored in KV cache (37696)".
-    if (const auto v = number_after(t, "can be stored in KV cache")) put(log, "kv_tokens", *v, "tokens", line);
+    if (const auto v = number_after(t, "can be stored in KV cache"))
+      put(log, "kv_tokens", *v, "tokens", line);
     set_number(log, "context", number_after(t, "max seq len"));
     for (std::string_view key : {"GPU blocks", "CUDA blocks", "cuda blocks", "num_gpu_blocks is"}) {
       if (const auto v = number_after(t, key)) put(log, "kv_blocks", *v, "blocks", line);
     }
-    if (const std::size_t at = find_key(t, "Maximum concurrency for"); at != std::string_view::npos) {
+    if (const std::size_t at = find_key(t, "Maximum concurrency for");
+        at != std::string_view::npos) {
       if (const auto v = number_after(t.substr(at), "per request")) {
         put(log, "max_concurrency", *v, "requests", line);
       }
