@@ -11,7 +11,7 @@ using nlohmann::json;
 std::string render_log(const json& a, const Words& say) {
   std::ostringstream out;
   const json& log = a.at("log");
-  const json model = a.at("model");
+  const json model = a.at("preset");
   out << say("log.title",
              {{"engine", log.at("version") == "" ? log.at("engine_name").get<std::string>()
                                                  : log.at("engine_name").get<std::string>() + " " +

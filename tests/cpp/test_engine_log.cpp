@@ -118,7 +118,7 @@ TEST_CASE("the log's answer predicts with the estimate of the settings it read")
       "(EngineCore_DP0 pid=590168) INFO 01-16 14:20:30 [kv_cache_utils.py:1205] Maximum "
       "concurrency for 2,048 tokens per request: 461.21x\n";
   const json answer = testing::calculator().log({{"log", text}, {"gpu", "l4"}});
-  CHECK(answer.at("model") == "gemma-3-1b");
+  CHECK(answer.at("preset") == "gemma-3-1b");
   const json& log = answer.at("log");
   CHECK(log.at("engine") == "vllm");
   CHECK(log.at("version") == "0.13.0");
@@ -169,7 +169,7 @@ TEST_CASE("SGLang's and llama.cpp's start-up lines") {
         "GB. avail mem=5.1 GB.\n";
     const json a = testing::calculator().log({{"log", text}});
     CHECK(a.at("log").at("engine") == "sglang");
-    CHECK(a.at("model") == "qwen3-8b");
+    CHECK(a.at("preset") == "qwen3-8b");
     CHECK(a.at("log").at("settings").at("tensor_parallel_size") == 2);
     CHECK(a.at("log").at("settings").at("mem_fraction_static") == 0.871);
     CHECK(row(a, "weights", "")->at("logged") == 7.73);
@@ -203,7 +203,7 @@ TEST_CASE("SGLang's and llama.cpp's start-up lines") {
     CHECK(log.at("engine") == "llamacpp");
     CHECK(log.at("version") == "b5622");
     CHECK(log.at("model") == "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf");
-    CHECK(a.at("model") == "llama-3.1-8b");
+    CHECK(a.at("preset") == "llama-3.1-8b");
     CHECK(a.at("request").at("weights") == "q4_k_m");
     CHECK(a.at("request").at("kv") == "fp16");
     CHECK(a.at("request").at("context") == 8192);

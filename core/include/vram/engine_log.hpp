@@ -71,7 +71,7 @@ struct Catalog;
  * ran (request.model, else the log's model name matched against the
  * presets' repositories and ids), rebuilds the estimate request the log's
  * settings make, and answers each logged figure beside the calculator's:
- * {"log", "model", "request" (null when no preset matched), "rows":
+ * {"log", "preset", "request" (null when no preset matched), "rows":
  * [{"id", "device", "logged", "predicted", "unit", "difference_pct",
  * "line"}], "pool" (the logged KV pool as tokens and users at the
  * context), "case" (the pair in tests/validation's case format), "notes"}.

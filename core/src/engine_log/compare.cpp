@@ -328,7 +328,7 @@ json log_answer(const Catalog& catalog, const json& request) {
                            {"source", obj({{"kind", "user-log"}})}});
   }
   return obj({{"log", engine_log_json(log)},
-              {"model", preset != nullptr ? json(preset->id) : json(nullptr)},
+              {"preset", preset != nullptr ? json(preset->id) : json(nullptr)},
               {"request", estimate},
               {"rows", rows},
               {"pool", pool},

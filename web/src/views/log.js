@@ -83,7 +83,7 @@ export class LogView {
     const { t } = this.ctx;
     const log = result.log;
     const say = this.ctx.say(state?.unit);
-    const title = t('log.title', { engine: [log.engine_name, log.version].filter(Boolean).join(' '), model: log.model || '–', preset: result.model || '–' });
+    const title = t('log.title', { engine: [log.engine_name, log.version].filter(Boolean).join(' '), model: log.model || '–', preset: result.preset || '–' });
     const head = ['log.col.figure', 'log.col.device', 'log.col.logged', 'log.col.predicted', 'log.col.difference', 'log.col.line'].map((id) => t(id));
     const rows = result.rows.map((r) =>
       h('tr', { dataset: { id: r.id } },
@@ -98,7 +98,7 @@ export class LogView {
     if (result.pool) out.push(h('p', { class: 'log-pool' }, said(t, t('log.pool', result.pool))));
     for (const note of result.notes) out.push(h('p', { class: 'muted small' }, sayQuoted(say, note)));
     // No preset matched the log's model: compare with the page's own, if the reader says so.
-    if (!result.model && state?.model && !state.config) {
+    if (!result.preset && state?.model && !state.config) {
       out.push(h('button', { type: 'button', class: 'link', onclick: () => { this.model = state.model; this.key = null; this.update(state); } },
         t('log.useModel', { model: (this.ctx.catalog.models.find((m) => m.id === state.model) || { name: state.model }).name })));
     }
@@ -112,7 +112,7 @@ export class LogView {
   export(result) {
     const text = `${JSON.stringify(result.case, null, 1)}\n`;
     const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-    const a = h('a', { href: url, download: `${result.log.engine}-${result.model || 'model'}-log-case.json` });
+    const a = h('a', { href: url, download: `${result.log.engine}-${result.preset || 'model'}-log-case.json` });
     this.element.append(a);
     a.click();
     a.remove();
