@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "vram/api.hpp"
+#include "vram/engine_log.hpp"
 #include "vram/error.hpp"
 #include "vram/schema.hpp"
 
@@ -305,6 +306,16 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
                            {{"flag", flag}, {"path", value}, {"reason", json(e.message())}});
         }
         parsed.request[spec->key] = std::move(doc);
+        break;
+      }
+      case FlagKind::kTextFile: {
+        // Read no more than the core takes, and one byte over so that it names the limit.
+        std::ifstream in(value, std::ios::binary);
+        if (!in) throw UsageError("usage.cannot_read", {{"flag", flag}, {"path", value}});
+        std::string text(vram::kMaxLogBytes + 1, '\0');
+        in.read(text.data(), static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(in.gcount()));
+        parsed.request[spec->key] = std::move(text);
         break;
       }
       case FlagKind::kKeyValue: {

@@ -29,6 +29,8 @@ enum class FlagKind {
   kTrue,   ///< a switch that sets its field to true (--flash-attention)
   kFalse,  ///< a switch that sets its field to false (--no-checkpointing)
   kJsonFile,
+  kTextFile,  ///< a file's text, at most vram::kMaxLogBytes + 1 read (the engine log of `vramcalc
+              ///< log`)
   kList,
   kKeyValue,   ///< repeatable KEY=VALUE into an object (numbers, true/false, a knob's word)
   kEngineInt,  ///< a whole number, or one of the knob's words ("auto"), into engine_options.<key>

@@ -11,6 +11,8 @@
 #include "args.hpp"
 #include "checkpoint_files.hpp"
 #include "render.hpp"
+#include "render_curve.hpp"
+#include "render_log.hpp"
 #include "vram/api.hpp"
 #include "vram/error.hpp"
 #include "vram/messages.hpp"
@@ -114,8 +116,10 @@ int usage_error(const std::string& message, const std::vector<FlagSpec>* specs =
 std::vector<FlagSpec> command_flags(const json& schema, const std::string& command) {
   std::vector<FlagSpec> specs;
   const json& requests = schema.at("requests");
-  if (requests.contains(command)) specs = vramcli::flags_from_schema(requests.at(command));
-  if (command == "estimate") {
+  // The curve takes the estimate's request.
+  const std::string table = command == "curve" ? "estimate" : command;
+  if (requests.contains(table)) specs = vramcli::flags_from_schema(requests.at(table));
+  if (table == "estimate") {
     // --tp: the engines' tensor_parallel_size knob (vLLM's, SGLang's: the same range).
     for (const json& knob : schema.at("engines").at("vllm")) {
       if (knob.at("name") == "tensor_parallel_size")
@@ -129,6 +133,12 @@ std::vector<FlagSpec> command_flags(const json& schema, const std::string& comma
         std::replace(flag.begin(), flag.end(), '_', '-');
         specs.push_back({flag, name, FlagKind::kEngineInt, knob});
       }
+    }
+  }
+  if (command == "log") {
+    // The log is a file's text: `vramcalc log FILE` or --log FILE.
+    for (FlagSpec& spec : specs) {
+      if (spec.key == "log") spec.kind = FlagKind::kTextFile;
     }
   }
   if (command == "estimate" || command == "inspect") {
@@ -159,8 +169,9 @@ int main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
-  static const char* const kCommands[] = {"estimate", "inspect", "grid", "devices", "fleet",
-                                          "models",   "formats", "gpus", "schema"};
+  static const char* const kCommands[] = {"estimate", "inspect", "log",   "curve",
+                                          "grid",     "devices", "fleet", "models",
+                                          "formats",  "gpus",    "schema"};
   if (std::find(std::begin(kCommands), std::end(kCommands), command) == std::end(kCommands)) {
     return usage_error(vramcli::Words{early}("usage.unknown_command", {{"command", command}}) +
                        "\n\n" + usage(early));
@@ -184,6 +195,8 @@ int main(int argc, char** argv) {
       if (command == "inspect" && !files.any()) throw vramcli::UsageError("usage.inspect_files");
       if (command != "inspect" && files.list_tensors)
         throw vramcli::UsageError("usage.unknown_flag", {{"flag", "--tensors"}});
+      if (command == "log" && !args.empty() && args[0].rfind("-", 0) != 0)
+        args.insert(args.begin(), "--log");  // vramcalc log FILE
       parsed = vramcli::parse_flags(args, specs);
       const std::vector<std::string> langs = vram::MessageCatalogs::builtin().languages();
       if (std::find(langs.begin(), langs.end(), parsed.lang) == langs.end()) {
@@ -218,6 +231,16 @@ int main(int argc, char** argv) {
         }
         std::cout << (parsed.json_output ? result.dump(2) + "\n"
                                          : vramcli::render_estimate(result, say));
+      } else if (command == "curve") {
+        const json result = calculator.curve(parsed.request);
+        std::cout << (parsed.json_output ? result.dump(2) + "\n"
+                                         : vramcli::render_curve(result, say));
+      } else if (command == "log") {
+        if (!parsed.request.contains("log")) throw vramcli::UsageError("usage.log_file");
+        const json result = calculator.log(parsed.request);
+        std::cout << (parsed.json_output
+                          ? result.dump(2, ' ', false, json::error_handler_t::replace) + "\n"
+                          : vramcli::render_log(result, say));
       } else if (command == "grid") {
         const json result = calculator.grid(parsed.request);
         std::cout << (parsed.json_output ? result.dump(2) + "\n"

@@ -4,6 +4,7 @@
 #include "json_read.hpp"
 #include "tables.hpp"
 #include "vram/checkpoint.hpp"
+#include "vram/engine_log.hpp"
 #include "vram/error.hpp"
 #include "vram/inference.hpp"
 #include "vram/inverse.hpp"
@@ -22,6 +23,8 @@ json Calculator::estimate(const json& request) const { return estimate_json(cata
 json Calculator::grid(const json& request) const { return grid_json(catalog_, request); }
 json Calculator::devices(const json& request) const { return devices_json(catalog_, request); }
 json Calculator::fleet(const json& request) const { return fleet_json(catalog_, request); }
+json Calculator::curve(const json& request) const { return curve_json(catalog_, request); }
+json Calculator::log(const json& request) const { return log_answer(catalog_, request); }
 json Calculator::fit_models(const json& request) const {
   return fit_models_json(catalog_, request);
 }
@@ -115,6 +118,8 @@ std::string dispatch(const Calculator& calculator, std::string_view method,
   if (method == "devices") return dump(calculator.devices(request));
   if (method == "fleet") return dump(calculator.fleet(request));
   if (method == "fit_models") return dump(calculator.fit_models(request));
+  if (method == "log") return dump(calculator.log(request));
+  if (method == "curve") return dump(calculator.curve(request));
   // A checkpoint's files, checked and summed as estimate would take them.
   if (method == "checkpoint") return dump(checkpoint_summary(checkpoint_from_json(request)));
   throw Error::make("unknown_method", "method", "error.unknown_method",

@@ -1,6 +1,8 @@
 #include "estimate_json.hpp"
 
 #include "answer/sections.hpp"
+#include "vram/error.hpp"
+#include "vram/json_object.hpp"
 
 namespace vram {
 
@@ -32,6 +34,17 @@ json estimate_json(const Catalog& catalog, const json& request) {
   answer::merge(out, answer::cheapest_section(in));
   answer::merge(out, answer::fit_section(in, capacity));
   return out;
+}
+
+// The concurrency curve of one plan: the estimate's request, on a card.
+json curve_json(const Catalog& catalog, const json& request) {
+  const EstimateRequest req = request.get<EstimateRequest>();
+  if (req.mode != Mode::kInference) {
+    throw Error::make("not_applicable", "mode", "error.curve_mode", obj({{"field", "mode"}}));
+  }
+  const answer::Inference in(catalog, req);
+  if (in.gpu == nullptr) throw Error::missing("gpu");
+  return answer::curve_section(in, answer::capacity_of(in));
 }
 
 }  // namespace vram

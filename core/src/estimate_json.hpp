@@ -15,4 +15,10 @@ namespace vram {
  */
 nlohmann::json estimate_json(const Catalog& catalog, const nlohmann::json& request);
 
+/**
+ * The curve call: the estimate's request (inference, with a gpu) as
+ * answer::curve_section answers it (docs/cli.md, "curve").
+ */
+nlohmann::json curve_json(const Catalog& catalog, const nlohmann::json& request);
+
 }  // namespace vram

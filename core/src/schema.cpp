@@ -238,6 +238,24 @@ const std::vector<FieldSpec>& fit_models_fields() {
   return fields;
 }
 
+const std::vector<FieldSpec>& log_fields() {
+  static const std::vector<FieldSpec> fields = [] {
+    std::vector<FieldSpec> f;
+    f.reserve(5);
+    // The log's text, required; read_engine_log bounds it (kMaxLogBytes).
+    f.push_back(field("log", FieldType::kString, nullptr));
+    // Which preset the log's model is, when its name does not say (a local path).
+    f.push_back(choice("model", nullptr, {}, ChoiceSource::kModels));
+    // The card it ran on: its bandwidth and features; its memory is the log's when logged.
+    f.push_back(choice("gpu", nullptr, {}, ChoiceSource::kGpus));
+    // How the weights are stored, when the log does not say (an excerpt without its file type).
+    f.push_back(choice("weights", nullptr, {}, ChoiceSource::kWeightFormats));
+    f.push_back(catalog_field());
+    return f;
+  }();
+  return fields;
+}
+
 const std::vector<FieldSpec>& config_fields() {
   // The bounds the importer checks (hf_config.cpp), from vram/limits.hpp.
   static const std::vector<FieldSpec> fields = [] {
@@ -406,7 +424,8 @@ json schema_json(const Catalog& catalog) {
                          {"grid", table(grid_fields())},
                          {"devices", table(devices_fields())},
                          {"fleet", table(fleet_fields())},
-                         {"fit_models", table(fit_models_fields())}})},
+                         {"fit_models", table(fit_models_fields())},
+                         {"log", table(log_fields())}})},
        {"engines", engines},
        // The bounds on a checkpoint's files, which the page checks before reading one.
        {"limits", obj({{"checkpoint", obj({{"header_bytes", limits::kMaxHeaderBytes},

@@ -66,6 +66,8 @@ export function wrap(module) {
     devices: (request) => call('devices', request),
     fleet: (request) => call('fleet', request),
     fitModels: (request) => call('fit_models', request),
+    log: (request) => call('log', request),
+    curve: (request) => call('curve', request),
     /** A GGUF or safetensors header from its first bytes (Uint8Array); fileSize 0 if unknown. */
     inspect: (kind, bytes, fileSize = 0) => {
       let result;

@@ -35,12 +35,14 @@ import { DevicesView } from './views/devices.js';
 import { FleetView } from './views/fleet.js';
 import { GridView } from './views/grid.js';
 import { InputsPanel } from './views/inputs.js';
+import { CurveView } from './views/curve.js';
+import { LogView } from './views/log.js';
 import { ModelsView } from './views/models.js';
 
 
 const NO_LINK_LANGUAGE = Object.freeze({ lang: '', digits: '' });
 
-const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView, models: ModelsView };
+const VIEW_CLASSES = { calculator: CalculatorView, grid: GridView, devices: DevicesView, fleet: FleetView, models: ModelsView, curve: CurveView, log: LogView };
 
 /** A User Timing mark (tools/bench.mjs reads them); nothing when unsupported. */
 function mark(name) {

@@ -7,7 +7,7 @@ import { readConfigText } from './config.js';
 import { parseSignedNumber } from './numbers.js';
 import { searchEntry, searchModels } from './search.js';
 
-export const VIEWS = ['calculator', 'grid', 'devices', 'fleet', 'models'];
+export const VIEWS = ['calculator', 'grid', 'devices', 'fleet', 'models', 'curve', 'log'];
 export const UNITS = ['GB', 'GiB'];
 /** The languages the page speaks (data/messages/), in the picker's order. */
 export const LANGUAGES = ['en', 'ar', 'fa'];

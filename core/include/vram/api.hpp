@@ -25,6 +25,12 @@ class Calculator {
 
   /** Memory for one model and setup, term by term. Throws vram::Error. */
   nlohmann::json estimate(const nlohmann::json& request) const;
+  /**
+   * The concurrency curve of the estimate's plan on its card: speed per user,
+   * throughput and first token as users grow, the most users at the floor
+   * and what a million tokens cost there.
+   */
+  nlohmann::json curve(const nlohmann::json& request) const;
   /** The guide's lookup grid (SPEC 3): models x methods, each with the cheapest fit. */
   nlohmann::json grid(const nlohmann::json& request) const;
   /** The planner's device counts (SPEC 6): accelerators x formats. */
@@ -42,6 +48,11 @@ class Calculator {
    * which data they come from (Catalog::data_versions).
    */
   nlohmann::json presets() const;
+  /**
+   * An engine's start-up log read, and each figure it logged beside the
+   * calculator's for the same settings (vram/engine_log.hpp: log_answer).
+   */
+  nlohmann::json log(const nlohmann::json& request) const;
   /** Every request's fields and every engine's knobs (vram/schema.hpp: schema_json). */
   nlohmann::json schema() const;
 

@@ -31,6 +31,7 @@ const std::vector<FieldSpec>& grid_fields();
 const std::vector<FieldSpec>& devices_fields();
 const std::vector<FieldSpec>& fleet_fields();
 const std::vector<FieldSpec>& fit_models_fields();
+const std::vector<FieldSpec>& log_fields();
 /**
  * The shape keys of a config.json (hidden_size, num_hidden_layers, ...) and
  * their ranges (vram/limits.hpp, the bounds the importer checks): what a

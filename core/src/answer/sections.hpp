@@ -108,6 +108,14 @@ nlohmann::json serving_section(const Inference& in, const std::optional<OffloadP
 nlohmann::json offload_section(const Inference& in, const OffloadPlan& offload);
 /** decode, prefill and their assumptions: the speed of a setup that holds the answer. */
 nlohmann::json speed_section(const Inference& in, const Capacity& capacity);
+/**
+ * The concurrency curve on the card asked about (the `curve` call): per-user
+ * and total decode, and time to first token, as users grow from 1 to as many
+ * as the cards hold at the context; the most users at the floor, with the
+ * cost per million output and input tokens there; each point with the speed
+ * model's measured error band.
+ */
+nlohmann::json curve_section(const Inference& in, const Capacity& capacity);
 /** fits, below_floor: the cheapest set of each priced card, and its speed. */
 nlohmann::json cheapest_section(const Inference& in);
 /** fit and inverse: the answer against its capacity, and what else that capacity holds. */

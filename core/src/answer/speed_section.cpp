@@ -5,6 +5,7 @@
 
 #include "answer/sections.hpp"
 #include "vram/decode.hpp"
+#include "vram/inverse.hpp"
 #include "vram/speed.hpp"
 #include "vram/units.hpp"
 
@@ -149,6 +150,104 @@ json speed_section(const Inference& in, const Capacity& capacity) {
                                                          {"users", batch}})}});
   }
   return out;
+}
+
+}  // namespace vram::answer
+
+namespace vram::answer {
+
+namespace {
+
+/** The users a point is computed at: 1, 2, 4, ... below the limit, then the limit. */
+std::vector<std::int64_t> curve_users(std::int64_t limit) {
+  std::vector<std::int64_t> users;
+  for (std::int64_t u = 1; u < limit; u *= 2) users.push_back(u);
+  if (limit >= 1) users.push_back(limit);
+  return users;
+}
+
+/** The plan's price per hour, its cards at the catalog's discount; 0 when a card has no price. */
+double usd_per_hour(const Inference& in) {
+  const double cards = static_cast<double>(in.layout.gpus);
+  const double discount = in.gpus.discount_percent(in.layout.gpus);
+  return in.gpu->monthly_usd * cards * (1 - discount / 100) / in.gpus.hours_per_month;
+}
+
+}  // namespace
+
+json curve_section(const Inference& in, const Capacity& capacity) {
+  const Gpu& gpu = *in.gpu;
+  const StepLayout step = layout_now(in);
+  const bool fp8 = fp8_compute(*in.engine.profile, in.setup.weights, in.model, gpu);
+  // As many users as the cards hold at the context: the largest batch of the inverse answers.
+  const std::int64_t limit =
+      inverse_answers(in.setup, *in.engine.profile, in.engine.options, in.gpu, in.gpus,
+                      in.catalog.formats, capacity.capacity_bytes)
+          .max_batch;
+  const PrefillSpeed prefill =
+      expected_prefill(in.model, in.plan, gpu, step.cards, in.setup.context, fp8, in.speed);
+  // Each user holds a whole context of cache; a step reads every user's.
+  InferencePlan plan = in.plan;
+  const double kv_per_user = in.plan.kv.bytes / static_cast<double>(in.setup.batch);
+  auto at = [&](std::int64_t users) {
+    plan.kv.bytes = kv_per_user * static_cast<double>(users);
+    return expected_decode(in.model, plan, gpu, step.cards, users, in.format_id, fp8, in.speed,
+                           in.catalog.speed);
+  };
+  const json band = measured_error(in.catalog, "speed", "note.measured_error_speed");
+  // Measured speeds ran from `low_pct` under to `high_pct` over the prediction's error
+  // ((predicted - measured) / measured): the measured speed lies in
+  // [predicted / (1 + high), predicted / (1 + low)].
+  const double over = band.is_object() ? band.value("high_pct", 0.0) / 100 : 0;
+  const double under = band.is_object() ? std::max(-0.9, band.value("low_pct", 0.0) / 100) : 0;
+  json points = json::array();
+  for (const std::int64_t users : curve_users(limit)) {
+    const DecodeSpeed d = at(users);
+    // The first token: the prompt's prefill, then one step beside the others' decoding.
+    const json ttft = prefill.known ? json(prefill.seconds + d.step_s) : json(nullptr);
+    points.push_back(obj({{"users", users},
+                          {"tokens_per_s", d.expected_tokens_per_s},
+                          {"low", d.expected_tokens_per_s / (1 + over)},
+                          {"high", d.expected_tokens_per_s / (1 + under)},
+                          {"total_tokens_per_s", d.expected_batch_tokens_per_s},
+                          {"ttft_s", ttft},
+                          {"meets_floor", d.expected_tokens_per_s >= in.min_tokens_per_s}}));
+  }
+  // The knee: the most users who still get the floor (speed per user falls as users grow).
+  std::int64_t lo = 0, hi = limit;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (at(mid).expected_tokens_per_s >= in.min_tokens_per_s)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  json at_floor = nullptr;
+  if (lo >= 1) {
+    const DecodeSpeed d = at(lo);
+    const double hourly = usd_per_hour(in);
+    const auto per_million = [&](double tokens_per_s) {
+      return hourly > 0 && tokens_per_s > 0 ? json(hourly / (tokens_per_s * 3600) * 1e6)
+                                            : json(nullptr);
+    };
+    at_floor = obj({{"users", lo},
+                    {"tokens_per_s", d.expected_tokens_per_s},
+                    {"total_tokens_per_s", d.expected_batch_tokens_per_s},
+                    {"usd_per_hour", hourly > 0 ? json(hourly) : json(nullptr)},
+                    {"usd_per_million_output", per_million(d.expected_batch_tokens_per_s)},
+                    {"usd_per_million_input",
+                     prefill.known ? per_million(prefill.tokens_per_s) : json(nullptr)}});
+  }
+  return obj({{"users_limit", limit},
+              {"context", in.setup.context},
+              {"min_tokens_per_s", in.min_tokens_per_s},
+              {"gpu", gpu.id},
+              {"gpu_name", gpu.name},
+              {"gpu_count", in.layout.gpus},
+              {"points", std::move(points)},
+              {"at_floor", std::move(at_floor)},
+              {"measured_error", band},
+              {"assumptions", json::array({Message{"assumption.curve", json::object()}})}});
 }
 
 }  // namespace vram::answer
