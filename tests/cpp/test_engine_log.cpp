@@ -217,6 +217,26 @@ TEST_CASE("SGLang's and llama.cpp's start-up lines") {
   }
 }
 
+TEST_CASE("llama.cpp: two KV caches of one load add up; a second load replaces the first") {
+  // Gemma 3 under llama_kv_cache_iswa: a full-attention cache and a sliding-window one.
+  const std::string load =
+      "llama_model_loader: loaded meta data with 40 key-value pairs and 340 tensors from "
+      "gemma-3-12b-it-Q4_K_M.gguf (version GGUF V3 (latest))\n"
+      "load_tensors:        CUDA0 model buffer size =  6956.38 MiB\n"
+      "llama_kv_cache_iswa: creating non-SWA KV cache, size = 8192 cells\n"
+      "llama_kv_cache:      CUDA0 KV buffer size =   512.00 MiB\n"
+      "llama_kv_cache_iswa: creating     SWA KV cache, size = 1536 cells\n"
+      "llama_kv_cache:      CUDA0 KV buffer size =   480.00 MiB\n";
+  const json once = testing::calculator().log({{"log", load}});
+  CHECK(row(once, "kv_buffer", "GPU")->at("logged").get<double>() == doctest::Approx(992.0 / 1024));
+  CHECK(once.at("preset") == "gemma-3-12b");
+  const json twice = testing::calculator().log({{"log", load + load}});
+  CHECK(row(twice, "kv_buffer", "GPU")->at("logged").get<double>() ==
+        doctest::Approx(992.0 / 1024));
+  CHECK(row(twice, "model_buffer", "GPU")->at("logged").get<double>() ==
+        doctest::Approx(6956.38 / 1024));
+}
+
 TEST_CASE("hostile logs get named errors") {
   const auto error = [](const json& request) {
     const json a = json::parse(vram::call(testing::calculator(), "log", request.dump()));

@@ -48,6 +48,16 @@ void buffer(const Line& line, EngineLog& log) {
   }
   const std::string device = device_before(before, before.size());
   if (device.empty()) return;
+  // Within one load a device's buffers of a kind add up: a model with
+  // sliding-window layers logs two KV caches (llama_kv_cache_iswa), each
+  // with its own "CUDA0 KV buffer size" line.
+  for (LoggedQuantity& q : log.quantities) {
+    if (q.id == id && q.device == device) {
+      q.value += *bytes;
+      q.line = line.number;
+      return;
+    }
+  }
   put(log, id, *bytes, "bytes", line, device);
 }
 
@@ -67,6 +77,8 @@ void read_llamacpp(const std::vector<Line>& lines, EngineLog& log) {
     // The file: "... loaded meta data with 31 key-value pairs and 579 tensors from PATH (version
     // GGUF V3".
     if (const std::size_t at = t.find(" tensors from "); at != std::string_view::npos) {
+      // A new load (Ollama reloads a model, a pasted log of two runs): the latest one is read.
+      log.quantities.clear();
       std::string_view path = t.substr(at + 14);
       if (const std::size_t end = path.find(" (version"); end != std::string_view::npos)
         path = path.substr(0, end);
