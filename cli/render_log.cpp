@@ -31,7 +31,7 @@ std::string render_log(const json& a, const Words& say) {
       return say.number(v.get<double>(), r.at("id") == "max_concurrency" ? 2 : decimals);
     };
     const json& d = r.at("difference_pct");
-    rows.push_back({say("log.quantity." + r.at("id").get<std::string>()),
+    rows.push_back({say("logQuantity." + r.at("id").get<std::string>()),
                     r.at("device").get<std::string>(), value(r.at("logged")),
                     value(r.at("predicted")),
                     d.is_null() ? std::string("-") : say("log.difference", {{"pct", d}}),

@@ -134,6 +134,10 @@ async function familyMembers() {
     kind: ['array', 'string', 'number', 'boolean', 'null'],
     // A crashed or restarting core (core.js): the page words these errors.
     error: [...new Set([...page.matchAll(/new CoreCrash\('(\w+)'/g)].map((m) => m[1]))],
+    // The figures an engine's log reader names (core/src/engine_log/: put(log, "id", ...) and
+    // llama.cpp's buffer kinds).
+    logQuantity: [...new Set(readdirSync(join(root, 'core/src/engine_log')).filter((f) => f.endsWith('.cpp'))
+      .flatMap((f) => [...readFileSync(join(root, 'core/src/engine_log', f), 'utf8').matchAll(/(?:put\(log, |id = )"([a-z_]+)"/g)].map((m) => m[1])))],
   };
 }
 

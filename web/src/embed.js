@@ -22,6 +22,10 @@ export const VIEW_INPUTS = {
   fleet: ['model', 'weights', 'context', 'batch'],
   // Which models fit: the card (or one's own budget) and the load, no model.
   models: ['weights', 'kv', 'context', 'batch', 'gpu'],
+  // Users and cost: the calculator's own request on its card.
+  curve: ['model', 'weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu'],
+  // An engine's log: the card its budget is compared on, and the model to compare with.
+  log: ['model', 'gpu'],
 };
 
 /** The parts `hide` can take away. */

@@ -87,7 +87,7 @@ export class LogView {
     const head = ['log.col.figure', 'log.col.device', 'log.col.logged', 'log.col.predicted', 'log.col.difference', 'log.col.line'].map((id) => t(id));
     const rows = result.rows.map((r) =>
       h('tr', { dataset: { id: r.id } },
-        h('th', { scope: 'row' }, t(`log.quantity.${r.id}`)),
+        h('th', { scope: 'row' }, t(`logQuantity.${r.id}`)),
         h('td', { dir: 'ltr' }, r.device),
         h('td', { class: 'num' }, this.value(r, 'logged')),
         h('td', { class: 'num' }, this.value(r, 'predicted')),
