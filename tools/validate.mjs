@@ -55,7 +55,7 @@ function markdown() {
     '',
     '| constant | value | fitted on | how the subset is known |',
     '|---|---|---|---|',
-    ...loadFits(root).constants.map((c) => `| ${c.id} | ${c.value} | ${c.fitted_on.length} cases | ${c.how} |`),
+    ...loadFits(root).constants.map((c) => `| ${c.id} | ${c.value} | ${c.fitted_on.length} case${c.fitted_on.length === 1 ? "" : "s"} | ${c.how} |`),
     '',
   ];
   const gapLines = ['Known gaps (each marked in its case as `known_gap`):', ''];
