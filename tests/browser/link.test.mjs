@@ -106,3 +106,16 @@ test('every reachable state reopens from its own link to the same answer', async
     }
   }
 });
+
+test('under transformers no set meets the floor: the page says so, not that no card holds it', async () => {
+  const browser = await openPage('?engine=transformers');
+  try {
+    const { page } = browser;
+    await page.locator('vram-calculator .below-floor').waitFor();
+    const all = await text(page, 'vram-calculator .main');
+    assert.doesNotMatch(all, /No card of the catalog holds it/);
+    assert.match(await text(page, 'vram-calculator .fits-none'), /under the floor of/);
+  } finally {
+    await browser.close();
+  }
+});

@@ -118,7 +118,9 @@ export class AnswerBar {
           ? [pick.monthly_usd !== null
             ? t('answer.pick', { pick: pickName, usd: pick.monthly_usd })
             : t('answer.pickNoPrice', { pick: pickName }), ' ', rentLink(this.ctx, pick, 'answer')]
-          : t('fits.none')),
+          : result.below_floor && result.below_floor.length
+            ? t('fits.noneAtFloor', { floor: result.below_floor[0].reason.params.floor })
+            : t('fits.none')),
     ]);
     assign(this.element, 'hidden', false);
   }

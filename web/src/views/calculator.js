@@ -111,7 +111,8 @@ export class CalculatorView {
     const below = (!training && result.below_floor) || [];
     const floor = below.length ? below[0].reason.params.floor : null;
     return h('section', { class: 'block cheapest' }, h('h3', {}, t('fits.title')),
-      fits.length ? table(fits.slice(0, 5), t('fits.title')) : h('p', {}, t('fits.none')),
+      // None at the floor is not none at all: the sets that hold it are listed under it.
+      fits.length ? table(fits.slice(0, 5), t('fits.title')) : h('p', { class: 'fits-none' }, below.length ? t('fits.noneAtFloor', { floor }) : t('fits.none')),
       fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length - 5 }), () => table(fits.slice(5), t('fits.title'))) : null,
       h('p', { class: 'muted small' }, t('fits.note')),
       fits.some((f) => f.offload) ? h('p', { class: 'muted small' }, t('fits.offloadNote')) : null,
