@@ -119,3 +119,14 @@ test('under transformers no set meets the floor: the page says so, not that no c
     await browser.close();
   }
 });
+
+test('a budget of one\'s own with a card chosen is said as the budget, not as the card', async () => {
+  const browser = await openPage('?model=llama-3.1-8b&gpu=h100-pcie&budget_gb=20');
+  try {
+    const fit = await text(browser.page, 'vram-calculator .fit strong');
+    assert.doesNotMatch(fit, /H100 PCIe \(20 GB\)/);
+    assert.match(fit, /budget of 20 GB/);
+  } finally {
+    await browser.close();
+  }
+});
