@@ -23,7 +23,7 @@ test('a chosen GGUF: its header is read, its type mix shown, its bytes are the w
     await page.locator('vram-calculator #config-file').setInputFiles({ name: 'tiny-Q4_K_M.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
     await page.waitForFunction(() => /Q6_K/.test(document.querySelector('vram-calculator').shadowRoot.querySelector('#checkpoint-info').textContent));
     assert.match(await text(page, INFO), /gguf, 1 file\): Q6_K 0\.00 GB, Q4_K 0\.00 GB, F32 0\.00 GB/);
-    assert.equal(await page.locator('vram-calculator #model').inputValue(), 'Imported config.json');
+    assert.equal(await page.locator('vram-calculator #model').inputValue(), 'tiny-Q4_K_M.gguf');
     // The weights term is the file's tensors, type by type.
     await page.waitForFunction(() => /bits \/ 8 \(Q6_K\) \+ .* bits \/ 8 \(Q4_K\)/.test(document.querySelector('vram-calculator').shadowRoot.textContent));
     await screenshot(page, 'checkpoint-gguf');

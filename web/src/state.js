@@ -79,6 +79,9 @@ const PAGE_SCHEMA = {
   // No card is a choice of the page; the cards are the catalog's (a vendor's may replace them).
   gpu: enumOf((c) => ['', ...c.gpus.map((g) => g.id)]),
   config: { kind: 'config' },
+  // An imported checkpoint's tensor totals (checkpointToLink) and its file's name.
+  checkpoint: { kind: 'checkpoint' },
+  file: { kind: 'text' },
   lang: enumOf(() => LANGUAGES),
   digits: enumOf(() => DIGITS),
 };
@@ -300,7 +303,67 @@ function readNumber(spec, raw) {
   return { value };
 }
 
+/**
+ * A checkpoint's tensor totals (the core's checkpoint request, any number
+ * of files) as one short link value: the files summed into one,
+ * FORMAT.TENSORS-TYPE.BYTES.ELEMENTS*...-COMPONENT.BYTES.ELEMENTS*...
+ * (characters a query keeps as they are). The answer depends on these sums
+ * only, so the link reopens the same figures without the file.
+ */
+export function checkpointToLink(checkpoint) {
+  const types = {};
+  const components = {};
+  let count = 0;
+  const add = (into, from) => {
+    for (const [key, t] of Object.entries(from || {})) {
+      const sum = (into[key] ||= { bytes: 0, elements: 0 });
+      sum.bytes += t.bytes;
+      sum.elements += t.elements;
+    }
+  };
+  for (const file of checkpoint.files) {
+    add(types, file.by_type);
+    add(components, file.by_component);
+    count += file.tensor_count;
+  }
+  const list = (totals) => Object.entries(totals).map(([key, t]) => `${key}.${t.bytes}.${t.elements}`).join('*');
+  return `${checkpoint.files[0].format}.${count}-${list(types)}-${list(components)}`;
+}
+
+const LINK_TOTAL = /^([A-Za-z0-9_]{1,24})\.(\d{1,17})\.(\d{1,17})$/;
+/**
+ * A link's checkpoint value read back into the core's request (one file):
+ * { value } or { error: { code: 'checkpointLink' } }. The shape is checked
+ * here; the names and the sums are the core's to check (its named errors).
+ */
+export function checkpointFromLink(raw) {
+  const bad = { error: { code: 'checkpointLink' } };
+  const [head, typeText, componentText, ...rest] = String(raw).split('-');
+  const top = /^(gguf|safetensors)\.(\d{1,9})$/.exec(head || '');
+  if (!top || rest.length || !typeText || !componentText) return bad;
+  const totals = (text) => {
+    const out = {};
+    for (const item of text.split('*')) {
+      const m = LINK_TOTAL.exec(item);
+      if (!m || Object.hasOwn(out, m[1])) return null;
+      out[m[1]] = { bytes: Number(m[2]), elements: Number(m[3]) };
+    }
+    return out;
+  };
+  const by_type = totals(typeText);
+  const by_component = totals(componentText);
+  if (!by_type || !by_component) return bad;
+  const sum = (key) => Object.values(by_type).reduce((a, t) => a + t[key], 0);
+  const file = { format: top[1], tensor_count: Number(top[2]), bytes: sum('bytes'), elements: sum('elements'), by_type, by_component };
+  return { value: { files: [file] } };
+}
+
 function readValue(spec, raw, catalog) {
+  if (spec.kind === 'checkpoint') return raw.length > MAX_PARAM_LENGTH * 10 ? { error: { code: 'tooLong' } } : checkpointFromLink(raw);
+  if (spec.kind === 'text') {
+    if (raw.length > MAX_PARAM_LENGTH) return { error: { code: 'tooLong' } };
+    return { value: raw.replace(/[\u0000-\u001f\u007f\u2066-\u2069\u202a-\u202e]/g, '') };
+  }
   if (spec.kind === 'config') {
     if (raw.length > MAX_CONFIG_LENGTH) return { error: { code: 'tooLong' } };
     const { value, error } = readConfigText(raw);
@@ -551,6 +614,9 @@ export function parseQuery(search, catalog, base = defaultState(catalog)) {
     if (error) problems.push({ param: quote(name), error });
     else state.opts = { ...state.opts, [key]: value };
   }
+  // A checkpoint or a file name belongs to the config it came with.
+  if (read.has('config') && !read.has('checkpoint') && state.checkpoint) state.checkpoint = null;
+  if (read.has('config') && !read.has('file') && state.file) state.file = '';
   if (state.model === IMPORTED && !state.config) {
     problems.push({ param: 'model', error: { code: 'configNeeded' } });
     state.model = base.model === IMPORTED ? PAGE_DEFAULTS.model : base.model;
@@ -563,7 +629,7 @@ function linkParams(state, defaults, catalog) {
   const names = [...ALWAYS];
   if (state.mode !== 'inference') names.push(...finetuneInputs(catalog).filter((name) => appliesTo(catalog, name, state)));
   if (state.model === CUSTOM) names.push(...Object.keys(SHAPE), 'params');
-  if (state.model === IMPORTED) names.push('config');
+  if (state.model === IMPORTED) names.push('config', 'checkpoint', 'file');
   if (state.usable_fraction !== defaults.usable_fraction) names.push('usable_fraction');
   if (state.min_tokens_per_s !== defaults.min_tokens_per_s) names.push('min_tokens_per_s');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
@@ -582,8 +648,9 @@ export function toQuery(state, catalog) {
   const params = new URLSearchParams();
   for (const name of linkParams(state, defaultState(catalog), catalog)) {
     const value = state[name];
-    if (value === undefined || value === null) continue;
-    params.set(name, Array.isArray(value) ? value.join(',') : String(value));
+    if (value === undefined || value === null || (name === 'file' && value === '')) continue;
+    if (name === 'checkpoint') params.set(name, checkpointToLink(value));
+    else params.set(name, Array.isArray(value) ? value.join(',') : String(value));
   }
   for (const [key, value] of Object.entries(state.opts || {})) params.set(`${OPTION_PREFIX}${key}`, String(value));
   return `?${params.toString()}`;
@@ -598,7 +665,8 @@ export function modelRequest(state) {
     if (state.params) request.params_total = state.params * 1e9;
     return request;
   }
-  if (state.model === IMPORTED) return { config: JSON.parse(state.config) };
+  // An imported file is named as the file (the answer's model line).
+  if (state.model === IMPORTED) return state.file ? { config: JSON.parse(state.config), name: state.file } : { config: JSON.parse(state.config) };
   return { model: state.model };
 }
 
@@ -612,8 +680,8 @@ export function modelRequest(state) {
  */
 export function estimateRequest(state, catalog, page) {
   const request = { ...modelRequest(state) };
-  // A checkpoint's tensor totals (web/src/checkpoint.js) stay in memory,
-  // never in the address: a link carries the config it maps to.
+  // A checkpoint's tensor totals (web/src/checkpoint.js): a link carries
+  // them summed (checkpointToLink), never the file.
   if (state.model === IMPORTED && state.checkpoint) request.checkpoint = state.checkpoint;
   if (state.gpu) {
     request.gpu = state.gpu;

@@ -21,7 +21,8 @@ export function fitSummary(t, result) {
   if (!fit) return null;
   const cards = result.gpu_count || 1;
   const tight = Boolean(fit.fits && fit.tight);
-  const where = result.gpu
+  // A budget of one's own is the capacity even with a card chosen: said as the budget, never as the card.
+  const where = result.gpu && fit.basis?.id !== 'basis.budget'
     ? { id: 'fit.on', params: { count: cards, name: result.gpu.name, capacity: bytes(fit.capacity_gb) } }
     : { id: 'fit.budget', params: { capacity: bytes(fit.capacity_gb) } };
   // llama.cpp keeps what does not fit in host RAM: it runs, slower (the core's headline);
@@ -118,7 +119,9 @@ export class AnswerBar {
           ? [pick.monthly_usd !== null
             ? t('answer.pick', { pick: pickName, usd: pick.monthly_usd })
             : t('answer.pickNoPrice', { pick: pickName }), ' ', rentLink(this.ctx, pick, 'answer')]
-          : t('fits.none')),
+          : result.below_floor && result.below_floor.length
+            ? t('fits.noneAtFloor', { floor: result.below_floor[0].reason.params.floor })
+            : t('fits.none')),
     ]);
     assign(this.element, 'hidden', false);
   }

@@ -5,7 +5,7 @@
 // the focus, a table's scroll and which <details> are open survive it.
 import { assign, h, patch } from '../dom.js';
 import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../format.js';
-import { CUSTOM, estimateRequest } from '../state.js';
+import { CUSTOM, IMPORTED, estimateRequest } from '../state.js';
 import { fitSummary, headlineGb, measuredRange } from './answer-bar.js';
 import { stackedBar } from './bar.js';
 import { bdi, compute, said, dataTable, errorBox, facts, lazyDetails, modelName, nameOf, sayQuoted } from './common.js';
@@ -111,7 +111,8 @@ export class CalculatorView {
     const below = (!training && result.below_floor) || [];
     const floor = below.length ? below[0].reason.params.floor : null;
     return h('section', { class: 'block cheapest' }, h('h3', {}, t('fits.title')),
-      fits.length ? table(fits.slice(0, 5), t('fits.title')) : h('p', {}, t('fits.none')),
+      // None at the floor is not none at all: the sets that hold it are listed under it.
+      fits.length ? table(fits.slice(0, 5), t('fits.title')) : h('p', { class: 'fits-none' }, below.length ? t('fits.noneAtFloor', { floor }) : t('fits.none')),
       fits.length > 5 ? this.details('fits-all', t('fits.all', { count: fits.length - 5 }), () => table(fits.slice(5), t('fits.title'))) : null,
       h('p', { class: 'muted small' }, t('fits.note')),
       fits.some((f) => f.offload) ? h('p', { class: 'muted small' }, t('fits.offloadNote')) : null,
@@ -235,7 +236,7 @@ export class CalculatorView {
       if (serving.offload) out.push(offloadBlock(t, mem, serving.offload));
     }
 
-    if (result.launch) out.push(launchBlock(t, say, result.launch, training));
+    if (result.launch) out.push(launchBlock(t, say, launchForFile(result.launch, state), training));
 
     const d = result.decode;
     if (d) {
@@ -310,6 +311,23 @@ function offloadBlock(t, mem, o) {
     h('h3', {}, t('offload.title')),
     facts(t, rows),
     d ? h('p', { class: 'muted small' }, t('offload.step', d.step_ms)) : null);
+}
+
+/**
+ * The launch with an imported file's own name where the core writes its
+ * placeholder (`-m MODEL.gguf`): a GGUF's file name where the engine reads
+ * a GGUF, a Hub id where it reads a repository. Quoted for the shell where
+ * the name needs it.
+ */
+export function launchForFile(launch, state) {
+  const file = state.model === IMPORTED ? state.file : '';
+  const placeholder = launch.model;
+  if (!file || typeof placeholder !== 'string' || /\.gguf$/i.test(file) !== /\.gguf$/i.test(placeholder)) return launch;
+  const word = /^[\w./+-]+$/.test(file) ? file : `'${file.replace(/'/g, "'\\''")}'`;
+  const at = launch.command.indexOf(` ${placeholder}`);
+  if (at < 0) return launch;
+  const command = `${launch.command.slice(0, at + 1)}${word}${launch.command.slice(at + 1 + placeholder.length)}`;
+  return { ...launch, command, model: file };
 }
 
 // The command that starts the plan under its engine, with a Copy button;

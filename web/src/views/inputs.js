@@ -402,7 +402,7 @@ export class InputsPanel {
     this.moved = null;
     if (!note) return;
     const name = (format) => nameOf(catalog.weight_formats, format);
-    const model = id === IMPORTED ? t('model.config') : modelName(t, catalog.models, id);
+    const model = id === IMPORTED ? patch.file || t('model.config') : modelName(t, catalog.models, id);
     this.moved = { name: 'model', value: id, weights: weights.weights, text: t(note.id, { from: name(note.from), to: name(note.to), model }) };
   }
 
@@ -489,7 +489,9 @@ export class InputsPanel {
       const mix = read.summary.by_type.map((m) => ({ id: 'checkpoint.type', params: { type: m.type, bytes: m.gb * 1e9 } }));
       this.checkpointInfo.textContent = t('checkpoint.mix', { kind: read.kind, files: read.checkpoint.files.length, mix });
       // A checkpoint is sized as it is stored: its own tensors, not the page's default format.
-      const patch = { model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint };
+      // Named as its file (a split model by its first part) or its Hub id; safetensors shards name no model.
+      const file = name || (read.kind === 'gguf' ? files.map((f) => f.name).sort()[0] : '');
+      const patch = { model: IMPORTED, config: JSON.stringify(read.config), checkpoint: read.checkpoint, file };
       this.moveWeightsTo(IMPORTED, patch, read.checkpoint);
       this.ctx.change(patch, { push: true });
       if (name) this.checkpointInfo.textContent = `${name}: ${this.checkpointInfo.textContent}`;
@@ -511,7 +513,7 @@ export class InputsPanel {
     }
     this.showConfigError(null);
     this.checkpointInfo.hidden = true;
-    const patch = { model: IMPORTED, config: JSON.stringify(value), checkpoint: null };
+    const patch = { model: IMPORTED, config: JSON.stringify(value), checkpoint: null, file: '' };
     this.moveWeightsTo(IMPORTED, patch, null);
     this.ctx.change(patch, { push });
   }
@@ -555,6 +557,8 @@ export class InputsPanel {
     const focused = this.ctx.root.activeElement;
     const engine = engineById(this.ctx.catalog, state.engine);
     if (engine && this.shownEngine !== engine.id) this.buildEngineOptions(engine);
+    // An imported file is named as itself (its file name or Hub id), a pasted config.json as one.
+    this.picker.label(IMPORTED, state.file || this.ctx.t('model.config'));
     this.picker.sync(state.model, focused === this.picker.input);
     for (const [name, { el, prop, number }] of Object.entries(this.controls)) {
       if (el === focused || name === 'lora_targets') continue;

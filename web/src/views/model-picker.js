@@ -82,6 +82,13 @@ export class ModelPicker {
   }
 
   /** Shows the chosen model's name, unless the user is typing in the box. */
+  /** A new label for one of the page's own choices (the imported model, named as its file). */
+  label(value, label) {
+    if (this.labels.get(value) === label) return;
+    this.labels.set(value, label);
+    this.own = this.own.map((o) => (o.value === value ? { ...o, label } : o));
+  }
+
   sync(value, focused) {
     this.value = value;
     if (!focused) assign(this.input, 'value', this.labels.get(value) ?? '');
