@@ -143,9 +143,8 @@ std::vector<json> inspect_files(const CheckpointArgs& files) {
     }
     for (const std::string& file : parsed.files) {
       if (file.find('/') != std::string::npos || file.find("..") != std::string::npos) {
-        throw vram::Error("invalid_index", "index.weight_map",
-                          "weight_map names a file outside the index's folder: '" +
-                              vram::Error::quote(file) + "'");
+        throw vram::Error::make("invalid_index", "index.weight_map", "error.index_outside",
+                                vram::obj({{"file", vram::Error::quote(file)}}));
       }
       shards.push_back(directory_of(files.index) + file);
     }
@@ -163,7 +162,8 @@ json checkpoint_request(const std::vector<json>& inspections) {
     if (inspection.contains("config_error")) {
       const json& e = inspection["config_error"];
       throw vram::Error(e.at("code").get<std::string>(), e.at("field").get<std::string>(),
-                        e.at("message").get<std::string>());
+                        e.at("message").get<std::string>(),
+                        vram::Message{e.at("message_id").get<std::string>(), e.at("params")});
     }
     if (inspection.contains("config") && config.is_null()) config = inspection["config"];
   }

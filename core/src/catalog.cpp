@@ -28,13 +28,23 @@ bool hub_repo_id(const std::string& id) {
   return true;
 }
 
+/**
+ * The built-in data broken at `field` (data/<file>.json): a build bug, code
+ * internal; `id` says how (error.data_*).
+ */
+[[noreturn]] void broken(std::string_view file, const std::string& field, const char* id,
+                         json params = json::object()) {
+  params["file"] = std::string(file);
+  params["field"] = field;
+  throw Error::make("internal", field, id, std::move(params));
+}
+
 json parse_embedded(std::string_view name) {
   const std::string_view text = embedded::file(name);
   try {
     return jr::parse_text(text);
   } catch (const json::exception&) {
-    throw Error("internal", std::string(name),
-                "data/" + std::string(name) + ".json is not valid JSON");
+    broken(name, std::string(name), "error.data_json");
   }
 }
 
@@ -54,8 +64,7 @@ std::string updated_date(const json& file, std::string_view name) {
                       digits(d.substr(5, 2)) && digits(d.substr(8, 2));
   if (!shaped || d.substr(5, 2) < "01" || d.substr(5, 2) > "12" || d.substr(8, 2) < "01" ||
       d.substr(8, 2) > "31") {
-    throw Error("internal", field,
-                "data/" + std::string(name) + ".json: updated must be YYYY-MM-DD");
+    broken(name, field, "error.data_date");
   }
   return date;
 }
@@ -68,7 +77,7 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
   preset.group = jr::opt_string(j, "group", at).value_or("popular");
   preset.source = jr::get_string(j, "source", at);
   preset.config = embedded::model_config(index);
-  if (preset.config.empty()) throw Error("internal", at + ".config", at + ".config is missing");
+  if (preset.config.empty()) broken("models", at + ".config", "error.data_config");
   preset.params_total = jr::opt_number(j, "params_total", at).value_or(0);
   preset.params_active = jr::opt_number(j, "params_active", at).value_or(0);
   preset.official_params_total = jr::opt_number(j, "official_params_total", at).value_or(0);
@@ -85,15 +94,14 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
         preset.notes.push_back(
             {note.at("id").get<std::string>(), note.value("params", json::object())});
       } else {
-        throw Error("internal", at + ".notes", at + ".notes holds a note that is not a message");
+        broken("models", at + ".notes", "error.data_note");
       }
     }
   }
   preset.family = jr::opt_string(j, "family", at).value_or("");
   preset.repo = jr::opt_string(j, "repo", at).value_or("");
   if (!preset.repo.empty() && !hub_repo_id(preset.repo)) {
-    throw Error("internal", at + ".repo",
-                at + ".repo must be owner/name in letters, digits, '.', '_' or '-'");
+    broken("models", at + ".repo", "error.data_repo");
   }
   preset.aliases = jr::opt_strings(j, "aliases", at);
   return preset;
@@ -111,7 +119,7 @@ Catalog Catalog::builtin() {
   for (std::size_t i = 0; i < list.size(); ++i) {
     ModelPreset preset = preset_from_json(list[i], i);
     if (!ids.insert(preset.id).second) {
-      throw Error("internal", "models", "model id '" + preset.id + "' appears twice");
+      broken("models", "models", "error.checkpoint_duplicate", obj({{"name", preset.id}}));
     }
     catalog.models.push_back(std::move(preset));
   }
@@ -142,8 +150,8 @@ const ModelPreset& Catalog::model(std::string_view id, std::string_view field) c
   for (const ModelPreset& preset : models) {
     if (preset.id == id) return preset;
   }
-  throw Error("unknown_model", std::string(field),
-              "unknown model '" + Error::quote(id) + "'; list them with `vramcalc models`");
+  throw Error::make("unknown_model", std::string(field), "error.model_unknown",
+                    obj({{"id", Error::quote(id)}}));
 }
 
 namespace {
@@ -155,7 +163,7 @@ ImportedModel import_config(const ModelPreset& preset, const std::string& field)
   try {
     config = jr::parse_text(preset.config);
   } catch (const json::exception&) {
-    throw Error("internal", field, field + " is not valid JSON");
+    broken("models", field, "error.data_json");
   }
   return import_hf_config(config, field);
 }

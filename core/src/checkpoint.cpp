@@ -23,6 +23,18 @@ namespace jr = json_read;
 
 namespace {
 
+// An inspected checkpoint's files (checkpoint_from_json): at most this many, each of at
+// most kMaxTensors tensors.
+constexpr std::size_t kMaxFiles = 4096;
+constexpr double kMaxTensors = 1e7;
+
+/** A key `object` does not take: code unknown_field, with the keys it does. */
+Error unknown_key(const std::string& object, const std::string& key, const json& known) {
+  const std::string field = object + "." + key;
+  return Error::make("unknown_field", field, "error.unknown_key",
+                     obj({{"field", Error::quote(field)}, {"known", known}}));
+}
+
 const std::vector<std::string> kComponents = {"embeddings", "attention", "mlp", "experts",
                                               "norms",      "lm_head",   "ssm", "other"};
 
@@ -43,8 +55,10 @@ bool is_number_type(std::uint32_t type) {
   return type <= 6 || (type >= 10 && type <= 12);  // every integer and float type
 }
 
-[[noreturn]] void bad_key(const std::string& key, const std::string& why) {
-  throw Error("invalid_gguf", "gguf.metadata." + key, "metadata '" + key + "' " + why);
+/** A metadata value that cannot be used: `id`'s template with {key} and `params`. */
+[[noreturn]] void bad_key(const std::string& key, const char* id, json params = json::object()) {
+  params["key"] = Error::quote(key);
+  throw Error::make("invalid_gguf", "gguf.metadata." + key, id, std::move(params));
 }
 
 /**
@@ -55,27 +69,27 @@ std::optional<std::int64_t> meta_int(const gguf::Header& h, const std::string& k
   const gguf::KeyValue* kv = h.find(key);
   if (kv == nullptr) return std::nullopt;
   auto as_int = [&](const json& v) -> std::int64_t {
-    if (!v.is_number()) bad_key(key, "must be a number");
+    if (!v.is_number()) bad_key(key, "error.gguf_meta_number");
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < 0 || d > 1e15 || d != std::floor(d))
-      bad_key(key, "must be a whole number from 0 to 10^15");
+      bad_key(key, "error.gguf_meta_whole", obj({{"max", 1e15}}));
     return static_cast<std::int64_t>(d);
   };
   if (kv->type == kGgufArray) {
     if (!kv->value_kept || !is_number_type(kv->array_type) || kv->array_length == 0)
-      bad_key(key, "must be a number or a short list of numbers");
+      bad_key(key, "error.gguf_meta_numbers");
     std::int64_t most = 0;
     for (const json& v : kv->value) most = std::max(most, as_int(v));
     return most;
   }
-  if (!is_number_type(kv->type)) bad_key(key, "must be a number");
+  if (!is_number_type(kv->type)) bad_key(key, "error.gguf_meta_number");
   return as_int(kv->value);
 }
 
 std::optional<std::string> meta_string(const gguf::Header& h, const std::string& key) {
   const gguf::KeyValue* kv = h.find(key);
   if (kv == nullptr) return std::nullopt;
-  if (kv->type != kGgufString) bad_key(key, "must be a string");
+  if (kv->type != kGgufString) bad_key(key, "error.gguf_meta_string");
   return kv->value.get<std::string>();
 }
 
@@ -170,7 +184,7 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size, bool list) {
                              {"limit", limits::kMaxShards}}));
     }
     const auto no = meta_int(h, "split.no");
-    if (!no || *no >= *split_count) bad_key("split.no", "must be below split.count");
+    if (!no || *no >= *split_count) bad_key("split.no", "error.gguf_meta_split");
     file["split"] = obj({{"no", *no}, {"count", *split_count}});
     if (const auto total = meta_int(h, "split.tensors.count")) file["split"]["tensors"] = *total;
   }
@@ -189,7 +203,7 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size, bool list) {
     try {
       out["config"] = gguf_config(h);
     } catch (const Error& e) {
-      out["config_error"] = obj({{"code", e.code()}, {"field", e.field()}, {"message", e.what()}});
+      out["config_error"] = e.to_json();  // with its message id, for the reader's language
     }
   }
   return out;
@@ -229,7 +243,8 @@ double checked_amount(const json& object, const char* key, const std::string& pr
   const double v = jr::get_number(object, key, prefix);
   if (!std::isfinite(v) || v < 0 || v > 1e16 || v != std::floor(v)) {
     const std::string field = jr::field_path(prefix, key);
-    throw Error("invalid_value", field, field + " must be a whole number from 0 to 10^16");
+    throw Error::make("invalid_value", field, "error.whole_range",
+                      obj({{"field", field}, {"min", 0}, {"max", 1e16}}));
   }
   return v;
 }
@@ -238,8 +253,7 @@ TensorTotals read_totals(const json& value, const std::string& field) {
   jr::expect_object(value, field);
   for (auto it = value.begin(); it != value.end(); ++it) {
     if (it.key() != "bytes" && it.key() != "elements") {
-      throw Error("unknown_field", field + "." + it.key(),
-                  "unknown field '" + field + "." + it.key() + "' (expected bytes, elements)");
+      throw unknown_key(field, it.key(), json::array({"bytes", "elements"}));
     }
   }
   return {checked_amount(value, "bytes", field), checked_amount(value, "elements", field)};
@@ -280,13 +294,13 @@ std::string tensor_component(std::string_view name) {
 
 json gguf_config(const gguf::Header& h) {
   const std::string arch = meta_string(h, "general.architecture").value_or("");
-  if (arch.empty()) bad_key("general.architecture", "is required to size the model");
+  if (arch.empty()) bad_key("general.architecture", "error.gguf_meta_arch");
   auto key = [&arch](const char* k) { return arch + "." + k; };
   auto required = [&](const char* k) {
     const auto v = meta_int(h, key(k));
     if (!v) {
-      throw Error("missing_field", "gguf.metadata." + key(k),
-                  "metadata '" + key(k) + "' is required for architecture '" + arch + "'");
+      throw Error::make("missing_field", "gguf.metadata." + key(k), "error.gguf_meta_required",
+                        obj({{"key", Error::quote(key(k))}, {"arch", Error::quote(arch)}}));
     }
     return *v;
   };
@@ -313,9 +327,8 @@ json gguf_config(const gguf::Header& h) {
   if (!vocab && embd != nullptr && embd->shape.size() == 2)
     vocab = static_cast<std::int64_t>(embd->shape[1]);
   if (!vocab) {
-    throw Error("missing_field", "gguf.metadata." + key("vocab_size"),
-                "the vocabulary size is in neither " + key("vocab_size") +
-                    ", tokenizer.ggml.tokens nor token_embd.weight");
+    throw Error::make("missing_field", "gguf.metadata." + key("vocab_size"), "error.gguf_vocab",
+                      obj({{"key", Error::quote(key("vocab_size"))}}));
   }
   cfg["vocab_size"] = *vocab;
   // llama.cpp writes output.weight only when the head is not tied.
@@ -372,7 +385,7 @@ json gguf_config(const gguf::Header& h) {
     const std::int64_t k_len = k_mla ? *k_mla : required("attention.key_length");
     const auto v_mla = meta_int(h, key("attention.value_length_mla"));
     const std::int64_t v_len = v_mla ? *v_mla : required("attention.value_length");
-    if (k_len <= rope) bad_key(key("attention.key_length"), "must exceed rope.dimension_count");
+    if (k_len <= rope) bad_key(key("attention.key_length"), "error.gguf_meta_key_length");
     cfg["kv_lora_rank"] = required("attention.kv_lora_rank");
     if (const auto q = meta_int(h, key("attention.q_lora_rank")); q && *q > 0)
       cfg["q_lora_rank"] = *q;
@@ -406,8 +419,10 @@ json inspect_file(std::string_view kind, std::string_view bytes, std::uint64_t f
                   bool list_tensors) {
   if (kind == "gguf") return inspect_gguf(bytes, file_size, list_tensors);
   if (kind == "safetensors") return inspect_safetensors(bytes, file_size, list_tensors);
-  throw Error("invalid_value", "kind",
-              "kind must be gguf or safetensors, not '" + std::string(kind) + "'");
+  throw Error::make("invalid_value", "kind", "error.choice",
+                    obj({{"field", "kind"},
+                         {"choices", json::array({"gguf", "safetensors"})},
+                         {"value", Error::quote(kind)}}));
 }
 
 std::string inspect(std::string_view kind, std::string_view bytes, double file_size,
@@ -415,10 +430,12 @@ std::string inspect(std::string_view kind, std::string_view bytes, double file_s
   return guarded("bytes", [&] {
     if (!std::isfinite(file_size) || file_size < 0 || file_size > 1e16 ||
         file_size != std::floor(file_size)) {
-      throw Error("invalid_value", "file_size", "file_size must be a whole number of bytes");
+      throw Error::make("invalid_value", "file_size", "error.whole_range",
+                        obj({{"field", "file_size"}, {"min", 0}, {"max", 1e16}}));
     }
     if (file_size > 0 && static_cast<double>(bytes.size()) > file_size) {
-      throw Error("invalid_value", "file_size", "more bytes were given than file_size says");
+      throw Error::make("invalid_value", "file_size", "error.file_size_short",
+                        obj({{"field", "file_size"}}));
     }
     // Strings in a hostile header need not be UTF-8: replaced, never a throw.
     return inspect_file(kind, bytes, static_cast<std::uint64_t>(file_size), list_tensors)
@@ -431,16 +448,15 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
   jr::expect_object(checkpoint, field);
   for (auto it = checkpoint.begin(); it != checkpoint.end(); ++it) {
     if (it.key() != "files" && it.key() != "config") {
-      throw Error("unknown_field", field + "." + it.key(),
-                  "unknown field '" + field + "." + it.key() + "' (expected files, config)");
+      throw unknown_key(field, it.key(), json::array({"files", "config"}));
     }
   }
   const json* files = jr::find(checkpoint, "files");
   const std::string files_field = field + ".files";
-  if (files == nullptr) throw Error("missing_field", files_field, files_field + " is required");
-  if (!files->is_array() || files->empty() || files->size() > 4096) {
-    throw Error("wrong_type", files_field,
-                files_field + " must be a list of 1 to 4096 inspected files");
+  if (files == nullptr) throw Error::missing(files_field);
+  if (!files->is_array() || files->empty() || files->size() > kMaxFiles) {
+    throw Error::make("wrong_type", files_field, "error.checkpoint_files",
+                      obj({{"field", files_field}, {"max", kMaxFiles}}));
   }
   CheckpointWeights out;
   std::map<std::string, TensorTotals> by_type;
@@ -451,28 +467,33 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
     const std::string prefix = files_field + "[" + std::to_string(i) + "]";
     jr::expect_object(file, prefix);
     for (auto it = file.begin(); it != file.end(); ++it) {
-      static constexpr std::string_view kAllowed[] = {
-          "format", "tensor_count", "bytes", "elements", "by_type", "by_component", "split"};
+      static const char* const kAllowed[] = {"format",  "tensor_count", "bytes", "elements",
+                                             "by_type", "by_component", "split"};
       if (std::find(std::begin(kAllowed), std::end(kAllowed), it.key()) == std::end(kAllowed)) {
-        throw Error("unknown_field", prefix + "." + it.key(),
-                    "unknown field '" + prefix + "." + it.key() + "'");
+        throw unknown_key(prefix, it.key(),
+                          std::vector<std::string>(std::begin(kAllowed), std::end(kAllowed)));
       }
     }
     const std::string format = jr::get_string(file, "format", prefix);
     if (format != "gguf" && format != "safetensors") {
-      throw Error("invalid_value", prefix + ".format", "format must be gguf or safetensors");
+      throw Error::make("invalid_value", prefix + ".format", "error.choice",
+                        obj({{"field", "format"},
+                             {"choices", json::array({"gguf", "safetensors"})},
+                             {"value", Error::quote(format)}}));
     }
     if (out.format.empty()) out.format = format;
     if (format != out.format) {
-      throw Error("invalid_value", prefix + ".format",
-                  "all files of a checkpoint must be " + out.format);
+      throw Error::make("invalid_value", prefix + ".format", "error.checkpoint_mixed",
+                        obj({{"format", out.format}}));
     }
     const double bytes = checked_amount(file, "bytes", prefix);
     const double elements = checked_amount(file, "elements", prefix);
     const double count = checked_amount(file, "tensor_count", prefix);
-    if (count > 1e7) throw Error("invalid_value", prefix + ".tensor_count", "too many tensors");
+    if (count > kMaxTensors) {
+      throw Error::out_of_range(prefix + ".tensor_count", count, 0, kMaxTensors);
+    }
     const json* types = jr::find(file, "by_type");
-    if (types == nullptr) throw Error("missing_field", prefix + ".by_type", "by_type is required");
+    if (types == nullptr) throw Error::missing(prefix + ".by_type");
     jr::expect_object(*types, prefix + ".by_type");
     TensorTotals sum;
     for (auto it = types->begin(); it != types->end(); ++it) {
@@ -480,7 +501,8 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
       const bool known = format == "gguf" ? gguf::find_type(it.key()) != nullptr
                                           : safetensors::find_dtype(it.key()) != nullptr;
       if (!known)
-        throw Error("invalid_value", tfield, "unknown " + format + " type '" + it.key() + "'");
+        throw Error::make("invalid_value", tfield, "error.checkpoint_type",
+                          obj({{"format", format}, {"type", Error::quote(it.key())}}));
       const TensorTotals t = read_totals(*it, tfield);
       by_type[it.key()].bytes += t.bytes;
       by_type[it.key()].elements += t.elements;
@@ -488,18 +510,18 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
       sum.elements += t.elements;
     }
     if (sum.bytes != bytes || sum.elements != elements) {
-      throw Error("invalid_value", prefix + ".by_type",
-                  "by_type does not add up to the file's bytes and elements");
+      throw Error::make("invalid_value", prefix + ".by_type", "error.checkpoint_sum",
+                        obj({{"field", "by_type"}}));
     }
     const json* components = jr::find(file, "by_component");
-    if (components == nullptr)
-      throw Error("missing_field", prefix + ".by_component", "by_component is required");
+    if (components == nullptr) throw Error::missing(prefix + ".by_component");
     jr::expect_object(*components, prefix + ".by_component");
     TensorTotals csum;
     for (auto it = components->begin(); it != components->end(); ++it) {
       const std::string cfield = prefix + ".by_component." + it.key();
       if (std::find(kComponents.begin(), kComponents.end(), it.key()) == kComponents.end())
-        throw Error("invalid_value", cfield, "unknown component '" + it.key() + "'");
+        throw Error::make("invalid_value", cfield, "error.checkpoint_component",
+                          obj({{"name", Error::quote(it.key())}, {"known", kComponents}}));
       const TensorTotals t = read_totals(*it, cfield);
       out.by_component[it.key()].bytes += t.bytes;
       out.by_component[it.key()].elements += t.elements;
@@ -507,34 +529,37 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
       csum.elements += t.elements;
     }
     if (csum.bytes != bytes || csum.elements != elements) {
-      throw Error("invalid_value", prefix + ".by_component",
-                  "by_component does not add up to the file's bytes and elements");
+      throw Error::make("invalid_value", prefix + ".by_component", "error.checkpoint_sum",
+                        obj({{"field", "by_component"}}));
     }
     if (const json* split = jr::find(file, "split")) {
       const std::string sfield = prefix + ".split";
       jr::expect_object(*split, sfield);
       const std::int64_t no = jr::get_int(*split, "no", sfield);
       const std::int64_t n = jr::get_int(*split, "count", sfield);
-      if (n < 1 || n > 4096 || no < 0 || no >= n)
-        throw Error("invalid_value", sfield, sfield + ": no must be below count (at most 4096)");
-      if (split_count >= 0 && n != split_count)
-        throw Error("invalid_value", sfield + ".count", "the parts disagree on split.count");
+      if (n < 1 || n > static_cast<std::int64_t>(kMaxFiles) || no < 0 || no >= n) {
+        throw Error::make("invalid_value", sfield, "error.checkpoint_split",
+                          obj({{"field", sfield}, {"max", kMaxFiles}}));
+      }
+      if (split_count >= 0 && n != split_count) {
+        throw Error::make("invalid_value", sfield + ".count", "error.checkpoint_split_count",
+                          json::object());
+      }
       split_count = n;
-      if (!split_parts.insert(no).second)
-        throw Error("invalid_value", sfield + ".no",
-                    "split part " + std::to_string(no + 1) + " is given twice");
+      if (!split_parts.insert(no).second) {
+        throw Error::make("invalid_value", sfield + ".no", "error.checkpoint_split_twice",
+                          obj({{"part", no + 1}}));
+      }
     } else if (format == "gguf" && files->size() > 1) {
-      throw Error("invalid_value", prefix,
-                  "several GGUF files must be the parts of one split model (split.* metadata)");
+      throw Error::make("invalid_value", prefix, "error.checkpoint_split_gguf", json::object());
     }
     out.bytes += bytes;
     out.elements += elements;
     out.tensor_count += static_cast<std::int64_t>(count);
   }
   if (split_count >= 0 && static_cast<std::int64_t>(split_parts.size()) != split_count) {
-    throw Error("invalid_value", files_field,
-                "the model is split in " + std::to_string(split_count) + " parts; " +
-                    std::to_string(split_parts.size()) + " given");
+    throw Error::make("invalid_value", files_field, "error.checkpoint_split_parts",
+                      obj({{"count", split_count}, {"given", split_parts.size()}}));
   }
   out.files = static_cast<std::int64_t>(files->size());
   for (const auto& entry : by_type) out.by_type.push_back(entry);
@@ -549,7 +574,9 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
     f.source = "the checkpoint's own tensors (" + out.format + " header)";
     out.type_formats.push_back(std::move(f));
   }
-  if (out.bytes <= 0) throw Error("invalid_value", files_field, "the checkpoint holds no weights");
+  if (out.bytes <= 0) {
+    throw Error::make("invalid_value", files_field, "error.checkpoint_no_weights", json::object());
+  }
   return out;
 }
 

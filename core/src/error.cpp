@@ -36,8 +36,12 @@ Error Error::missing(const std::string& field) {
 
 Error Error::wrong_type(const std::string& field, const std::string& expected,
                         const std::string& actual) {
+  // Each kind is a message of its own (value.whole: "a whole number"), worded per language.
+  const auto kind = [](const std::string& k) {
+    return obj({{"id", "value." + k}, {"params", json::object()}});
+  };
   return make("wrong_type", field, "error.type",
-              obj({{"field", field}, {"expected", expected}, {"actual", actual}}));
+              obj({{"field", field}, {"expected", kind(expected)}, {"actual", kind(actual)}}));
 }
 
 Error Error::not_whole(const std::string& field) {

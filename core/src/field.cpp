@@ -12,41 +12,45 @@ namespace jr = json_read;
 
 namespace {
 
-[[noreturn]] void invalid(const std::string& path, const std::string& message) {
-  throw Error("invalid_value", path, path + " " + message);
+json message(const char* id, json params = json::object()) {
+  return obj({{"id", id}, {"params", std::move(params)}});
 }
 
-/** "between 1 and 100000000", "greater than 0 and at most 1". */
-std::string range_text(const FieldSpec& f) {
-  std::string out;
+/** "between 1 and 100000000", "greater than 0 and at most 1": a message (range.*). */
+json range_text(const FieldSpec& f) {
   if (f.min && f.max && !f.min_exclusive && !f.max_exclusive) {
-    return "between " + jr::number_text(*f.min) + " and " + jr::number_text(*f.max);
+    return message("range.between", obj({{"min", *f.min}, {"max", *f.max}}));
   }
-  if (f.min) out += (f.min_exclusive ? "greater than " : "at least ") + jr::number_text(*f.min);
+  json low;
+  json high;
+  if (f.min) {
+    low = message(f.min_exclusive ? "range.above" : "range.at_least", obj({{"min", *f.min}}));
+  }
   if (f.max) {
-    out += out.empty() ? "" : " and ";
-    out += (f.max_exclusive ? "less than " : "at most ") + jr::number_text(*f.max);
+    high = message(f.max_exclusive ? "range.below" : "range.at_most", obj({{"max", *f.max}}));
   }
-  return out;
+  if (low.is_null()) return high;
+  if (high.is_null()) return low;
+  return message("range.both", obj({{"low", low}, {"high", high}}));
 }
 
 const char* wanted(FieldType type) {
   switch (type) {
     case FieldType::kInt:
-      return "a whole number";
+      return "whole";
     case FieldType::kNumber:
-      return "a number";
+      return "number";
     case FieldType::kBool:
-      return "true or false";
+      return "bool";
     case FieldType::kString:
     case FieldType::kEnum:
-      return "a string";
+      return "string";
     case FieldType::kList:
-      return "a list of strings";
+      return "strings";
     case FieldType::kObject:
-      return "an object";
+      return "object";
   }
-  return "a value";
+  return "value";
 }
 
 [[noreturn]] void wrong_type(const std::string& path, FieldType type, const json& value) {
@@ -57,9 +61,8 @@ void check_choice(const FieldSpec& f, const std::string& item, const std::string
   // Catalog choices are checked where the id is resolved (unknown_model...).
   if (f.source != ChoiceSource::kNone || f.choices.empty()) return;
   if (std::find(f.choices.begin(), f.choices.end(), item) != f.choices.end()) return;
-  std::string known;
-  for (const std::string& c : f.choices) known += (known.empty() ? "" : ", ") + c;
-  invalid(path, "must be one of " + known + ", not '" + Error::quote(item) + "'");
+  throw Error::make("invalid_value", path, "error.choice",
+                    obj({{"field", path}, {"choices", f.choices}, {"value", Error::quote(item)}}));
 }
 
 }  // namespace
@@ -99,8 +102,12 @@ void check_value(const FieldSpec& f, const json& value, const std::string& path)
   if (numeric && !f.choices.empty() && value.is_string()) {
     const std::string item = value.get<std::string>();
     if (std::find(f.choices.begin(), f.choices.end(), item) != f.choices.end()) return;
-    invalid(path, std::string("must be ") + wanted(f.type) + " " + range_text(f) + " or '" +
-                      f.choices.front() + "', not '" + Error::quote(item) + "'");
+    throw Error::make("invalid_value", path, "error.number_or_word",
+                      obj({{"field", path},
+                           {"expected", message((std::string("value.") + wanted(f.type)).c_str())},
+                           {"range", range_text(f)},
+                           {"word", f.choices.front()},
+                           {"value", Error::quote(item)}}));
   }
   switch (f.type) {
     case FieldType::kInt:
@@ -123,7 +130,9 @@ void check_value(const FieldSpec& f, const json& value, const std::string& path)
       return;
     case FieldType::kList:
       if (!value.is_array()) wrong_type(path, f.type, value);
-      if (value.empty()) invalid(path, "must not be empty");
+      if (value.empty()) {
+        throw Error::make("invalid_value", path, "error.empty", obj({{"field", path}}));
+      }
       for (const json& item : value) {
         if (!item.is_string()) wrong_type(path, f.type, value);
         check_choice(f, item.get<std::string>(), path);
@@ -139,7 +148,8 @@ void check_value(const FieldSpec& f, const json& value, const std::string& path)
   if (f.min && f.max && !f.min_exclusive && !f.max_exclusive) {
     throw Error::out_of_range(path, value, *f.min, *f.max);
   }
-  invalid(path, "must be " + range_text(f) + ", not " + jr::number_text(number));
+  throw Error::make("invalid_value", path, "error.range_open",
+                    obj({{"field", path}, {"range", range_text(f)}, {"value", number}}));
 }
 
 }  // namespace vram

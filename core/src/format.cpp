@@ -29,24 +29,20 @@ const WeightFormat* FormatCatalog::find_weight(std::string_view id) const {
 
 const WeightFormat& FormatCatalog::weight(std::string_view id, std::string_view field) const {
   if (const WeightFormat* format = find_weight(id)) return *format;
-  std::string known;
-  for (const WeightFormat& format : weights_) {
-    known += (known.empty() ? "" : ", ") + format.id;
-  }
-  throw Error("unknown_format", std::string(field),
-              "unknown weight format '" + Error::quote(id) + "' (known: " + known + ")");
+  json known = json::array();
+  for (const WeightFormat& format : weights_) known.push_back(format.id);
+  throw Error::make("unknown_format", std::string(field), "error.weights_unknown",
+                    obj({{"id", Error::quote(id)}, {"known", known}}));
 }
 
 const KvFormat& FormatCatalog::kv(std::string_view id, std::string_view field) const {
   for (const KvFormat& format : kv_) {
     if (format.id == id) return format;
   }
-  std::string known;
-  for (const KvFormat& format : kv_) {
-    known += (known.empty() ? "" : ", ") + format.id;
-  }
-  throw Error("unknown_format", std::string(field),
-              "unknown KV cache format '" + Error::quote(id) + "' (known: " + known + ")");
+  json known = json::array();
+  for (const KvFormat& format : kv_) known.push_back(format.id);
+  throw Error::make("unknown_format", std::string(field), "error.kv_unknown",
+                    obj({{"id", Error::quote(id)}, {"known", known}}));
 }
 
 void from_json(const json& j, WeightFormat& format) {
@@ -59,7 +55,10 @@ void from_json(const json& j, WeightFormat& format) {
   format.gguf = jr::opt_bool(j, "gguf", prefix).value_or(false);
   format.covers = jr::opt_string(j, "covers", prefix).value_or("all");
   if (format.covers != "all" && format.covers != "linear") {
-    throw Error("invalid_value", prefix + ".covers", prefix + ".covers must be all or linear");
+    throw Error::make("invalid_value", prefix + ".covers", "error.choice",
+                      obj({{"field", prefix + ".covers"},
+                           {"choices", json::array({"all", "linear"})},
+                           {"value", Error::quote(format.covers)}}));
   }
   if (format.covers != "all") format.covers_source = jr::get_string(j, "covers_source", prefix);
   format.source = jr::get_string(j, "source", prefix);

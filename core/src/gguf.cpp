@@ -158,6 +158,12 @@ struct Where {
                     obj({{"field", field}, {"size", size}, {"limit", limit}}));
 }
 
+/** A header that breaks GGUF's rules: `id`'s template with `params` and {field}. */
+[[noreturn]] void invalid(const std::string& field, const char* id, json params = json::object()) {
+  params["field"] = field;
+  throw Error::make("invalid_gguf", field, id, std::move(params));
+}
+
 /** A cursor over the buffer: every read is checked against what remains. */
 class Reader {
  public:
@@ -176,9 +182,7 @@ class Reader {
     if (end <= bytes_.size()) return;
     const std::string field = where.str();
     if (file_size_ > 0 && end > file_size_) {
-      throw Error(
-          "invalid_gguf", field,
-          field + " runs past the end of the file (" + std::to_string(file_size_) + " bytes)");
+      invalid(field, "error.gguf_past_end", obj({{"size", file_size_}}));
     }
     throw TruncatedError(field, end,
                          "the header continues past the " + std::to_string(bytes_.size()) +
@@ -218,9 +222,7 @@ class Reader {
     if (length > max_bytes) {
       const std::string field = where.str();
       if (name_limit) too_large(field, "error.checkpoint_name", length, max_bytes);
-      throw Error("invalid_gguf", field,
-                  field + " is " + std::to_string(length) + " bytes long (at most " +
-                      std::to_string(max_bytes) + ")");
+      invalid(field, "error.gguf_string_long", obj({{"length", length}, {"limit", max_bytes}}));
     }
     need(length, where);
     return length;
@@ -251,8 +253,7 @@ class Reader {
     const auto* p = reinterpret_cast<const unsigned char*>(bytes_.data()) + pos_;
     for (std::uint64_t i = 0; i < n; ++i) {
       if (p[i] > 1) {
-        const std::string field = where.at(i).str();
-        throw Error("invalid_gguf", field, field + " is a bool that is neither 0 nor 1");
+        invalid(where.at(i).str(), "error.gguf_bool");
       }
     }
     pos_ += n;
@@ -269,8 +270,7 @@ class Reader {
 // JSON answer cannot carry it (it would become null).
 double finite(double value, const Where& where) {
   if (!std::isfinite(value)) {
-    const std::string field = where.str();
-    throw Error("invalid_gguf", field, field + " is a float that is not a finite number");
+    invalid(where.str(), "error.gguf_float");
   }
   return value;
 }
@@ -300,16 +300,14 @@ json read_scalar(Reader& r, std::uint32_t type, const Where& where) {
     case kBool: {
       const auto b = r.scalar<std::uint8_t>(where);
       if (b > 1) {
-        const std::string field = where.str();
-        throw Error("invalid_gguf", field, field + " is a bool that is neither 0 nor 1");
+        invalid(where.str(), "error.gguf_bool");
       }
       return b == 1;
     }
     default:
       break;
   }
-  const std::string field = where.str();
-  throw Error("invalid_gguf", field, field + " has an unknown value type " + std::to_string(type));
+  invalid(where.str(), "error.gguf_value_type", obj({{"type", type}}));
 }
 
 /** What the answer keeps of the metadata, counted as it is kept: 16 bytes a value plus text. */
@@ -350,22 +348,16 @@ json read_value(Reader& r, std::uint32_t type, const Where& where, const Limits&
     return read_scalar(r, type, where);
   }
   if (depth >= limits.max_array_depth) {
-    const std::string field = where.str();
-    throw Error("invalid_gguf", field,
-                field + " nests arrays deeper than " + std::to_string(limits.max_array_depth));
+    invalid(where.str(), "error.gguf_array_depth", obj({{"limit", limits.max_array_depth}}));
   }
   const auto element = r.scalar<std::uint32_t>(where.sub(".type"));
   if (element > kFloat64) {
-    const std::string field = where.str();
-    throw Error("invalid_gguf", field + ".type",
-                field + " has an unknown element type " + std::to_string(element));
+    invalid(where.str() + ".type", "error.gguf_element_type", obj({{"type", element}}));
   }
   const auto length = r.scalar<std::uint64_t>(where.sub(".length"));
   if (length > limits.max_array_length) {
-    const std::string field = where.str();
-    throw Error("invalid_gguf", field + ".length",
-                field + " has " + std::to_string(length) + " items (at most " +
-                    std::to_string(limits.max_array_length) + ")");
+    invalid(where.str() + ".length", "error.gguf_array_length",
+            obj({{"length", length}, {"limit", limits.max_array_length}}));
   }
   if (top != nullptr) {
     top->array_type = element;
@@ -377,8 +369,7 @@ json read_value(Reader& r, std::uint32_t type, const Where& where, const Limits&
   if (!keep_items && size > 0) {
     // Fixed-size items: check the span at once, no loop over an untrusted count.
     if (length > std::numeric_limits<std::uint64_t>::max() / size) {
-      const std::string field = where.str();
-      throw Error("invalid_gguf", field + ".length", field + " overflows");
+      invalid(where.str() + ".length", "error.gguf_array_bytes");
     }
     if (element == kBool) {
       r.bools(length, where);
@@ -440,14 +431,12 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   const Where root{nullptr, "gguf."};
   const auto magic = r.scalar<std::uint32_t>(root.sub("magic"));
   if (magic != 0x46554747u) {  // "GGUF" read as a little-endian uint32
-    throw Error("invalid_gguf", "gguf.magic", "not a GGUF file: it does not start with 'GGUF'");
+    invalid("gguf.magic", "error.gguf_magic");
   }
   h.version = r.scalar<std::uint32_t>(root.sub("version"));
   if (h.version != 2 && h.version != 3) {
     // A big-endian file reads its version byte-swapped (e.g. 0x03000000).
-    throw Error("invalid_gguf", "gguf.version",
-                "GGUF version " + std::to_string(h.version) +
-                    " is not supported (versions 2 and 3, little-endian)");
+    invalid("gguf.version", "error.gguf_version", obj({{"version", h.version}}));
   }
   const auto n_tensors = r.scalar<std::uint64_t>(root.sub("tensor_count"));
   const auto n_kv = r.scalar<std::uint64_t>(root.sub("metadata_kv_count"));
@@ -455,9 +444,8 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     too_large("gguf.tensor_count", "error.checkpoint_tensors", n_tensors, limits.max_tensors);
   }
   if (n_kv > limits.max_key_values) {
-    throw Error("invalid_gguf", "gguf.metadata_kv_count",
-                "the header declares " + std::to_string(n_kv) + " key-values (at most " +
-                    std::to_string(limits.max_key_values) + ")");
+    invalid("gguf.metadata_kv_count", "error.gguf_key_values",
+            obj({{"count", n_kv}, {"limit", limits.max_key_values}}));
   }
 
   Budget budget{0, limits.max_metadata_bytes};
@@ -472,8 +460,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     budget.spend(kValueCost + key_bytes);  // every key is kept, with its value or its length
     kv.key = r.take(key_bytes);
     if (kv.key.empty() || !valid_utf8(kv.key)) {
-      const std::string field = key_at.str();
-      throw Error("invalid_gguf", field, field + " is empty or not UTF-8");
+      invalid(key_at.str(), "error.gguf_key");
     }
     if (!keys.insert(kv.key).second) {
       const std::string field = key_at.str();
@@ -482,10 +469,8 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     }
     kv.type = r.scalar<std::uint32_t>(item.sub(".type"));
     if (kv.type > kFloat64) {
-      const std::string field = item.str() + ".type";
-      throw Error("invalid_gguf", field,
-                  "metadata '" + Error::quote(kv.key) + "' has an unknown value type " +
-                      std::to_string(kv.type));
+      invalid(item.str() + ".type", "error.gguf_metadata_type",
+              obj({{"key", Error::quote(kv.key)}, {"type", kv.type}}));
     }
     const Where value_at{&by_key, kv.key};
     kv.value = read_value(r, kv.type, value_at, limits, 0, true, &kv, budget);
@@ -497,8 +482,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
         align->type == kUint32 && align->value.get<std::uint64_t>() > 0 &&
         (align->value.get<std::uint64_t>() & (align->value.get<std::uint64_t>() - 1)) == 0;
     if (!ok) {
-      throw Error("invalid_gguf", "gguf.metadata.general.alignment",
-                  "general.alignment must be a uint32 power of two");
+      invalid("gguf.metadata.general.alignment", "error.gguf_alignment");
     }
     h.alignment = align->value.get<std::uint64_t>();
   }
@@ -511,12 +495,11 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     const std::string field = at.str();  // one per tensor, at most max_tensors
     TensorInfo t;
     t.name = r.string(at.sub(".name"), limits.max_name_bytes);
-    if (!valid_utf8(t.name)) throw Error("invalid_gguf", field + ".name", field + " is not UTF-8");
+    if (!valid_utf8(t.name)) invalid(field + ".name", "error.gguf_name");
+    const std::string name = Error::quote(t.name);
     const auto n_dims = r.scalar<std::uint32_t>(at.sub(".n_dims"));
     if (n_dims == 0 || n_dims > 4) {
-      throw Error("invalid_gguf", field + ".n_dims",
-                  "tensor '" + t.name + "' has " + std::to_string(n_dims) +
-                      " dimensions (ggml allows 1 to 4)");
+      invalid(field + ".n_dims", "error.gguf_dims", obj({{"name", name}, {"dims", n_dims}}));
     }
     t.elements = 1;
     for (std::uint32_t d = 0; d < n_dims; ++d) {
@@ -525,22 +508,21 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
       if (ne > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
           mul_overflows(t.elements, ne, &t.elements) ||
           t.elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-        throw Error("invalid_gguf", field + ".dims",
-                    "tensor '" + t.name + "' has more elements than ggml can address");
+        invalid(field + ".dims", "error.gguf_elements", obj({{"name", name}}));
       }
       t.shape.push_back(ne);
     }
     t.type = r.scalar<std::uint32_t>(at.sub(".type"));
     const TypeInfo* info = find_type(t.type);
     if (info == nullptr) {
-      throw Error("invalid_gguf", field + ".type",
-                  "tensor '" + t.name + "' has unknown ggml type " + std::to_string(t.type));
+      invalid(field + ".type", "error.gguf_tensor_type", obj({{"name", name}, {"type", t.type}}));
     }
     if (t.shape[0] % info->block_size != 0) {
-      throw Error("invalid_gguf", field + ".dims",
-                  "tensor '" + t.name + "': row of " + std::to_string(t.shape[0]) +
-                      " elements is not a multiple of " + info->name + "'s block of " +
-                      std::to_string(info->block_size));
+      invalid(field + ".dims", "error.gguf_block",
+              obj({{"name", name},
+                   {"row", t.shape[0]},
+                   {"type", info->name},
+                   {"block", info->block_size}}));
     }
     std::uint64_t size = t.shape[0] / info->block_size;
     bool overflow = mul_overflows(size, info->type_size, &size);
@@ -548,19 +530,18 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
       overflow = mul_overflows(size, t.shape[d], &size);
     }
     if (overflow || size > (1ull << 62)) {
-      throw Error("invalid_gguf", field + ".dims", "tensor '" + t.name + "' is too large");
+      invalid(field + ".dims", "error.gguf_tensor_size", obj({{"name", name}}));
     }
     t.bytes = size;
     t.offset = r.scalar<std::uint64_t>(at.sub(".offset"));
     // llama.cpp's rule: tensors follow each other, each padded to the alignment.
     if (t.offset != expected_offset) {
-      throw Error("invalid_gguf", field + ".offset",
-                  "tensor '" + t.name + "' starts at " + std::to_string(t.offset) + ", expected " +
-                      std::to_string(expected_offset));
+      invalid(field + ".offset", "error.gguf_offset",
+              obj({{"name", name}, {"offset", t.offset}, {"expected", expected_offset}}));
     }
     const std::uint64_t padded = (size + h.alignment - 1) / h.alignment * h.alignment;
     if (padded > (1ull << 62) - expected_offset) {
-      throw Error("invalid_gguf", field + ".dims", "the tensors' data is too large");
+      invalid(field + ".dims", "error.gguf_data_size");
     }
     expected_offset += padded;
     h.tensors.push_back(std::move(t));
@@ -585,9 +566,8 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   if (file_size > 0 && !h.tensors.empty()) {
     const TensorInfo& last = h.tensors.back();
     if (h.data_offset > file_size || last.offset + last.bytes > file_size - h.data_offset) {
-      throw Error("invalid_gguf", "gguf.tensor_infos",
-                  "the tensors need " + std::to_string(h.data_offset + last.offset + last.bytes) +
-                      " bytes but the file has " + std::to_string(file_size));
+      invalid("gguf.tensor_infos", "error.gguf_file_short",
+              obj({{"need", h.data_offset + last.offset + last.bytes}, {"size", file_size}}));
     }
   }
   return h;

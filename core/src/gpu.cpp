@@ -33,10 +33,10 @@ const Gpu* GpuCatalog::find_or_null(std::string_view id) const {
 
 const Gpu& GpuCatalog::find(std::string_view id, std::string_view field) const {
   if (const Gpu* gpu = find_or_null(id)) return *gpu;
-  std::string known;
-  for (const Gpu& gpu : gpus) known += (known.empty() ? "" : ", ") + gpu.id;
-  throw Error("unknown_gpu", std::string(field),
-              "unknown GPU '" + Error::quote(id) + "' (known: " + known + ")");
+  json known = json::array();
+  for (const Gpu& gpu : gpus) known.push_back(gpu.id);
+  throw Error::make("unknown_gpu", std::string(field), "error.gpu_unknown",
+                    obj({{"id", Error::quote(id)}, {"known", known}}));
 }
 
 double GpuCatalog::discount_percent(int cards) const {
@@ -89,8 +89,8 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
     const auto monthly = jr::opt_number(j, "monthly_usd", at);
     const auto hourly = jr::opt_number(j, "hourly_usd", at);
     if (monthly && hourly) {
-      throw Error("invalid_value", at + ".hourly_usd",
-                  at + ": give monthly_usd or hourly_usd, not both");
+      throw Error::make("invalid_value", at + ".hourly_usd", "error.not_both",
+                        obj({{"first", "monthly_usd"}, {"second", "hourly_usd"}}));
     }
     if (monthly) {
       jr::require_positive(*monthly, at + ".monthly_usd", true);
@@ -124,14 +124,15 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
       jr::require_positive(gpu.interconnect.gbps, lat + ".gbps", true);
       jr::require_range(gpu.interconnect.gbps, 0.0, limits::kMaxBandwidthGbps, lat + ".gbps");
       gpu.interconnect.topology = text(*link, "topology", lat).value_or("pcie-gen4");
-      static constexpr std::string_view kTopologies[] = {"switched",  "bridged-pairs", "pcie-gen3",
-                                                         "pcie-gen4", "pcie-gen5",     "single"};
+      static const char* const kTopologies[] = {"switched",  "bridged-pairs", "pcie-gen3",
+                                                "pcie-gen4", "pcie-gen5",     "single"};
       if (std::find(std::begin(kTopologies), std::end(kTopologies), gpu.interconnect.topology) ==
           std::end(kTopologies)) {
-        throw Error("invalid_value", lat + ".topology",
-                    lat +
-                        ".topology must be one of switched, bridged-pairs, pcie-gen3, "
-                        "pcie-gen4, pcie-gen5, single");
+        throw Error::make("invalid_value", lat + ".topology", "error.choice",
+                          obj({{"field", lat + ".topology"},
+                               {"choices", std::vector<std::string>(std::begin(kTopologies),
+                                                                    std::end(kTopologies))},
+                               {"value", Error::quote(gpu.interconnect.topology)}}));
       }
       gpu.interconnect.source = text(*link, "source", lat).value_or("");
     } else {
@@ -154,7 +155,8 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
     gpu.min_order =
         static_cast<int>(jr::require_range(min_order, 1, limits::kMaxCards, at + ".min_order"));
     if (gpu.stock > 0 && gpu.min_order > gpu.stock) {
-      throw Error("invalid_value", at + ".min_order", at + ".min_order exceeds stock");
+      throw Error::make("invalid_value", at + ".min_order", "error.min_order",
+                        obj({{"field", at + ".min_order"}, {"stock", gpu.stock}}));
     }
     gpu.regions = jr::opt_strings(j, "regions", at);
     if (gpu.regions.size() > limits::kMaxDiscounts) {
@@ -180,9 +182,9 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
   GpuCatalog catalog;
   const json* list = jr::find(j, "gpus");
   const std::string list_field = jr::field_path(prefix, "gpus");
-  if (list == nullptr) throw Error("missing_field", list_field, list_field + " is required");
+  if (list == nullptr) throw Error::missing(list_field);
   if (!list->is_array() || list->empty()) {
-    throw Error("invalid_value", list_field, list_field + " must be a non-empty list of GPUs");
+    throw Error::make("invalid_value", list_field, "error.gpu_list", obj({{"field", list_field}}));
   }
   if (list->size() > limits::kMaxCatalogGpus) {
     throw Error::too_long(list_field, list->size(), limits::kMaxCatalogGpus);
@@ -195,8 +197,9 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
   for (std::size_t i = 0; i < list->size(); ++i) {
     Gpu gpu = gpu_from_json((*list)[i], list_field, i, catalog.hours_per_month);
     if (!ids.insert(gpu.id).second) {
-      throw Error("invalid_value", list_field + "[" + std::to_string(i) + "].id",
-                  "GPU id '" + gpu.id + "' appears twice");
+      const std::string field = list_field + "[" + std::to_string(i) + "].id";
+      throw Error::make("invalid_value", field, "error.checkpoint_duplicate",
+                        obj({{"field", field}, {"name", gpu.id}}));
     }
     catalog.gpus.push_back(std::move(gpu));
   }
@@ -209,7 +212,7 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
       jr::require_range(node, 1, limits::kMaxNodeSize, jr::field_path(prefix, "node_size")));
   if (const json* discounts = jr::find(j, "discounts")) {
     const std::string field = jr::field_path(prefix, "discounts");
-    if (!discounts->is_array()) throw Error("wrong_type", field, field + " must be a list");
+    if (!discounts->is_array()) throw Error::wrong_type(field, "list", jr::type_name(*discounts));
     if (discounts->size() > limits::kMaxDiscounts) {
       throw Error::too_long(field, discounts->size(), limits::kMaxDiscounts);
     }
@@ -224,7 +227,8 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
           static_cast<int>(jr::require_range(cards, 1, limits::kMaxCards, at + ".cards"));
       discount.percent = jr::get_number(d, "percent", at);
       if (discount.percent < 0 || discount.percent >= 100) {
-        throw Error("invalid_value", at + ".percent", at + ".percent must be in [0, 100)");
+        throw Error::make("invalid_value", at + ".percent", "error.percent",
+                          obj({{"field", at + ".percent"}}));
       }
       catalog.discounts.push_back(discount);
     }

@@ -51,19 +51,19 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
     ctx.warn({"import.unknown_model_type", obj({{"model_type", m.model_type}})});
 
   // --- the fields every decoder has, each in its range ---------------------
-  // Several absent are named together: a config.json with three gaps is
-  // mended in one round, not three.
+  // Each under any of its names (the first is Hugging Face's), one list for
+  // the check below and for the read. Several absent are named together: a
+  // config.json with three gaps is mended in one round, not three.
+  const std::initializer_list<const char*> kHidden = {"hidden_size", "n_embd", "d_model"};
+  const std::initializer_list<const char*> kLayers = {"num_hidden_layers", "n_layer", "num_layers"};
+  const std::initializer_list<const char*> kHeads = {"num_attention_heads", "n_head", "num_heads"};
+  const std::initializer_list<const char*> kVocab = {"vocab_size"};
   {
-    const std::initializer_list<const char*> required[] = {
-        {"hidden_size", "n_embd", "d_model"},
-        {"num_hidden_layers", "n_layer", "num_layers"},
-        {"num_attention_heads", "n_head", "num_heads"},
-        {"vocab_size"}};
     json absent = json::array();
-    for (const auto& keys : required) {
-      if (std::none_of(keys.begin(), keys.end(),
+    for (const auto* keys : {&kHidden, &kLayers, &kHeads, &kVocab}) {
+      if (std::none_of(keys->begin(), keys->end(),
                        [&](const char* key) { return jr::find(*cfg, key) != nullptr; })) {
-        absent.push_back(ctx.field(*keys.begin()));
+        absent.push_back(ctx.field(*keys->begin()));
       }
     }
     if (absent.size() > 1) {
@@ -71,12 +71,10 @@ ImportedModel import_hf_config(const json& root, std::string_view prefix_view) {
                         obj({{"fields", absent}}));
     }
   }
-  m.hidden_size = ctx.get_int_any({"hidden_size", "n_embd", "d_model"}, 1, limits::kMaxHidden);
-  ctx.layers =
-      ctx.get_int_any({"num_hidden_layers", "n_layer", "num_layers"}, 1, limits::kMaxLayers);
-  m.num_heads =
-      ctx.get_int_any({"num_attention_heads", "n_head", "num_heads"}, 1, limits::kMaxHeads);
-  m.vocab_size = ctx.get_int("vocab_size", 1, limits::kMaxVocab);
+  m.hidden_size = ctx.get_int_any(kHidden, 1, limits::kMaxHidden);
+  ctx.layers = ctx.get_int_any(kLayers, 1, limits::kMaxLayers);
+  m.num_heads = ctx.get_int_any(kHeads, 1, limits::kMaxHeads);
+  m.vocab_size = ctx.get_int_any(kVocab, 1, limits::kMaxVocab);
   m.num_kv_heads =
       ctx.opt_int_any({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, 1, m.num_heads)
           .value_or(m.num_heads);

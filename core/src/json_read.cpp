@@ -17,19 +17,19 @@ const char* type_name(const json& value) {
     case json::value_t::null:
       return "null";
     case json::value_t::object:
-      return "an object";
+      return "object";
     case json::value_t::array:
-      return "an array";
+      return "array";
     case json::value_t::string:
-      return "a string";
+      return "string";
     case json::value_t::boolean:
-      return "a boolean";
+      return "boolean";
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
     case json::value_t::number_float:
-      return "a number";
+      return "number";
     default:
-      return "an unsupported value";
+      return "other";
   }
 }
 
@@ -560,7 +560,7 @@ const json* find(const json& object, std::string_view key) {
 }
 
 void expect_object(const json& value, std::string_view field) {
-  if (!value.is_object()) wrong_type(value, field, "an object");
+  if (!value.is_object()) wrong_type(value, field, "object");
 }
 
 std::int64_t as_int(const json& value, std::string_view field) {
@@ -582,11 +582,11 @@ std::int64_t as_int(const json& value, std::string_view field) {
     }
     throw Error::not_whole(std::string(field));
   }
-  wrong_type(value, field, "a whole number");
+  wrong_type(value, field, "whole");
 }
 
 double as_number(const json& value, std::string_view field) {
-  if (!value.is_number()) wrong_type(value, field, "a number");
+  if (!value.is_number()) wrong_type(value, field, "number");
   const double v = value.get<double>();
   if (!std::isfinite(v)) throw Error::not_finite(std::string(field));
   return v;
@@ -645,7 +645,7 @@ std::optional<double> opt_number(const json& object, std::string_view key,
 std::string get_string(const json& object, std::string_view key, std::string_view prefix) {
   const json* value = find(object, key);
   if (value == nullptr) missing(field_path(prefix, key));
-  if (!value->is_string()) wrong_type(*value, field_path(prefix, key), "a string");
+  if (!value->is_string()) wrong_type(*value, field_path(prefix, key), "string");
   return value->get<std::string>();
 }
 
@@ -653,7 +653,7 @@ std::optional<std::string> opt_string(const json& object, std::string_view key,
                                       std::string_view prefix) {
   const json* value = find(object, key);
   if (value == nullptr) return std::nullopt;
-  if (!value->is_string()) wrong_type(*value, field_path(prefix, key), "a string");
+  if (!value->is_string()) wrong_type(*value, field_path(prefix, key), "string");
   return value->get<std::string>();
 }
 
@@ -661,7 +661,7 @@ std::optional<bool> opt_bool(const json& object, std::string_view key, std::stri
   const json* value = find(object, key);
   if (value == nullptr) return std::nullopt;
   if (!value->is_boolean()) {
-    wrong_type(*value, field_path(prefix, key), "true or false");
+    wrong_type(*value, field_path(prefix, key), "bool");
   }
   return value->get<bool>();
 }
@@ -672,9 +672,9 @@ std::vector<std::string> opt_strings(const json& object, std::string_view key,
   const json* value = find(object, key);
   if (value == nullptr) return out;
   const std::string field = field_path(prefix, key);
-  if (!value->is_array()) wrong_type(*value, field, "a list of strings");
+  if (!value->is_array()) wrong_type(*value, field, "strings");
   for (const json& item : *value) {
-    if (!item.is_string()) wrong_type(item, field, "a list of strings");
+    if (!item.is_string()) wrong_type(item, field, "strings");
     out.push_back(item.get<std::string>());
   }
   return out;

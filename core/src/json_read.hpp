@@ -16,7 +16,7 @@ namespace vram::json_read {
 
 using nlohmann::json;
 
-/** "a number", "a string", "null"...: what a value is, for error messages. */
+/** "number", "string", "null"...: what a value is, as error.type's `value.*` id says it. */
 const char* type_name(const json& value);
 
 /** A number as an error message quotes it: 8192, 0.9, 1e+20. */

@@ -10,7 +10,7 @@ namespace vram::request {
 
 ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
   if (request.model && request.config) {
-    throw Error("invalid_value", "model", "give either model (a preset id) or config, not both");
+    throw Error::make("invalid_value", "model", "error.model_or_config", nlohmann::json::object());
   }
   // A GGUF checkpoint carries its own config (checkpoint.hpp).
   const nlohmann::json* own =
@@ -18,8 +18,8 @@ ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
           ? (request.checkpoint->contains("config") ? &request.checkpoint->at("config") : nullptr)
           : nullptr;
   if (own != nullptr && (request.model || request.config)) {
-    throw Error("invalid_value", "checkpoint.config",
-                "the checkpoint carries its own config: drop model and config");
+    throw Error::make("invalid_value", "checkpoint.config", "error.checkpoint_own_config",
+                      nlohmann::json::object());
   }
   ImportedModel imported;
   if (own != nullptr) {
@@ -36,7 +36,7 @@ ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
     imported.model.source = "config.json supplied by the user";
   } else {
     if (!request.model)
-      throw Error("missing_field", "model", "model (a preset id) or config is required");
+      throw Error::make("missing_field", "model", "error.model_missing", nlohmann::json::object());
     imported = catalog.resolve(catalog.model(*request.model, "model"));
   }
   if (request.params_total) {
@@ -57,12 +57,12 @@ ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
 EngineChoice engine(const Catalog& catalog, const EstimateRequest& req) {
   EngineChoice choice;
   if (req.overhead_gb && req.overhead_pct)
-    throw Error("invalid_value", "overhead_gb", "give overhead_gb or overhead_pct, not both");
+    throw Error::make("invalid_value", "overhead_gb", "error.not_both",
+                      obj({{"first", "overhead_gb"}, {"second", "overhead_pct"}}));
   const bool convention = req.engine == "guide" || req.engine == "percent";
   if ((req.overhead_gb || req.overhead_pct) && req.engine_given && !convention) {
-    throw Error("invalid_value", req.overhead_gb ? "overhead_gb" : "overhead_pct",
-                "overhead_gb and overhead_pct replace the engine's own overhead model; drop them "
-                "or the engine");
+    throw Error::make("invalid_value", req.overhead_gb ? "overhead_gb" : "overhead_pct",
+                      "error.overhead_engine", nlohmann::json::object());
   }
   // overhead_gb and overhead_pct are the conventions' knobs, given at the
   // top level: checked by the same limits, under their own names.

@@ -18,7 +18,7 @@ Enum enum_of(const char* const (&list)[N], const json& name, const char* field) 
   for (std::size_t i = 0; i < N; ++i) {
     if (name == list[i]) return static_cast<Enum>(i);
   }
-  throw Error("internal", field, std::string(field) + ": no such choice");
+  throw Error::make("internal", field, "error.no_choice", obj({{"field", field}}));
 }
 
 template <typename T>

@@ -29,8 +29,10 @@ const std::vector<DtypeInfo> kDtypes = {
 // {"weight_map": {...}, "metadata": {...}}: two levels, a third for a stray list.
 constexpr std::size_t kIndexDepth = 3;
 
-[[noreturn]] void invalid(const std::string& field, const std::string& message) {
-  throw Error("invalid_safetensors", field, message);
+/** A header that breaks the format's rules: `id`'s template with `params` and {field}. */
+[[noreturn]] void invalid(const std::string& field, const char* id, json params = json::object()) {
+  params["field"] = field;
+  throw Error::make("invalid_safetensors", field, id, std::move(params));
 }
 
 /** The deepest nesting of objects and arrays, by one pass over the text. */
@@ -59,7 +61,7 @@ int nesting_depth(std::string_view text) {
 
 std::uint64_t read_u64(const json& value, const std::string& field) {
   if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<std::int64_t>() >= 0))
-    invalid(field, field + " must be a whole number >= 0");
+    invalid(field, "error.whole_range", obj({{"min", 0}, {"max", 18446744073709551615.0}}));
   return value.get<std::uint64_t>();
 }
 
@@ -112,49 +114,53 @@ std::size_t value_extent(std::string_view text, std::size_t at) {
 
 /** A tensor's entry {dtype, shape, data_offsets}, checked. */
 TensorInfo read_tensor(const json& entry, std::string name, const std::string& field) {
-  if (!entry.is_object()) invalid(field, field + " must be an object");
+  if (!entry.is_object()) invalid(field, "error.object");
   TensorInfo t;
   t.name = std::move(name);
   const std::string quoted = Error::quote(t.name);
   for (auto k = entry.begin(); k != entry.end(); ++k) {
     if (k.key() != "dtype" && k.key() != "shape" && k.key() != "data_offsets") {
-      invalid(field + "." + k.key(),
-              "unknown key '" + Error::quote(k.key()) + "' in tensor '" + quoted + "'");
+      invalid(field + "." + Error::quote(k.key()), "error.st_key",
+              obj({{"key", Error::quote(k.key())}, {"name", quoted}}));
     }
   }
   const auto dtype = entry.find("dtype");
   if (dtype == entry.end() || !dtype->is_string())
-    invalid(field + ".dtype", field + ".dtype must be a string");
+    invalid(field + ".dtype", "error.st_dtype_string");
   t.dtype = dtype->get<std::string>();
   const DtypeInfo* info = find_dtype(t.dtype);
-  if (info == nullptr) invalid(field + ".dtype", "unknown dtype '" + Error::quote(t.dtype) + "'");
+  if (info == nullptr) {
+    invalid(field + ".dtype", "error.st_dtype", obj({{"dtype", Error::quote(t.dtype)}}));
+  }
   const auto shape = entry.find("shape");
   if (shape == entry.end() || !shape->is_array() || shape->size() > 8) {
-    invalid(field + ".shape", field + ".shape must be a list of at most 8 sizes");
+    invalid(field + ".shape", "error.st_shape", obj({{"max", 8}}));
   }
   t.elements = 1;
   for (const json& dim : *shape) {
     const std::uint64_t d = read_u64(dim, field + ".shape");
     if (d != 0 && t.elements > std::numeric_limits<std::uint64_t>::max() / 64 / d) {
-      invalid(field + ".shape", "tensor '" + quoted + "' is too large");
+      invalid(field + ".shape", "error.gguf_tensor_size", obj({{"name", quoted}}));
     }
     t.elements *= d;
     t.shape.push_back(d);
   }
   const auto offsets = entry.find("data_offsets");
   if (offsets == entry.end() || !offsets->is_array() || offsets->size() != 2) {
-    invalid(field + ".data_offsets", field + ".data_offsets must be [begin, end]");
+    invalid(field + ".data_offsets", "error.st_offsets");
   }
   t.begin = read_u64((*offsets)[0], field + ".data_offsets");
   t.end = read_u64((*offsets)[1], field + ".data_offsets");
   if (t.end < t.begin)
-    invalid(field + ".data_offsets", "tensor '" + quoted + "' ends before it begins");
+    invalid(field + ".data_offsets", "error.st_backwards", obj({{"name", quoted}}));
   const std::uint64_t bits = t.elements * info->bits;
   if (bits % 8 != 0 || bits / 8 != t.end - t.begin) {
-    invalid(field + ".data_offsets", "tensor '" + quoted + "': " + std::to_string(t.elements) +
-                                         " x " + t.dtype + " is " + std::to_string(bits / 8) +
-                                         " bytes, but data_offsets span " +
-                                         std::to_string(t.end - t.begin));
+    invalid(field + ".data_offsets", "error.st_span",
+            obj({{"name", quoted},
+                 {"elements", t.elements},
+                 {"dtype", t.dtype},
+                 {"bytes", bits / 8},
+                 {"span", t.end - t.begin}}));
   }
   return t;
 }
@@ -169,7 +175,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   }
   if (bytes.size() < 8) {
     if (file_size > 0 && file_size < 8)
-      invalid("safetensors.header_length", "the file is shorter than 8 bytes");
+      invalid("safetensors.header_length", "error.st_short", obj({{"size", 8}}));
     throw TruncatedError("safetensors.header_length", 8, "read at least 8 bytes");
   }
   std::uint64_t n = 0;
@@ -181,13 +187,12 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     limit_error("safetensors.header", "error.checkpoint_header", n, limits.max_header_bytes);
   }
   if (n < 2) {
-    invalid("safetensors.header_length",
-            "the header length " + std::to_string(n) + " is below 2 bytes");
+    invalid("safetensors.header_length", "error.st_header_small", obj({{"size", n}, {"min", 2}}));
   }
   Header h;
   h.header_bytes = 8 + n;
   if (file_size > 0 && h.header_bytes > file_size) {
-    invalid("safetensors.header_length", "the header runs past the end of the file");
+    invalid("safetensors.header_length", "error.st_past_end");
   }
   if (bytes.size() < h.header_bytes) {
     throw TruncatedError(
@@ -196,10 +201,10 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   }
   // n <= max_header_bytes and within bytes: fits a 32-bit size_t too.
   const std::string_view text = bytes.substr(8, static_cast<std::size_t>(n));
-  if (text.front() != '{') invalid("safetensors.header", "the header is not a JSON object");
+  if (text.front() != '{') invalid("safetensors.header", "error.st_not_object");
   if (nesting_depth(text) > limits.max_depth) {
-    invalid("safetensors.header",
-            "the header nests deeper than " + std::to_string(limits.max_depth));
+    throw Error::make("invalid_safetensors", "safetensors.header", "error.too_deep",
+                      obj({{"field", "safetensors.header"}, {"limit", limits.max_depth}}));
   }
   // Member by member: the header is never held whole as a JSON document, and
   // each bound is checked before the work it bounds.
@@ -222,7 +227,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
         seen_metadata = true;
         const std::size_t at = in.offset();
         if (at >= text.size() || text[at] != '{') {
-          invalid("safetensors.__metadata__", "__metadata__ must be an object");
+          invalid("safetensors.__metadata__", "error.object");
         }
         in.limit_keys(static_cast<std::size_t>(limits.max_name_bytes), "safetensors.__metadata__");
         in.enter();
@@ -237,7 +242,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
           metadata_bytes += cost;
           const json value = in.value();
           if (!value.is_string()) {
-            invalid(field + "." + Error::quote(key), "__metadata__ values must be strings");
+            invalid(field + "." + Error::quote(key), "error.st_metadata_string");
           }
           if (!h.metadata.emplace(key, value.get<std::string>()).second) {
             throw Error::make("invalid_safetensors", field, "error.checkpoint_duplicate",
@@ -258,9 +263,11 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
       }
       h.tensors.push_back(read_tensor(in.value(), key, field));
     }
-  } catch (const json::exception& e) {
-    // parse_error, and out_of_range for numbers such as 1e400.
-    invalid("safetensors.header", std::string("the header is not valid JSON: ") + e.what());
+  } catch (const json::parse_error& e) {
+    invalid("safetensors.header", "error.index_json", obj({{"byte", e.byte}}));
+  } catch (const json::exception&) {
+    // out_of_range, for numbers such as 1e400.
+    invalid("safetensors.header", "error.json_number");
   }
   // Each name once, as the reference loader requires: sorted, then neighbours compared.
   {
@@ -285,17 +292,15 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   for (const TensorInfo& t : h.tensors) {
     if (t.begin != expected) {
       const std::string quoted = Error::quote(t.name);
-      invalid("safetensors.tensors." + quoted + ".data_offsets",
-              "tensor '" + quoted + "' begins at " + std::to_string(t.begin) + ", expected " +
-                  std::to_string(expected) + " (tensors must not overlap or leave holes)");
+      invalid("safetensors.tensors." + quoted + ".data_offsets", "error.st_hole",
+              obj({{"name", quoted}, {"offset", t.begin}, {"expected", expected}}));
     }
     expected = t.end;
   }
   h.data_bytes = expected;
   if (file_size > 0 && h.header_bytes + h.data_bytes != file_size) {
-    invalid("safetensors.data_offsets", "the tensors end at byte " +
-                                            std::to_string(h.header_bytes + h.data_bytes) +
-                                            " but the file has " + std::to_string(file_size));
+    invalid("safetensors.data_offsets", "error.st_file_size",
+            obj({{"end", h.header_bytes + h.data_bytes}, {"size", file_size}}));
   }
   return h;
 }
@@ -315,7 +320,7 @@ Index read_index(std::string_view text, const Limits& limits) {
     in.limit_keys(static_cast<std::size_t>(limits.max_name_bytes), "index");
     const std::size_t start = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     if (start == std::string_view::npos || text[start] != '{')
-      throw Error("invalid_index", "index", "the index must be a JSON object");
+      throw Error::make("invalid_index", "index", "error.index_object", json::object());
     in.enter();
     std::string key;
     while (in.next(key)) {
@@ -323,8 +328,8 @@ Index read_index(std::string_view text, const Limits& limits) {
         const std::size_t at = in.offset();
         if (seen_map || at >= text.size() || text[at] != '{') {
           in.value();  // a syntax error first, as a whole read would find it
-          throw Error("invalid_index", "index.weight_map",
-                      "index.weight_map must map tensor names to files, once");
+          throw Error::make("invalid_index", "index.weight_map", "error.index_map",
+                            obj({{"field", "index.weight_map"}}));
         }
         seen_map = true;
         in.limit_keys(static_cast<std::size_t>(limits.max_name_bytes), "index.weight_map");
@@ -338,7 +343,8 @@ Index read_index(std::string_view text, const Limits& limits) {
           }
           const json file = in.value();
           if (!file.is_string() || file.get_ref<const std::string&>().empty()) {
-            throw Error("invalid_index", field, "weight_map values must be file names");
+            throw Error::make("invalid_index", field, "error.index_file_name",
+                              obj({{"field", field}}));
           }
           ++out.tensors;
           const std::string& path = file.get_ref<const std::string&>();
@@ -372,16 +378,17 @@ Index read_index(std::string_view text, const Limits& limits) {
         meta = in.value();
       } catch (const json::out_of_range&) {
         // A number past a double (1e400), as total_size could be.
-        throw Error("invalid_index", "index.metadata.total_size",
-                    "index.metadata.total_size must be a byte count");
+        throw Error::make("invalid_index", "index.metadata.total_size", "error.index_total",
+                          obj({{"field", "index.metadata.total_size"}}));
       }
       if (meta.is_null()) continue;
       if (!meta.is_object())
-        throw Error("invalid_index", "index.metadata", "index.metadata must be an object");
+        throw Error::make("invalid_index", "index.metadata", "error.object",
+                          obj({{"field", "index.metadata"}}));
       if (const auto total = meta.find("total_size"); total != meta.end()) {
         if (!total->is_number() || !(total->get<double>() >= 0) || total->get<double>() > 1e16) {
-          throw Error("invalid_index", "index.metadata.total_size",
-                      "index.metadata.total_size must be a byte count");
+          throw Error::make("invalid_index", "index.metadata.total_size", "error.index_total",
+                            obj({{"field", "index.metadata.total_size"}}));
         }
         out.total_size = total->get<double>();
       }
@@ -389,13 +396,13 @@ Index read_index(std::string_view text, const Limits& limits) {
   } catch (const json::parse_error& e) {
     throw Error::make("invalid_index", "index", "error.index_json",
                       obj({{"field", "index"}, {"byte", e.byte}}));
-  } catch (const json::exception& e) {
+  } catch (const json::exception&) {
     // out_of_range: a number past a double outside metadata.
-    throw Error("invalid_index", "index", std::string("the index is not valid JSON: ") + e.what());
+    throw Error::make("invalid_index", "index", "error.json_number", obj({{"field", "index"}}));
   }
   if (!seen_map || out.files.empty()) {
-    throw Error("invalid_index", "index.weight_map",
-                "index.weight_map must map tensor names to files");
+    throw Error::make("invalid_index", "index.weight_map", "error.index_map",
+                      obj({{"field", "index.weight_map"}}));
   }
   return out;
 }

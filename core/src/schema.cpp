@@ -315,11 +315,11 @@ json read_fields(const json& request, const std::vector<FieldSpec>& fields,
   jr::expect_object(request, prefix.empty() ? "request" : prefix);
   for (auto it = request.begin(); it != request.end(); ++it) {
     if (find_field(fields, it.key()) != nullptr) continue;
-    std::string known;
-    for (const FieldSpec& f : fields) known += (known.empty() ? "" : ", ") + f.name;
+    json known = json::array();
+    for (const FieldSpec& f : fields) known.push_back(f.name);
     const std::string path = jr::field_path(prefix, it.key());
-    throw Error("unknown_field", path,
-                "unknown field '" + Error::quote(path) + "' (expected one of: " + known + ")");
+    throw Error::make("unknown_field", path, "error.unknown_key",
+                      obj({{"field", Error::quote(path)}, {"known", known}}));
   }
   json out = json::object();
   for (const FieldSpec& f : fields) {

@@ -314,7 +314,7 @@ json fit_models_json(const Catalog& catalog, const json& request) {
   const GpuCatalog& gpus = request_catalog(catalog, req.catalog, own_gpus);
   const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
   if (gpu == nullptr && !req.budget_gb) {
-    throw Error("missing_field", "gpu", "gpu (a card id) or budget_gb is required");
+    throw Error::make("missing_field", "gpu", "error.gpu_or_budget", json::object());
   }
   const WeightFormat* format =
       req.weights == "native" ? nullptr : &catalog.formats.weight(req.weights, "weights");

@@ -7,6 +7,7 @@
 // sorts the files; the core sums them (call 'checkpoint').
 
 import { MAX_CONFIG_BYTES, readConfigText } from './config.js';
+import { CoreError } from './core.js';
 
 /** The first slice read from each file; most GGUF headers fit (vocabularies run to ~10 MB). */
 export const FIRST_SLICE_BYTES = 1 << 20;
@@ -140,8 +141,9 @@ export async function readCheckpoint(fileList, core, reader = null) {
   if (kind === 'gguf') {
     const first = inspections.find((i) => i.config || i.config_error);
     if (first && first.config_error) {
-      const error = new Error(first.config_error.message);
-      Object.assign(error, first.config_error, { source: first.name });
+      // The core's error as the page words any other (its message id and params).
+      const error = new CoreError(first.config_error);
+      error.source = first.name;
       throw error;
     }
     if (!first) throw new CheckpointProblem('ckptNoConfig');

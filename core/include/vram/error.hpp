@@ -40,7 +40,11 @@ class Error : public std::runtime_error {
                             const nlohmann::json& min, const nlohmann::json& max);
   /** `error.missing`: "{field} is required" (missing_field). */
   static Error missing(const std::string& field);
-  /** `error.type`: "{field} must be {expected}, not {actual}" (wrong_type). */
+  /**
+   * `error.type`: "{field} must be {expected}, not {actual}" (wrong_type). `expected` and
+   * `actual` are kinds of value, each the message `value.<kind>` ("whole": "a whole
+   * number"; json_read::type_name names a JSON value's kind).
+   */
   static Error wrong_type(const std::string& field, const std::string& expected,
                           const std::string& actual);
   /** `error.whole`: "{field} must be a whole number" (invalid_value). */

@@ -128,7 +128,9 @@ struct ModelSpec {
   /** How the published checkpoint stores its weights (format ids). */
   std::string native_format = "bf16";
   std::string native_expert_format;  ///< when experts differ (gpt-oss MXFP4)
-  std::string native_format_note;
+  /** How the checkpoint's quantization_config says it stores them (note.stored_*); id empty if
+   * none. */
+  Message native_format_note{"", nlohmann::json::object()};
 
   std::vector<std::string> placeholders;  ///< fields holding placeholder values
   std::vector<Message> notes;             ///< a preset's caveats (data/models.json: messages)

@@ -37,9 +37,7 @@ json assumptions_of(const Inference& in) {
             : Message{"assumption.weights_native_experts",
                       obj({{"format", format_name(model.native_format)},
                            {"experts", format_name(model.native_expert_format)}})});
-    if (!model.native_format_note.empty()) {
-      assumptions.push_back(Message{"note.text", obj({{"text", model.native_format_note}})});
-    }
+    if (!model.native_format_note.id.empty()) assumptions.push_back(model.native_format_note);
   }
   if (plan.params.total_declared) {
     assumptions.push_back(

@@ -26,7 +26,7 @@ std::string launch_flag(const EngineProfile& engine, const char* carries) {
       if (f.at("carries") == carries) return f.at("flag").get<std::string>();
     }
   }
-  throw Error("internal", "engines.launch", std::string("no launch flag carries ") + carries);
+  throw Error::make("internal", "engines.launch", "error.no_flag", obj({{"carries", carries}}));
 }
 
 /** The plan's own pick beside a user's placement that does not fit: what the user may take. */

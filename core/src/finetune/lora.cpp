@@ -15,10 +15,10 @@ void check_targets(const std::vector<std::string>& t) {
   for (const std::string& target : t) {
     if (std::find(std::begin(kLoraModules), std::end(kLoraModules), target) ==
         std::end(kLoraModules)) {
-      throw Error(
-          "invalid_value", "lora_targets",
-          "unknown LoRA target module '" + Error::quote(target) +
-              "' (known: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, experts)");
+      throw Error::make("invalid_value", "lora_targets", "error.lora_target_unknown",
+                        obj({{"id", Error::quote(target)},
+                             {"known", std::vector<std::string>(std::begin(kLoraModules),
+                                                                std::end(kLoraModules))}}));
     }
   }
 }

@@ -8,17 +8,19 @@ namespace vram {
 namespace {
 
 void validate_setup(const FinetuneSetup& s) {
-  if (s.seq < 1) throw Error("invalid_value", "seq", "seq must be at least 1");
-  if (s.micro_batch < 1)
-    throw Error("invalid_value", "micro_batch", "micro_batch must be at least 1");
-  if (s.method != FinetuneMethod::kFull && s.lora_rank < 1) {
-    throw Error("invalid_value", "lora_rank", "lora_rank must be at least 1");
-  }
+  const auto at_least_one = [](const char* field) {
+    return Error::make("invalid_value", field, "error.at_least",
+                       obj({{"field", field}, {"min", 1}}));
+  };
+  if (s.seq < 1) throw at_least_one("seq");
+  if (s.micro_batch < 1) throw at_least_one("micro_batch");
+  if (s.method != FinetuneMethod::kFull && s.lora_rank < 1) throw at_least_one("lora_rank");
   if (s.method != FinetuneMethod::kFull && s.lora_targets.empty()) {
-    throw Error("invalid_value", "lora_targets", "lora_targets must name at least one module");
+    throw Error::make("invalid_value", "lora_targets", "error.empty",
+                      obj({{"field", "lora_targets"}}));
   }
-  if (s.zero < 0 || s.zero > 3) throw Error("invalid_value", "zero", "zero must be 0, 1, 2 or 3");
-  if (s.gpus < 1) throw Error("invalid_value", "gpu_count", "gpu_count must be at least 1");
+  if (s.zero < 0 || s.zero > 3) throw Error::out_of_range("zero", s.zero, 0, 3);
+  if (s.gpus < 1) throw at_least_one("gpu_count");
 }
 
 /**

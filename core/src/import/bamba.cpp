@@ -32,7 +32,7 @@ void import_bamba(Context& c) {
   const std::string field = c.field("attn_layer_indices");
   if (indices == nullptr) throw Error::missing(field);
   if (!indices->is_array())
-    throw Error::wrong_type(field, "a list of layer indices", jr::type_name(*indices));
+    throw Error::wrong_type(field, "layer_indices", jr::type_name(*indices));
   for (const json& index : *indices) {
     const std::int64_t i = jr::require_range(jr::as_int(index, field), 0, c.layers - 1, field);
     m.layers[static_cast<std::size_t>(i)].attention = LayerAttention::kGlobal;

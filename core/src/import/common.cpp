@@ -55,8 +55,7 @@ bool apply_layer_types(Context& c) {
   const json* types = jr::find(c.cfg, "layer_types");
   if (types == nullptr) return false;
   const std::string field = c.field("layer_types");
-  if (!types->is_array())
-    throw Error::wrong_type(field, "a list of strings", jr::type_name(*types));
+  if (!types->is_array()) throw Error::wrong_type(field, "strings", jr::type_name(*types));
   if (static_cast<std::int64_t>(types->size()) != c.m.num_layers()) {
     throw Error::make(
         "invalid_value", field, "error.layer_count",
@@ -64,7 +63,7 @@ bool apply_layer_types(Context& c) {
   }
   for (std::size_t i = 0; i < types->size(); ++i) {
     const json& type = (*types)[i];
-    if (!type.is_string()) throw Error::wrong_type(field, "a list of strings", jr::type_name(type));
+    if (!type.is_string()) throw Error::wrong_type(field, "strings", jr::type_name(type));
     const std::string& name = type.get_ref<const std::string&>();
     LayerAttention& kind = c.m.layers[i].attention;
     if (name == "full_attention" || name == "attention" || name == "global") {
@@ -178,36 +177,33 @@ void detect_storage(Context& c, const std::string& dtype) {
   jr::expect_object(*q, qprefix);
   const std::string method = Error::quote(jr::opt_string(*q, "quant_method", qprefix).value_or(""));
   const std::int64_t bits = jr::opt_int_in(*q, "bits", qprefix, 1, 64).value_or(4);
-  const std::string declared =
-      "torch_dtype says " + (dtype.empty() ? std::string("nothing") : Error::quote(dtype));
+  // What torch_dtype says beside it: a message of its own (note.stored_dtype).
+  const json declared =
+      dtype.empty()
+          ? obj({{"id", "note.stored_no_dtype"}, {"params", json::object()}})
+          : obj({{"id", "note.stored_dtype"}, {"params", obj({{"dtype", Error::quote(dtype)}})}});
+  auto note = [&](const char* id, json params) {
+    params["declared"] = declared;
+    m.native_format_note = Message{id, std::move(params)};
+  };
   if (method == "fp8" || method == "fbgemm_fp8") {
     m.native_format = "fp8";
-    m.native_format_note = "checkpoint stores FP8 weights (quantization_config." +
-                           std::string("quant_method '") + method + "'); " + declared;
+    note("note.stored_fp8", obj({{"method", method}}));
   } else if (method == "mxfp4") {
     m.native_expert_format = "mxfp4";
-    m.native_format_note =
-        "checkpoint stores MoE experts in MXFP4 (quantization_config); "
-        "attention, router, embeddings and lm_head stay " +
-        m.native_format;
-  } else if (method == "awq") {
-    m.native_format = bits == 4 ? "awq-int4" : "int8";
-    m.native_format_note = "checkpoint stores AWQ " + std::to_string(bits) +
-                           "-bit weights (group scales); " + declared;
-  } else if (method == "gptq") {
-    m.native_format = bits == 4 ? "gptq-int4" : "int8";
-    m.native_format_note = "checkpoint stores GPTQ " + std::to_string(bits) +
-                           "-bit weights (group scales); " + declared;
+    note("note.stored_mxfp4", obj({{"format", m.native_format}}));
+  } else if (method == "awq" || method == "gptq") {
+    m.native_format = bits == 4 ? method + "-int4" : "int8";
+    note("note.stored_grouped",
+         obj({{"method", method == "awq" ? "AWQ" : "GPTQ"}, {"bits", bits}}));
   } else if (method == "bitsandbytes") {
     const bool four = jr::opt_bool(*q, "load_in_4bit", qprefix).value_or(false);
     m.native_format = four ? "nf4" : "int8";
-    m.native_format_note = std::string("checkpoint stores bitsandbytes ") +
-                           (four ? "NF4" : "INT8") + " weights; " + declared;
+    note("note.stored_bitsandbytes", obj({{"format", four ? "NF4" : "INT8"}}));
   } else if (method == "compressed-tensors" || method == "modelopt") {
     const std::string format = compressed_format(*q);
     if (!format.empty()) m.native_format = format;
-    m.native_format_note =
-        "checkpoint quantized with " + method + " (stored as " + m.native_format + "); " + declared;
+    note("note.stored_compressed", obj({{"method", method}, {"format", m.native_format}}));
   } else if (!method.empty()) {
     c.warn({"import.quant_method_unknown", obj({{"method", method}, {"format", m.native_format}})});
   }

@@ -44,8 +44,7 @@ void read_moe(Context& c) {
   std::vector<bool> dense_only(static_cast<std::size_t>(c.layers), false);
   if (const json* only = jr::find(c.cfg, "mlp_only_layers")) {
     const std::string field = c.field("mlp_only_layers");
-    if (!only->is_array())
-      throw Error::wrong_type(field, "a list of layer indices", jr::type_name(*only));
+    if (!only->is_array()) throw Error::wrong_type(field, "layer_indices", jr::type_name(*only));
     for (const json& index : *only) {
       const std::int64_t i = jr::require_range(jr::as_int(index, field), 0, c.layers - 1, field);
       dense_only[static_cast<std::size_t>(i)] = true;
