@@ -511,7 +511,7 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
     }
     if (sum.bytes != bytes || sum.elements != elements) {
       throw Error::make("invalid_value", prefix + ".by_type", "error.checkpoint_sum",
-                        obj({{"field", "by_type"}}));
+                        obj({{"field", prefix + ".by_type"}}));
     }
     const json* components = jr::find(file, "by_component");
     if (components == nullptr) throw Error::missing(prefix + ".by_component");
@@ -530,7 +530,7 @@ CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view 
     }
     if (csum.bytes != bytes || csum.elements != elements) {
       throw Error::make("invalid_value", prefix + ".by_component", "error.checkpoint_sum",
-                        obj({{"field", "by_component"}}));
+                        obj({{"field", prefix + ".by_component"}}));
     }
     if (const json* split = jr::find(file, "split")) {
       const std::string sfield = prefix + ".split";

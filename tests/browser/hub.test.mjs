@@ -82,7 +82,8 @@ test('a model id: nothing fetched until asked, then config, index and headers by
     assert.ok(seen.every((s) => s.headers.authorization === 'Bearer hf_secret'));
     // The token never reaches the address.
     assert.ok(!page.url().includes('hf_secret'));
-    assert.equal(await page.locator('vram-calculator #model').inputValue(), 'Imported config.json');
+    // The model is named as the Hub id it came from (the link's file=).
+    assert.equal(await page.locator('vram-calculator #model').inputValue(), 'Qwen/Qwen2.5-0.5B');
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();
@@ -105,7 +106,7 @@ test('a Hub id typed in the model search that no preset has is offered from the 
     await page.waitForFunction(() => /BF16/.test(document.querySelector('vram-calculator').shadowRoot.querySelector('#checkpoint-info').textContent));
     assert.equal(seen[0].url.replace(HUB, ''), 'Qwen/Qwen2.5-Coder-0.5B/resolve/main/config.json');
     assert.equal(await page.locator('vram-calculator #hub-id').inputValue(), 'Qwen/Qwen2.5-Coder-0.5B');
-    assert.equal(await box.inputValue(), 'Imported config.json');
+    assert.equal(await box.inputValue(), 'Qwen/Qwen2.5-Coder-0.5B');
     // Words that are not an id keep the config.json offer.
     await box.fill('zzzz');
     assert.equal(await text(page, 'vram-calculator .combo button.link'), 'Load its config.json');
