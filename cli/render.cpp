@@ -91,7 +91,9 @@ void render_fit(std::ostringstream& out, const json& f, const Words& say) {
                                       : "cli.no_fit",
              {{"capacity", f.at("capacity_gb")},
               {"basis", f.at("basis")},
-              {"spare", f.at("spare_gb")}})
+              {"spare", f.at("spare_gb")},
+              // A shortfall is said as one, never as a negative spare.
+              {"short", -f.at("spare_gb").get<double>()}})
       << "\n";
 }
 
@@ -204,7 +206,11 @@ std::string render_estimate(const json& r, const Words& say) {
       out << "  " << say("serving.moeLayout") << ": " << say.msg(sv.at("moe_layout").at("label"))
           << "\n";
     }
-    const json verdict{{"id", sv.at("fits").get<bool>() ? "serving.fit" : "serving.short"},
+    // With a partial offload, the plan's figures are those of every layer on the GPU.
+    const bool offload_fits = sv.contains("offload") && sv.at("offload").at("fits").get<bool>();
+    const json verdict{{"id", sv.at("fits").get<bool>() ? "serving.fit"
+                              : offload_fits            ? "serving.offloadFit"
+                                                        : "serving.short"},
                        {"params", json::object()}};
     const double room = sv.at("kv_budget_gb").get<double>();
     // A shortfall is said as one, never as a negative room.
@@ -226,7 +232,8 @@ std::string render_estimate(const json& r, const Words& say) {
         << "\n";
     if (sv.contains("offload")) {
       const json& o = sv.at("offload");
-      out << say.msg(o.at("headline")) << "\n"
+      out << "  " << say("serving.allOnGpu") << "\n"
+          << say.msg(o.at("headline")) << "\n"
           << say("cli.offload_parts", {{"per_gpu", o.at("per_gpu_gb")},
                                        {"host", o.at("host_gb")},
                                        {"weights", o.at("host_weights_gb")},

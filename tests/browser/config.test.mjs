@@ -79,3 +79,21 @@ test("a pasted config the core cannot use shows the core's named field error", a
     await browser.close();
   }
 });
+
+test('a config error goes when another model is chosen: no stale line under the next answer', async () => {
+  const browser = await openPage('?gpu=');
+  try {
+    const { page } = browser;
+    await page.locator('vram-calculator details.paste summary').click();
+    await page.locator('vram-calculator #config-text').fill('{"model_type": "llama",, }');
+    await page.locator('vram-calculator #config-error').waitFor();
+    assert.match(await text(page, 'vram-calculator #config-error'), /not valid JSON/);
+    await page.locator('vram-calculator #model').fill('Qwen3 32B');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'qwen3-32b');
+    assert.equal(await page.locator('vram-calculator #config-error').isHidden(), true);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -40,6 +40,9 @@ test('70B Q4_K_M on one RTX 4090: the fit line is the offload headline, the bloc
     assert.ok(plan.kv_budget_gb < 0);
     assert.match(serving, new RegExp(`Room for the KV cache per GPUnone: ${(-plan.kv_budget_gb).toFixed(1)} GB short`));
     assert.doesNotMatch(serving, /-\d/);
+    // Its users are those of every layer on the GPU, and it says so beside the offload that holds them.
+    assert.match(serving, /requested 1: not with every layer on the GPU; with the partial offload below they do/);
+    assert.match(serving, /These figures put every layer on the GPU; the partial offload below keeps part of the model in host RAM\./);
     const launch = await text(page, LAUNCH);
     assert.match(launch, new RegExp(`-ngl ${o.ngl} `));
     assert.match(launch, /num_gpu/);

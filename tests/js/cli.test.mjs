@@ -70,7 +70,7 @@ test('a config.json from disk, and a broken catalog named by entry and field', (
 
 test('grid, devices and fleet print their tables', () => {
   assert.match(run('grid').stdout, /70B \(guide shape\)\s+Inference BF16\s+145 GB\s+MI300X\s+\$1,590/);
-  assert.match(run('devices').stdout, /H100 SXM 80GB\s+x 14/);
+  assert.match(run('devices').stdout, /H100 SXM 80GB\s+× 14/);
   assert.match(run('fleet').stdout, /MI300X\s+192\s+5,300\s+\$1,590\s+8\.28\s+3\.33\s+2\.21/);
 });
 
@@ -97,7 +97,7 @@ test('the serving plan: 70B FP8 at 32k x 20 users on 4x H200 under vLLM fits; on
   const args = ['estimate', '--model', 'llama-3.1-70b', '--weights', 'fp8', '--context', '32768', '--batch', '20', '--engine', 'vllm', '--gpu', 'h200-sxm'];
   const four = run(...args, '--gpus', '4');
   assert.equal(four.status, 0, four.stderr);
-  assert.match(four.stdout, /Serving plan: 4x H200 SXM, tensor parallel 4/);
+  assert.match(four.stdout, /Serving plan: 4× H200 SXM, tensor parallel 4/);
   assert.match(four.stdout, /20 requested: they fit/);
   assert.match(four.stdout, /: fits, spare [\d,.]+ GB/);
   assert.doesNotMatch(four.stdout, /spare -|DOES NOT FIT/);
@@ -136,7 +136,7 @@ test('DeepSeek V3 on 8x H200 under vLLM: expert parallel with DP attention holds
   assert.ok(dp.serving.max_users >= 64 && dp.serving.max_users > 4 * tp.serving.max_users, `${dp.serving.max_users} against ${tp.serving.max_users}`);
   const table = run(...dpArgs);
   assert.equal(table.status, 0, table.stderr);
-  assert.match(table.stdout, /Serving plan: 8x H200 SXM, 8 data-parallel ranks of one GPU each/);
+  assert.match(table.stdout, /Serving plan: 8× H200 SXM, 8 data-parallel ranks of one GPU each/);
   assert.match(table.stdout, /Experts: up to 32 of the 256 experts whole on each GPU \(expert parallel 8\); attention and KV cache per rank \(8 ranks x tensor parallel 1\)/);
   assert.match(table.stdout, new RegExp(`${dp.serving.max_users} users at 32,768 tokens; 64 requested: they fit`));
   const emit = run(...dpArgs, '--emit');
@@ -337,4 +337,14 @@ test('llama.cpp: a partial offload that meets the floor is offered among the che
   assert.equal(r.status, 0);
   const first = offered[0];
   assert.match(r.stdout, new RegExp(`${first.count}× ${first.name}: \\$${first.monthly_usd} a month, ≈ ${first.decode_expected_tokens_per_s.toFixed(1)} tok/s per user; partial offload, ${first.host_gb.toFixed(1)} GB in host RAM \\(-ngl ${first.offload.ngl} --n-cpu-moe ${first.offload.n_cpu_moe}\\)`));
+});
+
+test('under partial offload the serving plan says its users are those of every layer on the GPU, and a shortfall is no negative spare', () => {
+  const out = run('estimate', '--model', 'llama-3.1-70b', '--weights', 'bf16', '--engine', 'llamacpp', '--gpu', 'h200-sxm', '--context', '32768');
+  assert.equal(out.status, 0, out.stderr);
+  assert.match(out.stdout, /1 requested: not with every layer on the GPU; with the partial offload below they do/);
+  assert.match(out.stdout, /These figures put every layer on the GPU/);
+  assert.match(out.stdout, /Fits with partial offload: \d+ of 80 layers/);
+  assert.match(out.stdout, /does not fit, \d+\.\d\d GB short/);
+  assert.doesNotMatch(out.stdout, /spare -/);
 });

@@ -221,7 +221,8 @@ export class CalculatorView {
     }
 
     if (serving) {
-      const verdict = { id: serving.fits ? 'serving.fit' : 'serving.short', params: {} };
+      // With a partial offload, the plan's figures are those of every layer on the GPU.
+      const verdict = { id: serving.fits ? 'serving.fit' : serving.offload?.fits ? 'serving.offloadFit' : 'serving.short', params: {} };
       out.push(h('section', { class: 'block serving', dataset: { fits: String(serving.fits) } },
         h('h3', {}, t('serving.title', { count: serving.gpus, name: result.gpu.name })), facts(t, [
           [t('serving.layout'), say(serving.layout)],
@@ -232,7 +233,8 @@ export class CalculatorView {
           [t('serving.kvTotal'), room(serving.kv_budget_total_gb)],
           [t('serving.users'), t('serving.usersValue', { max_users: serving.max_users, users: serving.users, verdict })],
           [t('serving.cardsNeeded'), serving.cards_needed ? t.format(serving.cards_needed) : t('serving.noCount', { max: serving.cards_searched })],
-        ]), serving.kv_heads_replicated ? h('p', { class: 'muted small' }, t('serving.replicated')) : null));
+        ]), serving.kv_heads_replicated ? h('p', { class: 'muted small' }, t('serving.replicated')) : null,
+        serving.offload ? h('p', { class: 'muted small' }, t('serving.allOnGpu')) : null));
       if (serving.offload) out.push(offloadBlock(t, mem, serving.offload));
     }
 

@@ -560,6 +560,10 @@ export class InputsPanel {
     // An imported file is named as itself (its file name or Hub id), a pasted config.json as one.
     this.picker.label(IMPORTED, state.file || this.ctx.t('model.config'));
     this.picker.sync(state.model, focused === this.picker.input);
+    // A file's or a paste's error is about that try: another model, chosen
+    // or reopened, answers instead, so the error goes with it.
+    if (this.syncedModel !== undefined && this.syncedModel !== state.model) this.showConfigError(null);
+    this.syncedModel = state.model;
     for (const [name, { el, prop, number }] of Object.entries(this.controls)) {
       if (el === focused || name === 'lora_targets') continue;
       let value = name.startsWith('opt.') ? state.opts[name.slice(4)] ?? engine.defaults[name.slice(4)] : state[name];
