@@ -452,3 +452,36 @@ test("the vendor example: one catalog for the calculator, grid and device table,
     await browser.close();
   }
 });
+
+test('at 390 px the strip carries the expected speed and a way down to the command, in Persian and in English', async () => {
+  const viewport = { width: 390, height: 844 };
+  for (const lang of ['fa', 'en']) {
+    const query = `?lang=${lang}&model=llama-3.1-8b&weights=bf16&engine=vllm&gpu=h100-sxm`;
+    const result = (await core()).estimate({ model: 'llama-3.1-8b', weights: 'bf16', engine: 'vllm', gpu: 'h100-sxm' });
+    const browser = await openPage(query, { viewport });
+    try {
+      const { page } = browser;
+      const speed = page.locator('vram-calculator .answer-bar .answer-speed');
+      await speed.waitFor();
+      assert.ok(inside(await speed.boundingBox(), viewport), 'the speed is on the first screen');
+      // The strip's speed is the calculator's own expected speed, in the page's digits.
+      const shown = await text(page, 'vram-calculator [role=tabpanel]:not([hidden]) section.decode dd');
+      assert.ok((await speed.textContent()).includes(shown), `${await speed.textContent()} / ${shown}`);
+      const plain = (await speed.textContent()).replace(/[\u2066-\u2069]/g, '');
+      if (lang === 'en') assert.equal(plain, `Expected ≈ ${Math.round(result.decode.expected_tokens_per_s)} tokens/s per user`);
+      else assert.match(plain, /^سرعت مورد انتظار ≈ [۰-۹٫]+ توکن\/ث برای هر کاربر$/);
+      const launch = page.locator('vram-calculator [role=tabpanel]:not([hidden]) section.launch');
+      assert.ok(!inside(await launch.boundingBox(), viewport), 'the command starts below the first screen');
+      await page.locator('vram-calculator .answer-bar .answer-command').click();
+      await page.waitForFunction(() => document.querySelector('vram-calculator').shadowRoot.activeElement?.closest('section.launch'));
+      // The command's first line is on screen, below the strip, not under it.
+      const strip = await page.locator('vram-calculator .answer-bar').boundingBox();
+      const command = await page.locator('vram-calculator [role=tabpanel]:not([hidden]) section.launch pre').first().boundingBox();
+      assert.ok(command.y >= strip.y + strip.height - 1 && command.y < viewport.height, `command at ${command.y}, strip ends at ${strip.y + strip.height}`);
+      if (lang === 'fa') await screenshot(page, 'phone-390-fa-command');
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  }
+});

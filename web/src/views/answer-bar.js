@@ -76,6 +76,19 @@ export function pickOf(result) {
   return null;
 }
 
+/**
+ * The strip's speed: on the chosen card when it holds the answer (or runs it
+ * with a partial offload), else on the pick; null without one (fine-tuning,
+ * a budget of one's own with no pick). { id, value }.
+ */
+function stripSpeed(result, fit) {
+  const o = fit && fit.offload && result.serving.offload.decode;
+  const own = o ? o.expected_tokens_per_s : result.decode && result.decode.expected_tokens_per_s;
+  if (own > 0) return { id: 'answer.speed', value: own };
+  const first = result.fits && result.fits[0];
+  return first && first.decode_expected_tokens_per_s > 0 ? { id: 'answer.pickSpeed', value: first.decode_expected_tokens_per_s } : null;
+}
+
 export class AnswerBar {
   /** ctx: { t, rent } (see rent-link.js) */
   constructor(ctx) {
@@ -105,6 +118,8 @@ export class AnswerBar {
     const training = state.mode !== 'inference';
     const fit = fitSummary(t, result);
     const pick = pickOf(result);
+    const speed = training ? null : stripSpeed(result, fit);
+    const command = result.launch ? h('button', { type: 'button', class: 'link answer-command', onclick: () => this.toCommand() }, this.ctx.t('answer.command')) : null;
     const pickName = pick ? { id: 'fits.cardName', params: { count: pick.count, name: pick.name } } : null;
     patch(this.element, () => [
       h('div', { class: 'answer-total' },
@@ -121,9 +136,26 @@ export class AnswerBar {
             : t('answer.pickNoPrice', { pick: pickName }), ' ', rentLink(this.ctx, pick, 'answer')]
           : result.below_floor && result.below_floor.length
             ? t('fits.noneAtFloor', { floor: result.below_floor[0].reason.params.floor })
-            : t('fits.none')),
+            : t('fits.none'),
+        // Without a speed (fine-tuning), the way down to the command ends this line.
+        command && !speed ? [' ', command] : null),
+      // How fast, and a way down to how to run it: on a phone the command is screens below.
+      speed
+        ? h('p', { class: 'answer-run' },
+          h('span', { class: 'answer-speed' }, t(speed.id, { speed: { id: 'decode.approx', params: { value: speed.value } } })),
+          command ? [' ', command] : null)
+        : null,
     ]);
     assign(this.element, 'hidden', false);
+  }
+
+  /** Brings the calculator's command into view, below the strip, with focus on its copy button. */
+  toCommand() {
+    const launch = this.element.getRootNode().querySelector('[role=tabpanel]:not([hidden]) section.launch');
+    if (!launch) return;
+    launch.scrollIntoView({ block: 'start' });
+    const copy = launch.querySelector('button');
+    if (copy) copy.focus({ preventScroll: true });
   }
 
   /**
