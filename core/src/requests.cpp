@@ -53,6 +53,7 @@ void from_json(const json& j, EstimateRequest& r) {
   r.gpu_count = v.at("gpu_count").get<std::int64_t>();
   r.gpu_count_given = j.contains("gpu_count");
   r.budget_gb = optional<double>(v, "budget_gb");
+  r.gpu_used_gb = v.at("gpu_used_gb").get<double>();
   r.catalog = optional<json>(v, "catalog");
   r.checkpoint = optional<json>(v, "checkpoint");
   r.finetune_profile =

@@ -94,6 +94,8 @@ test('every reachable state reopens from its own link to the same answer', async
     '?model=llama-3.1-8b&mode=lora&lora_rank=32',
     '?model=llama-3.1-8b&mode=qlora&optimizer=sgd',
     '?model=llama-3.1-8b&usable_fraction=0.8&min_tokens_per_s=30',
+    '?model=llama-3.1-8b&engine=vllm&gpu=h100-sxm&gpu_used_gb=20',
+    '?model=llama-3.1-8b&engine=llamacpp&gpu=rtx-4090&gpu_used_gb=3',
   ];
   for (const engine of ['guide', 'percent', 'vllm', 'sglang', 'llamacpp', 'transformers']) queries.push(`?model=qwen3-32b&engine=${engine}`);
   for (const query of queries) {
@@ -126,6 +128,30 @@ test('a budget of one\'s own with a card chosen is said as the budget, not as th
     const fit = await text(browser.page, 'vram-calculator .fit strong');
     assert.doesNotMatch(fit, /H100 PCIe \(20 GB\)/);
     assert.match(fit, /budget of 20 GB/);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('memory other processes hold: typed on the page, a term under llama.cpp, a lower share in vLLM\'s command', async () => {
+  const browser = await openPage('?model=llama-3.1-8b&weights=bf16&engine=llamacpp&gpu=rtx-4090');
+  try {
+    const { page } = browser;
+    const before = await text(page, 'vram-calculator .total-value');
+    const field = page.locator('vram-calculator #gpu_used_gb');
+    await field.fill('3');
+    await field.press('Tab');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('gpu_used_gb') === '3');
+    await page.waitForFunction((b) => document.querySelector('vram-calculator').shadowRoot.querySelector('.total-value').textContent !== b, before);
+    assert.match(await text(page, 'vram-calculator table.terms'), /Held by other processes\s*3(\.0+)? GB/);
+    // Under vLLM the same card with 20 GB held: its share comes down and the command carries it.
+    await page.locator('vram-calculator #engine').selectOption('vllm');
+    await page.locator('vram-calculator #gpu').selectOption('h100-sxm');
+    await field.fill('20');
+    await field.press('Tab');
+    await page.waitForFunction(() => /--gpu-memory-utilization 0\.7\d/.test(document.querySelector('vram-calculator').shadowRoot.querySelector('section.launch')?.textContent || ''));
+    assert.match(await text(page, 'vram-calculator .main'), /vLLM refuses to start with less free memory than its share/);
+    assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();
   }

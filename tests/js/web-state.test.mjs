@@ -196,7 +196,7 @@ test('an inference request carries inference keys only', () => {
   const request = estimateRequest({ ...DEFAULT_STATE, engine: 'vllm', opts: { gpu_memory_utilization: 0.95 } }, undefined, catalog);
   assert.deepEqual(request, {
     model: 'guide-70b', gpu: 'h100-pcie', gpu_count: 1, weights: 'fp8', kv: 'fp16', context: 8192, batch: 1,
-    engine: 'vllm', min_tokens_per_s: 10, engine_options: { gpu_memory_utilization: 0.95 },
+    engine: 'vllm', min_tokens_per_s: 10, gpu_used_gb: 0, engine_options: { gpu_memory_utilization: 0.95 },
   });
   assert.equal('catalog' in request, false);
   assert.deepEqual(estimateRequest({ ...DEFAULT_STATE, gpu: '' }, { gpus: [] }, catalog).catalog, { gpus: [] });

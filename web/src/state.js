@@ -116,6 +116,7 @@ const CORE_PARAMS = {
   engine: ['estimate', 'engine'],
   gpu_count: ['estimate', 'gpu_count'],
   budget_gb: ['estimate', 'budget_gb'],
+  gpu_used_gb: ['estimate', 'gpu_used_gb'],
   usable_fraction: ['devices', 'usable_fraction'],
 };
 
@@ -632,6 +633,7 @@ function linkParams(state, defaults, catalog) {
   if (state.model === IMPORTED) names.push('config', 'checkpoint', 'file');
   if (state.usable_fraction !== defaults.usable_fraction) names.push('usable_fraction');
   if (state.min_tokens_per_s !== defaults.min_tokens_per_s) names.push('min_tokens_per_s');
+  if (state.gpu_used_gb !== defaults.gpu_used_gb) names.push('gpu_used_gb');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
   // A link made in Persian opens in Persian: the language goes with it once chosen.
   if (state.lang) names.push('lang');

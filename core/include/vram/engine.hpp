@@ -106,6 +106,12 @@ struct InferenceSetup {
   /** Cards serving the model: llama.cpp splits its layers over them (vLLM and SGLang read their
    * knobs). */
   int gpus = 1;
+  /**
+   * Memory other processes already hold on each card before the engine
+   * starts (what nvidia-smi shows in use): llama.cpp, transformers and
+   * SGLang have that much less (a term of the plan); vLLM lowers its share.
+   */
+  double held_bytes = 0;
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */

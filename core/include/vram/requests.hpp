@@ -46,6 +46,7 @@ struct EstimateRequest {
   std::int64_t gpu_count = 0;
   bool gpu_count_given = false;  ///< else the engine's tensor x pipeline knobs set the count
   std::optional<double> budget_gb;
+  double gpu_used_gb = 0;                    ///< memory other processes already hold on each card
   std::optional<nlohmann::json> catalog;     ///< a replacement GPU catalog
   std::optional<nlohmann::json> checkpoint;  ///< a GGUF/safetensors header (checkpoint.hpp)
   FinetuneProfile finetune_profile = FinetuneProfile::kPhysical;

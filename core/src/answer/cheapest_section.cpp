@@ -77,8 +77,13 @@ Rows convention_rows(const Inference& in) {
   FitRules rules;
   rules.needs_fp8 = in.setup.weights != nullptr ? in.setup.weights->needs("fp8")
                                                 : in.model.native_format == "fp8";
+  // Cards to rent hold nothing else: what other processes hold is on the reader's own card.
+  double total = in.plan.total_bytes;
+  for (const Term& term : in.plan.terms) {
+    if (term.id == "held") total -= term.bytes;
+  }
   Rows rows;
-  for (const Option& option : options_by_card(in.plan.total_bytes, in.gpus, rules)) {
+  for (const Option& option : options_by_card(total, in.gpus, rules)) {
     const int tp = option.layout.tensor_parallel;
     const SpeedLayout sl = speed_layout(engine, tp, std::max(1, option.count / tp), option.count);
     const bool fp8 = fp8_compute(engine, in.setup.weights, in.model, *option.gpu);
@@ -93,7 +98,10 @@ Rows convention_rows(const Inference& in) {
 
 /** Under an engine: serving.hpp's cheapest_sets, cheapest first. */
 Rows engine_rows(const Inference& in) {
-  const ServingSearch search{in.setup,         *in.engine.profile, in.engine.options,
+  // Cards to rent hold nothing else: what other processes hold is on the reader's own card.
+  InferenceSetup rented = in.setup;
+  rented.held_bytes = 0;
+  const ServingSearch search{rented,           *in.engine.profile, in.engine.options,
                              in.gpus,          in.catalog.formats, in.speed,
                              in.catalog.speed, in.format_id,       in.min_tokens_per_s};
   Rows rows;

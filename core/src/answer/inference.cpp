@@ -3,6 +3,7 @@
 
 #include "answer/sections.hpp"
 #include "tables.hpp"
+#include "vram/units.hpp"
 
 namespace vram::answer {
 
@@ -27,6 +28,7 @@ InferenceSetup setup_of(const Catalog& catalog, const EstimateRequest& req, cons
   // Never wider than the checkpoint (inference.hpp): FP8 asked of gpt-oss is sized as stored.
   setup.weights = no_wider_than_stored(model, asked, catalog.formats);
   setup.kv = &catalog.formats.kv(req.kv, "kv");
+  setup.held_bytes = gb_to_bytes(req.gpu_used_gb);
   return setup;
 }
 

@@ -37,6 +37,12 @@ Term rank_kv_term(const ModelSpec& model, const KvFormat& kv, const KvCacheSize&
                   std::int64_t users, const InferenceSetup& setup, std::int64_t dp, bool explain);
 /** A fixed amount in GiB, and why it is there (`why.<reason>`). */
 Term gib_term(const char* id, double gib, const char* why, bool explain);
+/**
+ * What other processes hold on each card (InferenceSetup::held_bytes), times
+ * `cards` where the plan counts the whole model (the conventions); none when
+ * they hold nothing.
+ */
+void push_held(InferencePlan& plan, const InferenceSetup& setup, int cards, bool explain);
 /** A term of the whole model as the fullest of `cards` holds it: `here` of its `layers`. */
 void layer_share(Term& term, std::int64_t cards, std::int64_t here, std::int64_t layers,
                  bool explain);

@@ -100,6 +100,8 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
   plan.terms.push_back(std::move(buffer));
   plan.terms.push_back(
       gib_term("cuda_context", o.at("cuda_context_gib").get<double>(), "outside_ggml", explain));
+  // Its buffers are allocated from the card's free memory: what others hold is not.
+  push_held(plan, setup, 1, explain);
 }
 
 /**

@@ -22,9 +22,15 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   plan.terms.push_back(gib_term("non_torch", non_torch, "before_kv_pool", explain));
   EngineBudget& b = plan.budget;
   b.kv_bytes_per_token = cache.bytes_per_token;
+  // The pool is what is free after the weights less (1 - mem_fraction_static) of the total
+  // (python/sglang/srt/model_executor/model_runner.py, profile_max_num_token: rest_memory =
+  // available_gpu_memory - total_gpu_memory * (1 - mem_fraction_static)): memory other
+  // processes hold comes off the pool one for one.
+  push_held(plan, setup, 1, explain);
   budget_card(b, in.gpu, in.gpus, o.at("mem_fraction_static").get<double>());
   if (!b.present) return;
-  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - non_torch * kBytesPerGiB;
+  b.kv_budget_bytes =
+      b.reserved_bytes - weights_bytes - non_torch * kBytesPerGiB - setup.held_bytes;
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
     const auto rank_tokens =
         static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / b.kv_bytes_per_token));

@@ -108,6 +108,18 @@ Term gib_term(const char* id, double gib, const char* why, bool explain) {
           obj({{"gib", gib}})};
 }
 
+void push_held(InferencePlan& plan, const InferenceSetup& setup, int cards, bool explain) {
+  if (!(setup.held_bytes > 0)) return;
+  const double bytes = setup.held_bytes * cards;
+  Term term{"held", {"term.held"}, bytes, {}, {}};
+  if (explain) {
+    term.formula = {"formula.held",
+                    obj({{"per_gpu", setup.held_bytes}, {"cards", cards}, {"bytes", bytes}})};
+    term.inputs = obj({{"gpu_used_gb", bytes_to_gb(setup.held_bytes)}});
+  }
+  plan.terms.push_back(std::move(term));
+}
+
 void layer_share(Term& term, std::int64_t cards, std::int64_t here, std::int64_t layers,
                  bool explain) {
   if (cards == 1) return;

@@ -173,6 +173,7 @@ void plan_transformers(const EngineInput& in, InferencePlan& plan) {
   plan.terms.push_back(gib_term("blas_workspace", workspace_gib, "blas_workspaces", explain));
   plan.terms.push_back(
       gib_term("non_torch", o.at("non_torch_gib").get<double>(), "cuda_context_cublas", explain));
+  push_held(plan, setup, 1, explain);
   if (!explain) return;
   bool state = false;
   for (const LayerSpec& l : m.layers) state = state || l.attention == LayerAttention::kState;

@@ -63,6 +63,30 @@ double paged_bytes_per_token(const ModelSpec& local, const KvFormat& kv) {
   return d(global + sliding) * attention + d(mla) * latent;
 }
 
+/**
+ * gpu_memory_utilization as the plan can start with. vLLM V1 asks for that
+ * share of the card's total and refuses to start when less is free
+ * (vllm/v1/worker/gpu_worker.py, init_device: "Free memory on device ... on
+ * startup is less than desired GPU memory utilization"): with memory other
+ * processes hold over the rest, the share comes down to what is free,
+ * rounded down to a hundredth, and the command carries it. Said as a warning.
+ */
+double held_share(const EngineInput& in, InferencePlan& plan) {
+  const double util = in.options.at("gpu_memory_utilization").get<double>();
+  const double held = in.setup.held_bytes;
+  if (!(held > 0) || in.gpu == nullptr) return util;
+  const double total = in.gpus.usable_bytes(*in.gpu);
+  const double free_share = total > 0 ? std::max(0.0, (total - held) / total) : 0.0;
+  if (util <= free_share) return util;
+  const double lowered = std::floor(free_share * 100.0) / 100.0;
+  if (in.explain) {
+    plan.warnings.push_back(
+        {"warning.vllm_held", obj({{"held", held}, {"util", util}, {"lowered", lowered}})});
+  }
+  plan.options["gpu_memory_utilization"] = lowered;
+  return lowered;
+}
+
 void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   const InferenceSetup& setup = in.setup;
   const json& o = in.options;
@@ -131,7 +155,7 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
 
   EngineBudget& b = plan.budget;
   b.kv_bytes_per_token = paged_bytes_per_token(local, *setup.kv);
-  budget_card(b, gpu, in.gpus, o.at("gpu_memory_utilization").get<double>());
+  budget_card(b, gpu, in.gpus, held_share(in, plan));
   if (!b.present) return;
   b.kv_budget_bytes = b.reserved_bytes - weights_bytes - non_torch * kBytesPerGiB - activations -
                       graphs * kBytesPerGiB;

@@ -103,6 +103,10 @@ export class InputsPanel {
     }
     this.control('gpu', gpus);
     number('gpu_count');
+    // What other processes hold on the reader's card ("nvidia-smi shows 3 GB used").
+    number('gpu_used_gb');
+    this.fields.gpu_used_gb.append(h('p', { id: 'gpu_used_gb-help', class: 'hint' }, t('input.gpuUsedHint')));
+    this.controls.gpu_used_gb.el.setAttribute('aria-describedby', 'gpu_used_gb-help gpu_used_gb-error');
     // One's own memory ("my card has 20 GB"): the core fits against it.
     number('budget_gb');
     this.fields.budget_gb.append(h('p', { id: 'budget_gb-help', class: 'hint' }, t('input.budgetHint')));
@@ -174,7 +178,7 @@ export class InputsPanel {
         this.configError,
       ),
       this.groups.workload = section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
-      this.groups.hardware = section('input.hardware', f('gpu'), f('gpu_count'), f('budget_gb'), this.sections.devices),
+      this.groups.hardware = section('input.hardware', f('gpu'), f('gpu_count'), f('gpu_used_gb'), f('budget_gb'), this.sections.devices),
     );
     this.element.addEventListener('dragover', (event) => {
       event.preventDefault();
@@ -611,6 +615,8 @@ export class InputsPanel {
     assign(this.sections.custom, 'hidden', state.model !== CUSTOM);
     assign(this.sections.devices, 'hidden', !show.has('usable_fraction'));
     assign(this.fields.gpu_count, 'hidden', !state.gpu || !show.has('gpu'));
+    // Memory others hold on the reader's own card: the calculator's inference answer.
+    assign(this.fields.gpu_used_gb, 'hidden', !state.gpu || !show.has('gpu') || state.view !== 'calculator' || state.mode !== 'inference');
     assign(this.fields.budget_gb, 'hidden', !show.has('gpu'));
     assign(this.groups.model, 'hidden', !show.has('model'));
     assign(this.groups.workload, 'hidden', !['weights', 'kv', 'context', 'batch', 'mode', 'engine'].some((name) => show.has(name)));
