@@ -142,7 +142,7 @@ if (args.includes('--markdown') || args.includes('--write')) {
     writeFileSync(file, out);
     const data = {
       about:
-        "The calculator's measured error per kind of answer, outside the named known gaps: the signed range (predicted - measured) / measured, the median absolute error, and how many cases and measurements of tests/validation/cases support it. The core attaches the range to every total of that kind: inference answers take 'inference', fine-tuning answers (whose total is what the device holds) take 'finetune-device'.",
+        "The calculator's measured error per kind of answer, outside the named known gaps: the signed range (predicted - measured) / measured, the median absolute error, and how many cases and measurements of tests/validation/cases support it. The core attaches the range to every total of that kind: inference answers take 'inference', fine-tuning answers (whose total is what the device holds) take 'finetune-device', speeds take 'speed', counted over the out-of-sample measurements only (no constant of data/fits.json was fitted on them).",
       updated: new Date().toISOString().slice(0, 10),
       source: 'tests/validation/cases against this calculator, by `node tools/validate.mjs --write` (docs/accuracy.md prints the same table)',
       categories: accuracyData(rows),

@@ -69,6 +69,13 @@ SpeedData speed_data_from_json(const json& j) {
       }
     }
     p.per_layer_s = micros(e, "per_layer_us", at);
+    if (const auto cap = jr::opt_number(e, "kernel_bandwidth_gbps", at)) {
+      jr::require_positive(*cap, at + ".kernel_bandwidth_gbps");
+      p.kernel_bandwidth_gbps = jr::require_range(*cap, 0.0, 1e5, at + ".kernel_bandwidth_gbps");
+    }
+    p.hbm_per_layer_s = micros(e, "hbm_per_layer_us", at);
+    if (p.kernel_bandwidth_gbps > 0 || p.hbm_per_layer_s > 0)
+      p.kernel_source = jr::get_string(e, "kernel_source", at);
     p.per_step_s = micros(e, "per_step_us", at);
     p.allreduce_sync_s = micros(e, "allreduce_sync_us", at);
     p.compute_utilisation = share(e, "compute_utilisation", at, 0.6);
@@ -93,6 +100,8 @@ SpeedData speed_data_from_json(const json& j) {
   data.profile("default");  // present, or a build bug
   return data;
 }
+
+bool hbm_memory(const Gpu& gpu) { return gpu.memory_type.rfind("HBM", 0) == 0; }
 
 double step_bandwidth_gbps(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
                            const SpeedLayout& layout, std::int64_t batch) {
@@ -130,6 +139,13 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
   if (ceiling.step_bytes <= 0 || ceiling.bandwidth_bytes_per_s <= 0) return s;
   const auto it = profile.format_efficiency.find(format_id);
   s.efficiency = it != profile.format_efficiency.end() ? it->second : profile.bandwidth_efficiency;
+  // The kernels' own ceiling, per card: a share of a faster memory than
+  // they can draw on is capped at it.
+  if (profile.kernel_bandwidth_gbps > 0 && gpu.bandwidth_gbps > 0 &&
+      gpu.bandwidth_gbps * s.efficiency > profile.kernel_bandwidth_gbps) {
+    s.efficiency = profile.kernel_bandwidth_gbps / gpu.bandwidth_gbps;
+    s.kernel_capped = true;
+  }
   // Each card reads its share; stages read theirs one after another, so
   // the step reads every byte at one group's bandwidth.
   s.memory_s = ceiling.step_bytes / (ceiling.bandwidth_bytes_per_s * s.efficiency);
@@ -141,7 +157,8 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
         2.0 * plan.params.active * b / (tflops * 1e12 * group * profile.compute_utilisation);
   }
   const double layers = static_cast<double>(model.num_layers());
-  s.fixed_s = layers * profile.per_layer_s + profile.per_step_s;
+  s.per_layer_s = profile.per_layer_s + (hbm_memory(gpu) ? profile.hbm_per_layer_s : 0.0);
+  s.fixed_s = layers * s.per_layer_s + profile.per_step_s;
   const double latency = data.latency(gpu.interconnect.topology);
   const double link = gpu.interconnect.gbps * 1e9;
   const double token = static_cast<double>(model.hidden_size) * data.activation_bytes;

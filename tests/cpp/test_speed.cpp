@@ -5,6 +5,7 @@
 // user's speed; no speed where the answer does not fit; the floor splits
 // the cheapest list.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -301,4 +302,56 @@ TEST_CASE("an MLA cache is read whole by every card of its tensor-parallel group
   CHECK(d.at("bandwidth_gbps").get<double>() ==
         doctest::Approx(4800 * d.at("step_gb").get<double>() / (weights / 8 + kv)));
   CHECK(d.at("bandwidth_gbps").get<double>() < 4800 * 8.0);
+}
+
+TEST_CASE("llama.cpp: its kernels' bandwidth cap binds on HBM cards, and says so") {
+  const vram::SpeedProfile& p = testing::calculator().catalog().speed.profile("llamacpp");
+  REQUIRE(p.kernel_bandwidth_gbps > 0);
+  REQUIRE(p.hbm_per_layer_s > 0);
+  CHECK(p.kernel_source.size() > 40);
+  auto ids = [](const json& notes) {
+    std::vector<std::string> out;
+    for (const json& n : notes) out.push_back(n.at("id").get<std::string>());
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const std::string& id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
+  // A100 SXM (HBM2e, 2,040 GB/s): the share is the cap over the card's bandwidth,
+  // and each layer costs the GDDR figure plus the HBM one.
+  const json a100 = testing::estimate(request("llama-3.1-8b", "llamacpp", "a100-sxm", 1, 1, 512));
+  const json& d = a100.at("decode");
+  CHECK(d.at("efficiency").get<double>() == doctest::Approx(p.kernel_bandwidth_gbps / 2040));
+  CHECK(d.at("step_ms").at("fixed").get<double>() ==
+        doctest::Approx(32 * (p.per_layer_s + p.hbm_per_layer_s) * 1e3));
+  const auto a100_notes = ids(a100.at("assumptions"));
+  CHECK(has(a100_notes, "assumption.speed_kernel_cap"));
+  CHECK(has(a100_notes, "assumption.speed_hbm_layers"));
+  // RTX 4090 (GDDR6X, 1,010 GB/s): the format's share is below the cap; no HBM cost.
+  const json rtx = testing::estimate(request("llama-3.1-8b", "llamacpp", "rtx-4090", 1, 1, 512));
+  CHECK(rtx.at("decode").at("efficiency").get<double>() == doctest::Approx(0.85));
+  CHECK(rtx.at("decode").at("step_ms").at("fixed").get<double>() ==
+        doctest::Approx(32 * p.per_layer_s * 1e3));
+  const auto rtx_notes = ids(rtx.at("assumptions"));
+  CHECK_FALSE(has(rtx_notes, "assumption.speed_kernel_cap"));
+  CHECK_FALSE(has(rtx_notes, "assumption.speed_hbm_layers"));
+  // vLLM replays the step as a CUDA graph: neither applies.
+  const json vllm = testing::estimate(request("llama-3.1-8b", "vllm", "a100-sxm", 1, 1, 512));
+  CHECK(vllm.at("decode").at("efficiency").get<double>() == doctest::Approx(0.7));
+  CHECK_FALSE(has(ids(vllm.at("assumptions")), "assumption.speed_hbm_layers"));
+}
+
+TEST_CASE("speed data: a kernel cap or HBM layer cost without its source is refused") {
+  json speed = testing::read_json("data/speed.json");
+  for (json& e : speed.at("engines")) {
+    if (e.at("engine") == "llamacpp") e.erase("kernel_source");
+  }
+  CHECK_THROWS_AS(vram::speed_data_from_json(speed), vram::Error);
+  for (json& e : speed.at("engines")) {
+    if (e.at("engine") == "llamacpp") {
+      e["kernel_source"] = "a source";
+      e["kernel_bandwidth_gbps"] = -5;
+    }
+  }
+  CHECK_THROWS_AS(vram::speed_data_from_json(speed), vram::Error);
 }

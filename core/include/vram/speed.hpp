@@ -19,7 +19,16 @@ struct SpeedProfile {
   double bandwidth_efficiency = 0.7;
   std::map<std::string, double> format_efficiency;  ///< weight format id -> its kernels' share
   double per_layer_s = 0;                           ///< fixed cost per layer per step
-  double per_step_s = 0;                            ///< fixed cost per step
+  /**
+   * The engine's matrix-vector kernels' own bandwidth ceiling, GB/s per card
+   * (0: none): the loads they keep in flight draw no more from any memory,
+   * so a card reads at min(bandwidth x efficiency, this).
+   */
+  double kernel_bandwidth_gbps = 0;
+  /** Added to per_layer_s on cards with HBM memory (memory_type "HBM..."). */
+  double hbm_per_layer_s = 0;
+  std::string kernel_source;         ///< where kernel_bandwidth_gbps and hbm_per_layer_s come from
+  double per_step_s = 0;             ///< fixed cost per step
   double allreduce_sync_s = 0;       ///< per tensor-parallel all-reduce, beyond the link's latency
   double compute_utilisation = 0.6;  ///< of dense TFLOP/s, decode at large batch
   double prefill_utilisation = 0.6;  ///< of dense TFLOP/s, prefill
@@ -45,6 +54,9 @@ struct SpeedData {
 
 SpeedData speed_data_from_json(const nlohmann::json& j);
 
+/** A card whose memory_type starts with "HBM": the profile's hbm_per_layer_s applies. */
+bool hbm_memory(const Gpu& gpu);
+
 /** How a plan's cards run one decoding step. */
 struct SpeedLayout {
   int tensor_parallel = 1;  ///< cards reading their share at once
@@ -59,10 +71,12 @@ struct DecodeSpeed {
   double ceiling_tokens_per_s = 0;   ///< per user: bandwidth over bytes read (decode.hpp)
   double expected_tokens_per_s = 0;  ///< per user
   double expected_batch_tokens_per_s = 0;
-  double efficiency = 0;  ///< the bandwidth share used
-  double memory_s = 0;    ///< bytes read at that share
-  double compute_s = 0;   ///< 2 x active params x batch at the utilisation (0: TFLOP/s unknown)
-  double fixed_s = 0;     ///< per-layer and per-step costs
+  double efficiency = 0;       ///< the bandwidth share used
+  bool kernel_capped = false;  ///< the profile's kernel_bandwidth_gbps set the share
+  double per_layer_s = 0;      ///< the fixed cost per layer counted (HBM's included)
+  double memory_s = 0;         ///< bytes read at that share
+  double compute_s = 0;  ///< 2 x active params x batch at the utilisation (0: TFLOP/s unknown)
+  double fixed_s = 0;    ///< per-layer and per-step costs
   double allreduce_s = 0;
   double alltoall_s = 0;  ///< MoE layers' dispatch and combine over the data-parallel group
   double hops_s = 0;
@@ -110,15 +124,15 @@ double step_bandwidth_gbps(const ModelSpec& model, const InferencePlan& plan, co
 
 /**
  * Expected decode: the ceiling of decode_ceiling over `layout.tensor_parallel`
- * cards, divided by the profile's efficiency, plus fixed costs per layer and
- * step, the tensor-parallel all-reduces over the card's link and a hop per
- * stage boundary; at least the matrix products at the card's dense TFLOP/s.
- * With attention data parallelism (`layout.data_parallel` ranks), each card
- * reads the non-expert weights over its rank's TP, and the experts touched
- * by all users and its rank's cache over the whole group; attention
- * all-reduces run within a rank on its users, and each MoE layer's
- * dispatch and combine move every rank's tokens over the link (k copies
- * each under expert parallelism, one gathered copy without it).
+ * cards, divided by the profile's efficiency (at most the engine's kernel
+ * bandwidth over the card's), plus fixed costs per layer (more on HBM
+ * cards where the profile says so) and step, the tensor-parallel all-reduces over the card's link
+ * and a hop per stage boundary; at least the matrix products at the card's dense TFLOP/s. With
+ * attention data parallelism (`layout.data_parallel` ranks), each card reads the non-expert weights
+ * over its rank's TP, and the experts touched by all users and its rank's cache over the whole
+ * group; attention all-reduces run within a rank on its users, and each MoE layer's dispatch and
+ * combine move every rank's tokens over the link (k copies each under expert parallelism, one
+ * gathered copy without it).
  */
 DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, const Gpu& gpu,
                             const SpeedLayout& layout, std::int64_t batch,

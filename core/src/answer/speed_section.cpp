@@ -90,8 +90,25 @@ json speed_notes(const Inference& in, const SpeedLayout& sl, const DecodeSpeed& 
   json notes = json::array();
   notes.push_back(Message{"assumption.speed", obj({{"engine", in.engine.profile->label()},
                                                    {"efficiency", ds.efficiency * 100},
-                                                   {"per_layer_us", speed.per_layer_s * 1e6},
+                                                   {"per_layer_us", ds.per_layer_s * 1e6},
                                                    {"source", quotation(speed.source)}})});
+  // What the engine's kernels cannot draw from this card, and why.
+  if (ds.kernel_capped) {
+    notes.push_back(
+        Message{"assumption.speed_kernel_cap", obj({{"engine", in.engine.profile->label()},
+                                                    {"gpu", gpu.name},
+                                                    {"bandwidth_gbps", gpu.bandwidth_gbps},
+                                                    {"cap_gbps", speed.kernel_bandwidth_gbps},
+                                                    {"efficiency", ds.efficiency * 100},
+                                                    {"source", quotation(speed.kernel_source)}})});
+  }
+  if (hbm_memory(gpu) && speed.hbm_per_layer_s > 0) {
+    notes.push_back(
+        Message{"assumption.speed_hbm_layers", obj({{"engine", in.engine.profile->label()},
+                                                    {"gpu", gpu.name},
+                                                    {"hbm_us", speed.hbm_per_layer_s * 1e6},
+                                                    {"per_layer_us", ds.per_layer_s * 1e6}})});
+  }
   if (sl.tensor_parallel > 1) {
     notes.push_back(
         Message{"assumption.speed_allreduce",
