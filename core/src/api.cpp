@@ -93,11 +93,13 @@ json parse_json(std::string_view text, const std::string& field) {
     return json_read::parse_text(text, limits::kMaxJsonDepth, field);
   } catch (const Error&) {
     throw;
-  } catch (const json::exception& e) {
-    // parse_error, and out_of_range for numbers such as 1e400.
-    const std::string detail = Error::quote(e.what());
+  } catch (const json::parse_error& e) {
+    // Where the text stops being JSON, as a byte offset: words in every language.
     throw Error::make("parse_error", field, "error.parse",
-                      obj({{"field", field}, {"detail", detail}}));
+                      obj({{"field", field}, {"byte", e.byte}}));
+  } catch (const json::exception&) {
+    // out_of_range, for numbers such as 1e400.
+    throw Error::make("parse_error", field, "error.json_number", obj({{"field", field}}));
   }
 }
 

@@ -7,7 +7,7 @@ namespace vram {
 using nlohmann::json;
 
 const char* const kInternalErrorAnswer =
-    R"({"error":{"code":"internal","field":"","message":"internal error","message_id":"error.internal","params":{"field":"","detail":"internal error"}}})";
+    R"({"error":{"code":"internal","field":"","message":"internal error","message_id":"error.internal","params":{}}})";
 
 namespace {
 
@@ -19,7 +19,7 @@ std::string clip(const std::string& text, std::size_t max) {
   if (text.size() <= max) return text;
   std::size_t end = max;
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end) + "... (cut)";
+  return text.substr(0, end) + "\u2026";  // an ellipsis: cut, in every language
 }
 
 }  // namespace

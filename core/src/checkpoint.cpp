@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <new>
 #include <optional>
-#include <set>
 #include <string_view>
 
 #include "json_read.hpp"
@@ -13,8 +11,6 @@
 #include "vram/error.hpp"
 #include "vram/hf_config.hpp"
 #include "vram/limits.hpp"
-#include "vram/sort.hpp"
-#include "vram/units.hpp"
 
 namespace vram {
 
@@ -22,18 +18,6 @@ using nlohmann::json;
 namespace jr = json_read;
 
 namespace {
-
-// An inspected checkpoint's files (checkpoint_from_json): at most this many, each of at
-// most kMaxTensors tensors.
-constexpr std::size_t kMaxFiles = 4096;
-constexpr double kMaxTensors = 1e7;
-
-/** A key `object` does not take: code unknown_field, with the keys it does. */
-Error unknown_key(const std::string& object, const std::string& key, const json& known) {
-  const std::string field = object + "." + key;
-  return Error::make("unknown_field", field, "error.unknown_key",
-                     obj({{"field", Error::quote(field)}, {"known", known}}));
-}
 
 const std::vector<std::string> kComponents = {"embeddings", "attention", "mlp", "experts",
                                               "norms",      "lm_head",   "ssm", "other"};
@@ -47,13 +31,6 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 }
 
 // --- GGUF metadata, read with the key named on error -------------------------
-
-constexpr std::uint32_t kGgufString = 8;
-constexpr std::uint32_t kGgufArray = 9;
-
-bool is_number_type(std::uint32_t type) {
-  return type <= 6 || (type >= 10 && type <= 12);  // every integer and float type
-}
 
 /** A metadata value that cannot be used: `id`'s template with {key} and `params`. */
 [[noreturn]] void bad_key(const std::string& key, const char* id, json params = json::object()) {
@@ -75,21 +52,21 @@ std::optional<std::int64_t> meta_int(const gguf::Header& h, const std::string& k
       bad_key(key, "error.gguf_meta_whole", obj({{"max", 1e15}}));
     return static_cast<std::int64_t>(d);
   };
-  if (kv->type == kGgufArray) {
-    if (!kv->value_kept || !is_number_type(kv->array_type) || kv->array_length == 0)
+  if (kv->type == gguf::kArray) {
+    if (!kv->value_kept || !gguf::is_number_type(kv->array_type) || kv->array_length == 0)
       bad_key(key, "error.gguf_meta_numbers");
     std::int64_t most = 0;
     for (const json& v : kv->value) most = std::max(most, as_int(v));
     return most;
   }
-  if (!is_number_type(kv->type)) bad_key(key, "error.gguf_meta_number");
+  if (!gguf::is_number_type(kv->type)) bad_key(key, "error.gguf_meta_number");
   return as_int(kv->value);
 }
 
 std::optional<std::string> meta_string(const gguf::Header& h, const std::string& key) {
   const gguf::KeyValue* kv = h.find(key);
   if (kv == nullptr) return std::nullopt;
-  if (kv->type != kGgufString) bad_key(key, "error.gguf_meta_string");
+  if (kv->type != gguf::kString) bad_key(key, "error.gguf_meta_string");
   return kv->value.get<std::string>();
 }
 
@@ -239,26 +216,6 @@ json inspect_safetensors(std::string_view bytes, std::uint64_t file_size, bool l
   return out;
 }
 
-double checked_amount(const json& object, const char* key, const std::string& prefix) {
-  const double v = jr::get_number(object, key, prefix);
-  if (!std::isfinite(v) || v < 0 || v > 1e16 || v != std::floor(v)) {
-    const std::string field = jr::field_path(prefix, key);
-    throw Error::make("invalid_value", field, "error.whole_range",
-                      obj({{"field", field}, {"min", 0}, {"max", 1e16}}));
-  }
-  return v;
-}
-
-TensorTotals read_totals(const json& value, const std::string& field) {
-  jr::expect_object(value, field);
-  for (auto it = value.begin(); it != value.end(); ++it) {
-    if (it.key() != "bytes" && it.key() != "elements") {
-      throw unknown_key(field, it.key(), json::array({"bytes", "elements"}));
-    }
-  }
-  return {checked_amount(value, "bytes", field), checked_amount(value, "elements", field)};
-}
-
 }  // namespace
 
 const std::vector<std::string>& checkpoint_components() { return kComponents; }
@@ -319,7 +276,7 @@ json gguf_config(const gguf::Header& h) {
   std::optional<std::int64_t> vocab = meta_int(h, key("vocab_size"));
   if (!vocab) {
     if (const gguf::KeyValue* tokens = h.find("tokenizer.ggml.tokens");
-        tokens != nullptr && tokens->type == kGgufArray) {
+        tokens != nullptr && tokens->type == gguf::kArray) {
       vocab = static_cast<std::int64_t>(tokens->array_length);
     }
   }
@@ -340,7 +297,8 @@ json gguf_config(const gguf::Header& h) {
       cfg["use_sliding_window"] = true;
   }
   if (const gguf::KeyValue* pattern = h.find(key("attention.sliding_window_pattern"))) {
-    if (pattern->type == kGgufArray && pattern->value_kept && pattern->array_type == 7) {
+    if (pattern->type == gguf::kArray && pattern->value_kept &&
+        pattern->array_type == gguf::kBool) {
       // One bool per layer: true where the layer slides.
       json types = json::array();
       for (const json& slides : pattern->value)
@@ -441,175 +399,6 @@ std::string inspect(std::string_view kind, std::string_view bytes, double file_s
     return inspect_file(kind, bytes, static_cast<std::uint64_t>(file_size), list_tensors)
         .dump(-1, ' ', false, json::error_handler_t::replace);
   });
-}
-
-CheckpointWeights checkpoint_from_json(const json& checkpoint, std::string_view field_view) {
-  const std::string field(field_view);
-  jr::expect_object(checkpoint, field);
-  for (auto it = checkpoint.begin(); it != checkpoint.end(); ++it) {
-    if (it.key() != "files" && it.key() != "config") {
-      throw unknown_key(field, it.key(), json::array({"files", "config"}));
-    }
-  }
-  const json* files = jr::find(checkpoint, "files");
-  const std::string files_field = field + ".files";
-  if (files == nullptr) throw Error::missing(files_field);
-  if (!files->is_array() || files->empty() || files->size() > kMaxFiles) {
-    throw Error::make("wrong_type", files_field, "error.checkpoint_files",
-                      obj({{"field", files_field}, {"max", kMaxFiles}}));
-  }
-  CheckpointWeights out;
-  std::map<std::string, TensorTotals> by_type;
-  std::set<std::int64_t> split_parts;
-  std::int64_t split_count = -1;
-  for (std::size_t i = 0; i < files->size(); ++i) {
-    const json& file = (*files)[i];
-    const std::string prefix = files_field + "[" + std::to_string(i) + "]";
-    jr::expect_object(file, prefix);
-    for (auto it = file.begin(); it != file.end(); ++it) {
-      static const char* const kAllowed[] = {"format",  "tensor_count", "bytes", "elements",
-                                             "by_type", "by_component", "split"};
-      if (std::find(std::begin(kAllowed), std::end(kAllowed), it.key()) == std::end(kAllowed)) {
-        throw unknown_key(prefix, it.key(),
-                          std::vector<std::string>(std::begin(kAllowed), std::end(kAllowed)));
-      }
-    }
-    const std::string format = jr::get_string(file, "format", prefix);
-    if (format != "gguf" && format != "safetensors") {
-      throw Error::make("invalid_value", prefix + ".format", "error.choice",
-                        obj({{"field", "format"},
-                             {"choices", json::array({"gguf", "safetensors"})},
-                             {"value", Error::quote(format)}}));
-    }
-    if (out.format.empty()) out.format = format;
-    if (format != out.format) {
-      throw Error::make("invalid_value", prefix + ".format", "error.checkpoint_mixed",
-                        obj({{"format", out.format}}));
-    }
-    const double bytes = checked_amount(file, "bytes", prefix);
-    const double elements = checked_amount(file, "elements", prefix);
-    const double count = checked_amount(file, "tensor_count", prefix);
-    if (count > kMaxTensors) {
-      throw Error::out_of_range(prefix + ".tensor_count", count, 0, kMaxTensors);
-    }
-    const json* types = jr::find(file, "by_type");
-    if (types == nullptr) throw Error::missing(prefix + ".by_type");
-    jr::expect_object(*types, prefix + ".by_type");
-    TensorTotals sum;
-    for (auto it = types->begin(); it != types->end(); ++it) {
-      const std::string tfield = prefix + ".by_type." + it.key();
-      const bool known = format == "gguf" ? gguf::find_type(it.key()) != nullptr
-                                          : safetensors::find_dtype(it.key()) != nullptr;
-      if (!known)
-        throw Error::make("invalid_value", tfield, "error.checkpoint_type",
-                          obj({{"format", format}, {"type", Error::quote(it.key())}}));
-      const TensorTotals t = read_totals(*it, tfield);
-      by_type[it.key()].bytes += t.bytes;
-      by_type[it.key()].elements += t.elements;
-      sum.bytes += t.bytes;
-      sum.elements += t.elements;
-    }
-    if (sum.bytes != bytes || sum.elements != elements) {
-      throw Error::make("invalid_value", prefix + ".by_type", "error.checkpoint_sum",
-                        obj({{"field", prefix + ".by_type"}}));
-    }
-    const json* components = jr::find(file, "by_component");
-    if (components == nullptr) throw Error::missing(prefix + ".by_component");
-    jr::expect_object(*components, prefix + ".by_component");
-    TensorTotals csum;
-    for (auto it = components->begin(); it != components->end(); ++it) {
-      const std::string cfield = prefix + ".by_component." + it.key();
-      if (std::find(kComponents.begin(), kComponents.end(), it.key()) == kComponents.end())
-        throw Error::make("invalid_value", cfield, "error.checkpoint_component",
-                          obj({{"name", Error::quote(it.key())}, {"known", kComponents}}));
-      const TensorTotals t = read_totals(*it, cfield);
-      out.by_component[it.key()].bytes += t.bytes;
-      out.by_component[it.key()].elements += t.elements;
-      csum.bytes += t.bytes;
-      csum.elements += t.elements;
-    }
-    if (csum.bytes != bytes || csum.elements != elements) {
-      throw Error::make("invalid_value", prefix + ".by_component", "error.checkpoint_sum",
-                        obj({{"field", prefix + ".by_component"}}));
-    }
-    if (const json* split = jr::find(file, "split")) {
-      const std::string sfield = prefix + ".split";
-      jr::expect_object(*split, sfield);
-      const std::int64_t no = jr::get_int(*split, "no", sfield);
-      const std::int64_t n = jr::get_int(*split, "count", sfield);
-      if (n < 1 || n > static_cast<std::int64_t>(kMaxFiles) || no < 0 || no >= n) {
-        throw Error::make("invalid_value", sfield, "error.checkpoint_split",
-                          obj({{"field", sfield}, {"max", kMaxFiles}}));
-      }
-      if (split_count >= 0 && n != split_count) {
-        throw Error::make("invalid_value", sfield + ".count", "error.checkpoint_split_count",
-                          json::object());
-      }
-      split_count = n;
-      if (!split_parts.insert(no).second) {
-        throw Error::make("invalid_value", sfield + ".no", "error.checkpoint_split_twice",
-                          obj({{"part", no + 1}}));
-      }
-    } else if (format == "gguf" && files->size() > 1) {
-      throw Error::make("invalid_value", prefix, "error.checkpoint_split_gguf", json::object());
-    }
-    out.bytes += bytes;
-    out.elements += elements;
-    out.tensor_count += static_cast<std::int64_t>(count);
-  }
-  if (split_count >= 0 && static_cast<std::int64_t>(split_parts.size()) != split_count) {
-    throw Error::make("invalid_value", files_field, "error.checkpoint_split_parts",
-                      obj({{"count", split_count}, {"given", split_parts.size()}}));
-  }
-  out.files = static_cast<std::int64_t>(files->size());
-  for (const auto& entry : by_type) out.by_type.push_back(entry);
-  stable_sort_by(out.by_type,
-                 [](const auto& a, const auto& b) { return a.second.bytes > b.second.bytes; });
-  for (const auto& [type, t] : out.by_type) {
-    WeightFormat f;
-    f.id = type;
-    f.name = type;
-    f.bits_per_weight = t.elements > 0 ? t.bytes * 8.0 / t.elements : 0.0;
-    f.gguf = out.format == "gguf";
-    f.source = "the checkpoint's own tensors (" + out.format + " header)";
-    out.type_formats.push_back(std::move(f));
-  }
-  if (out.bytes <= 0) {
-    throw Error::make("invalid_value", files_field, "error.checkpoint_no_weights", json::object());
-  }
-  return out;
-}
-
-WeightsSize checkpoint_weights(const CheckpointWeights& checkpoint) {
-  WeightsSize size;
-  size.native = true;
-  for (std::size_t i = 0; i < checkpoint.by_type.size(); ++i) {
-    const TensorTotals& t = checkpoint.by_type[i].second;
-    size.parts.push_back({checkpoint.by_type[i].first + " tensors", t.elements,
-                          &checkpoint.type_formats[i], t.bytes});
-    size.bytes += t.bytes;
-  }
-  return size;
-}
-
-json checkpoint_summary(const CheckpointWeights& checkpoint) {
-  json types = json::array();
-  for (const auto& [type, t] : checkpoint.by_type) {
-    types.push_back(obj({{"type", type},
-                         {"gb", bytes_to_gb(t.bytes)},
-                         {"elements", t.elements},
-                         {"bits_per_element", t.elements > 0 ? t.bytes * 8.0 / t.elements : 0.0}}));
-  }
-  json components = json::object();
-  for (const auto& [component, t] : checkpoint.by_component)
-    components[component] = obj({{"gb", bytes_to_gb(t.bytes)}, {"elements", t.elements}});
-  return obj({{"format", checkpoint.format},
-              {"files", checkpoint.files},
-              {"tensor_count", checkpoint.tensor_count},
-              {"elements", checkpoint.elements},
-              {"gb", bytes_to_gb(checkpoint.bytes)},
-              {"by_type", types},
-              {"by_component", components}});
 }
 
 }  // namespace vram

@@ -84,8 +84,8 @@ std::string Error::quote(std::string_view input) {
   std::size_t end = kQuoteChars;
   // Back up to the start of a UTF-8 sequence (continuation bytes are 10xxxxxx).
   while (end > 0 && (static_cast<unsigned char>(input[end]) & 0xC0) == 0x80) --end;
-  return std::string(input.substr(0, end)) + "... (cut at " + std::to_string(kQuoteChars) +
-         " characters)";
+  // An ellipsis says "cut" in every language (docs/i18n.md).
+  return std::string(input.substr(0, end)) + "\u2026";
 }
 
 }  // namespace vram

@@ -168,8 +168,9 @@ Gpu gpu_from_json(const json& j, const std::string& prefix, std::size_t index,
     gpu.notes = text(j, "notes", at).value_or("");
     gpu.source = text(j, "source", at).value_or("");
   } catch (const Error& e) {
-    // Say which card; the message id and its params stay the field's own.
-    throw Error(e.code(), e.field(), "GPU '" + gpu.id + "': " + e.what(), e.message());
+    // Say which card, in every language: the field's own message inside error.in_gpu.
+    throw Error::make(e.code(), e.field(), "error.in_gpu",
+                      obj({{"gpu", Error::quote(gpu.id)}, {"problem", e.message()}}));
   }
   return gpu;
 }

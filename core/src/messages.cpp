@@ -274,6 +274,10 @@ class Renderer {
     // no fraction to round anyway.
     double rounded = round_display(value, max_decimals);
     if (!std::isfinite(rounded)) rounded = value;
+    if (std::fabs(rounded) >= kCompactFrom) {
+      return (rounded < 0 ? "-" : "") + std::string(prefix) + compact(std::fabs(rounded)) +
+             std::string(suffix);
+    }
     const std::string plain = shortest_decimal(std::fabs(rounded));
     const std::size_t point = plain.find('.');
     const std::string whole = plain.substr(0, point);
@@ -290,6 +294,46 @@ class Renderer {
     if (!fraction.empty()) out += system_.decimal;
     for (char c : fraction) out += system_.digits[c - '0'];
     out += suffix;
+    return out;
+  }
+
+  // A value past the digits a double holds exactly (>= 1e16, a hostile 1e308
+  // among them) as its first three significant digits, rounded half up on the
+  // decimal digits, times a power of ten: "1.8×10^308", never 309 digits. The
+  // same in every language, in its digits (docs/i18n.md).
+  static constexpr double kCompactFrom = 1e16;
+  std::string compact(double value) const {
+    const std::string plain = shortest_decimal(value);
+    std::string digits = plain.substr(0, plain.find('.'));
+    int exponent = static_cast<int>(digits.size()) - 1;
+    constexpr std::size_t kSignificant = 3;
+    if (digits.size() > kSignificant) {
+      const bool up = digits[kSignificant] >= '5';
+      digits.resize(kSignificant);
+      for (std::size_t i = kSignificant; up && i-- > 0;) {
+        if (digits[i] == '9') {
+          digits[i] = '0';
+          if (i == 0) {
+            digits.insert(digits.begin(), '1');
+            digits.pop_back();
+            ++exponent;
+          }
+        } else {
+          ++digits[i];
+          break;
+        }
+      }
+    }
+    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+    std::string out = system_.digits[digits[0] - '0'];
+    if (digits.size() > 1) out += system_.decimal;
+    for (std::size_t i = 1; i < digits.size(); ++i) out += system_.digits[digits[i] - '0'];
+    out += "\u00D7";  // ×
+    out += system_.digits[1];
+    out += system_.digits[0];
+    out += '^';
+    const std::string power = std::to_string(exponent);
+    for (char c : power) out += system_.digits[c - '0'];
     return out;
   }
 

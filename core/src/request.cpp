@@ -25,15 +25,17 @@ ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
   if (own != nullptr) {
     imported = import_hf_config(*own, "checkpoint.config");
     imported.model.id = "checkpoint";
+    // Names and sources in Latin names and field paths only, no English word:
+    // the same text in every language (docs/i18n.md, "What stays Latin").
     imported.model.name =
-        request.name.empty() ? "checkpoint (" + imported.model.model_type + ")" : request.name;
-    imported.model.source = "the checkpoint's own header, supplied by the user";
+        request.name.empty() ? "GGUF (" + imported.model.model_type + ")" : request.name;
+    imported.model.source = "checkpoint.config";
   } else if (request.config) {
     imported = import_hf_config(*request.config, "config");
     imported.model.id = "config";
     imported.model.name =
         request.name.empty() ? "config.json (" + imported.model.model_type + ")" : request.name;
-    imported.model.source = "config.json supplied by the user";
+    imported.model.source = "config";
   } else {
     if (!request.model)
       throw Error::make("missing_field", "model", "error.model_missing", nlohmann::json::object());

@@ -176,7 +176,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
   if (bytes.size() < 8) {
     if (file_size > 0 && file_size < 8)
       invalid("safetensors.header_length", "error.st_short", obj({{"size", 8}}));
-    throw TruncatedError("safetensors.header_length", 8, "read at least 8 bytes");
+    throw TruncatedError("safetensors.header_length", bytes.size(), 8);
   }
   std::uint64_t n = 0;
   for (int k = 0; k < 8; ++k) {
@@ -195,9 +195,7 @@ Header read_header(std::string_view bytes, std::uint64_t file_size, const Limits
     invalid("safetensors.header_length", "error.st_past_end");
   }
   if (bytes.size() < h.header_bytes) {
-    throw TruncatedError(
-        "safetensors.header", h.header_bytes,
-        "the header is " + std::to_string(h.header_bytes) + " bytes; read them all");
+    throw TruncatedError("safetensors.header", bytes.size(), h.header_bytes);
   }
   // n <= max_header_bytes and within bytes: fits a 32-bit size_t too.
   const std::string_view text = bytes.substr(8, static_cast<std::size_t>(n));

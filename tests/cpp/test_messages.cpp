@@ -69,9 +69,11 @@ TEST_CASE("messages: what is missing or not a number shows as such, never as a w
     CHECK(en("t.money", {{"usd", -0.0}, {"pct", -0.004}}) == "$0 at 0% off");
     CHECK(en("t.money", {{"usd", -1490.5}, {"pct", -2.345}}) == "-$1,491 at -2.35% off");
   }
-  SUBCASE("huge numbers print their shortest digits, as JavaScript does") {
-    CHECK(en("t.part", {{"params", 1e23}, {"bits", 1e-7}}) ==
-          "100,000,000,000,000,000,000,000 x 0.0");
+  SUBCASE("huge numbers print as a power of ten from 1e16, as the page does; below, every digit") {
+    CHECK(en("t.part", {{"params", 1e23}, {"bits", 1e-7}}) == "1\u00D710^23 x 0.0");
+    CHECK(en("t.part", {{"params", 9999999999999998.0}, {"bits", 1}}) ==
+          "9,999,999,999,999,998 x 1.0");
+    CHECK(en("t.part", {{"params", 9.9999e16}, {"bits", 1}}) == "1\u00D710^17 x 1.0");
   }
   SUBCASE("a message nested in itself deeper than the bound stops with a dash") {
     json reason = {{"id", "t.nested"}, {"params", {{"reason", "end"}}}};

@@ -49,7 +49,7 @@ test('hostile inputs are named errors in wasm, and the module lives on', async (
 
   const key = await errorOf('estimate', JSON.stringify({ model: 'guide-70b', ['k'.repeat(100000)]: 1 }));
   assert.ok(key.field.length < 260, `field of ${key.field.length} characters`);
-  assert.match(key.field, /cut at 200 characters/);
+  assert.match(key.field, /^k{200}…$/);
 
   // Issue 15 item 1: negative first_k_dense_replace corrupted the heap and
   // killed the module for every later call.

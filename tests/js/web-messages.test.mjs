@@ -66,8 +66,10 @@ test('negative zero and what rounds to zero lose the sign; others keep it', () =
   assert.equal(fa.t('t.plain', { count: 2, share: -1.5 }), '۲ کارت، سهم -۱٫۵');
 });
 
-test('huge numbers print their shortest digits, as the CLI does', () => {
-  assert.equal(en.t('t.part', { params: 1e23, bits: 1e-7 }), '100,000,000,000,000,000,000,000 x 0.0');
+test('huge numbers print as a power of ten from 1e16, as the CLI does; below, every digit', () => {
+  assert.equal(en.t('t.part', { params: 1e23, bits: 1e-7 }), '1×10^23 x 0.0');
+  assert.equal(en.t('t.part', { params: 9999999999999998, bits: 1 }), '9,999,999,999,999,998 x 1.0');
+  assert.equal(en.t('t.part', { params: 9.9999e16, bits: 1 }), '1×10^17 x 1.0');
 });
 
 test('nested messages and lists', () => {
@@ -154,7 +156,8 @@ test('numbers and plural categories as Intl writes them, without Intl', () => {
       for (const v of values) {
         const rounded = roundDisplay(v, decimals);
         const sign = rounded < 0 ? '-' : '';
-        assert.equal(r.number(v, decimals), `${sign}${fixed.format(Math.abs(rounded))}`, `${lang} ${v} d${decimals}`);
+        // From 1e16 the renderer writes a power of ten, not Intl's every digit.
+        if (Math.abs(rounded) < 1e16) assert.equal(r.number(v, decimals), `${sign}${fixed.format(Math.abs(rounded))}`, `${lang} ${v} d${decimals}`);
         const upToText = upTo.format(Math.abs(v));
         const zero = !/[1-9\u0661-\u0669\u06f1-\u06f9]/.test(upToText);
         assert.equal(r.figure(v, decimals), `${v < 0 && !zero ? '-' : ''}${upToText}`, `${lang} ${v} up to ${decimals}`);

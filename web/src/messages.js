@@ -105,6 +105,9 @@ function pluralCategory(lang, value) {
   return 'other';
 }
 
+// From here a number shows as a power of ten (number's compact form).
+const COMPACT_FROM = 1e16;
+
 const isMessage = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && typeof value.id === 'string';
 
 // A number a program reads (a command's flag: `-ngl 37`): whole, rounded half
@@ -157,7 +160,29 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
     let rounded = roundDisplay(value, max);
     if (!Number.isFinite(rounded)) rounded = value;
     const sign = rounded < 0 ? '-' : '';
+    if (Math.abs(rounded) >= COMPACT_FROM) return `${sign}${prefix}${compact(Math.abs(rounded))}${suffix}`;
     return `${sign}${prefix}${digitsOf(shortestDecimal(Math.abs(rounded)), true, min)}${suffix}`;
+  }
+
+  // A value past the digits a double holds exactly (>= 1e16, a hostile 1e308
+  // among them) as its first three significant digits, rounded half up on the
+  // decimal digits, times a power of ten: "1.8×10^308", never 309 digits (the
+  // CLI's renderer writes the same).
+  function compact(value) {
+    const whole = shortestDecimal(value).split('.')[0];
+    let exponent = whole.length - 1;
+    let kept = whole.slice(0, 3).split('').map(Number);
+    if (whole.length > 3 && whole.charCodeAt(3) >= 53) {
+      let i = kept.length - 1;
+      while (i >= 0 && kept[i] === 9) kept[i--] = 0;
+      if (i < 0) {
+        kept = [1, ...kept.slice(0, -1)];
+        exponent++;
+      } else kept[i]++;
+    }
+    const mantissa = kept.join('').replace(/(?<=.)0+$/, '');
+    const text = mantissa.length > 1 ? `${mantissa[0]}.${mantissa.slice(1)}` : mantissa;
+    return `${digitsOf(text, false)}\u00d7${digitsOf('10', false)}^${digitsOf(String(exponent), false)}`;
   }
 
   // A gap or a margin in the display unit (short by, spare): one decimal, or

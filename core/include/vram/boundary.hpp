@@ -39,7 +39,10 @@ std::string guarded(const char* field, Body&& body) noexcept {
     } catch (const std::bad_alloc&) {
       return error_answer(Error::make("too_large", field, "error.out_of_memory", {}));
     } catch (const std::exception& e) {
-      return error_answer(Error("internal", "", std::string("internal error: ") + e.what()));
+      // The exception's own text in the English message only; error.internal has no words
+      // of a library's to carry into Arabic or Persian.
+      return error_answer(Error("internal", "", std::string("internal error: ") + e.what(),
+                                Message{"error.internal", nlohmann::json::object()}));
     }
   } catch (...) {
     // Building the error itself failed (memory), or something not an

@@ -69,7 +69,8 @@ class Error : public std::runtime_error {
 
   /**
    * Text that came from the user, fit to quote in a message: at most
-   * kQuoteChars bytes (cut on a UTF-8 boundary, with "... (cut)" said).
+   * kQuoteChars bytes (cut on a UTF-8 boundary, ended with an ellipsis, "…", that says so in every
+   * language).
    */
   static std::string quote(std::string_view input);
   static constexpr std::size_t kQuoteChars = 200;
@@ -88,11 +89,14 @@ namespace vram {
  * A file header read from a prefix that ends too soon: code "truncated",
  * with the smallest prefix length (bytes from the start of the file) that
  * could get further. The caller reads at least that much and tries again.
+ * Its words are `error.truncated`: {field, read (the bytes given), needed}.
  */
 class TruncatedError : public Error {
  public:
-  TruncatedError(std::string field, std::uint64_t needed_bytes, const std::string& message)
-      : Error("truncated", std::move(field), message), needed_bytes_(needed_bytes) {}
+  TruncatedError(const std::string& field, std::uint64_t read_bytes, std::uint64_t needed_bytes)
+      : Error(make("truncated", field, "error.truncated",
+                   obj({{"field", field}, {"read", read_bytes}, {"needed", needed_bytes}}))),
+        needed_bytes_(needed_bytes) {}
 
   std::uint64_t needed_bytes() const noexcept { return needed_bytes_; }
 

@@ -30,6 +30,28 @@ const std::vector<TypeInfo>& types();
 const TypeInfo* find_type(std::uint32_t id);
 const TypeInfo* find_type(std::string_view name);
 
+/** GGUF metadata value types (ggml/docs/gguf.md, gguf_type). */
+enum ValueType : std::uint32_t {
+  kUint8 = 0,
+  kInt8 = 1,
+  kUint16 = 2,
+  kInt16 = 3,
+  kUint32 = 4,
+  kInt32 = 5,
+  kFloat32 = 6,
+  kBool = 7,
+  kString = 8,
+  kArray = 9,
+  kUint64 = 10,
+  kInt64 = 11,
+  kFloat64 = 12,
+};
+
+/** The bytes one value of a fixed-size metadata type takes; 0 for strings, arrays and unknowns. */
+std::uint64_t scalar_size(std::uint32_t type);
+/** Every integer and float metadata type (not bool, string or array). */
+bool is_number_type(std::uint32_t type);
+
 /** One metadata key-value. Long arrays keep their length and element type, not their items. */
 struct KeyValue {
   std::string key;
