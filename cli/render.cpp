@@ -148,9 +148,13 @@ std::string render_finetune(const json& r, const Words& say) {
 void render_split(std::ostringstream& out, const Words& say, const json& split) {
   std::string values;
   for (const json& v : split.at("tensor_split")) values += (values.empty() ? "" : ",") + v.dump();
-  out << say("split.title", {{"split", values}}) << "\n";
+  // Code the reader types: quoted, Latin in every language.
+  auto code = [](const std::string& text) {
+    return json{{"id", "quote.text"}, {"params", {{"text", text}}}};
+  };
+  out << say("split.title", {{"flags", code("--tensor-split " + values)}}) << "\n";
   for (const json& c : split.at("cards")) {
-    const std::string device = "CUDA" + c.at("device").dump();
+    const json device = code("CUDA" + c.at("device").dump());
     const int layers = c.at("layers").get<int>();
     if (layers == 0 && c.at("output") == false) {
       out << say("split.card_idle", {{"device", device}, {"gpu", c.at("name")}}) << "\n";

@@ -33,8 +33,7 @@ CardShare share_of(const OffloadParts& p, int first, int count, bool output, dou
  * the last takes the rest and the output layer. Taking more early never makes
  * a later card fuller, so this finds a split at `fill` whenever one exists.
  */
-std::vector<CardShare> greedy(const OffloadParts& p, const std::vector<double>& caps,
-                              double fill) {
+std::vector<CardShare> greedy(const OffloadParts& p, const std::vector<double>& caps, double fill) {
   const int n = static_cast<int>(p.layer_bytes.size());
   const std::size_t cards = caps.size();
   std::vector<CardShare> out;
@@ -62,7 +61,8 @@ std::vector<CardShare> greedy(const OffloadParts& p, const std::vector<double>& 
 double fill_of(const std::vector<CardShare>& cards) {
   double fill = 0;
   for (const CardShare& s : cards) {
-    if (s.bytes > 0) fill = std::max(fill, s.capacity_bytes > 0 ? s.bytes / s.capacity_bytes : 1e300);
+    if (s.bytes > 0)
+      fill = std::max(fill, s.capacity_bytes > 0 ? s.bytes / s.capacity_bytes : 1e300);
   }
   return fill;
 }

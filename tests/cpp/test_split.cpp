@@ -52,8 +52,8 @@ std::vector<int> llamacpp_devices(const std::vector<int>& split, int n_layer) {
   const int slots = n_layer + 1;
   for (int il = 0; il < slots; ++il) {
     const float at = static_cast<float>(il) / static_cast<float>(slots);
-    device.push_back(static_cast<int>(
-        std::upper_bound(cumulative.begin(), cumulative.end(), at) - cumulative.begin()));
+    device.push_back(static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), at) -
+                                      cumulative.begin()));
   }
   return device;
 }
@@ -77,8 +77,8 @@ TEST_CASE("split: a 24 GB and a 12 GB card share 80 layers in proportion to thei
         doctest::Approx(s.cards[1].bytes / s.cards[1].capacity_bytes).epsilon(0.05));
   // Each card's bytes are its parts.
   for (const vram::CardShare& c : s.cards) {
-    CHECK(c.bytes == doctest::Approx(c.weights_bytes + c.kv_bytes + c.compute_bytes +
-                                     c.context_bytes));
+    CHECK(c.bytes ==
+          doctest::Approx(c.weights_bytes + c.kv_bytes + c.compute_bytes + c.context_bytes));
     CHECK(c.bytes <= c.capacity_bytes);
   }
   // The command's values add up to n_layer + 1 and send each slot where the plan put it.
@@ -115,8 +115,8 @@ TEST_CASE("split: the order with the output layer on the roomier card holds more
   // A large output layer (a big vocabulary): on the 12 GB card it costs the context.
   const double kv_per_token = 2e3;  // bytes per token per layer
   const vram::PartsAt at = [&](std::int64_t context) {
-    return uniform(48, 0.35 * kGB, kv_per_token * static_cast<double>(context), 3 * kGB,
-                   0.5 * kGB, 0.3 * kGB);
+    return uniform(48, 0.35 * kGB, kv_per_token * static_cast<double>(context), 3 * kGB, 0.5 * kGB,
+                   0.3 * kGB);
   };
   const std::vector<double> caps = {24 * kGB, 12 * kGB};
   const vram::SplitOrder o = vram::best_split_order(at, caps, {"big", "small"}, 10'000'000);

@@ -66,8 +66,8 @@ using PartsAt = std::function<OffloadParts(std::int64_t context)>;
 
 /** The card order with the most context, and that context. */
 struct SplitOrder {
-  std::vector<int> order;        ///< positions in the request's list, first card first
-  std::int64_t max_context = 0;  ///< 0: no context fits in any order
+  std::vector<int> order;              ///< positions in the request's list, first card first
+  std::int64_t max_context = 0;        ///< 0: no context fits in any order
   std::int64_t given_max_context = 0;  ///< the same for the order as given
 };
 
@@ -85,6 +85,7 @@ SplitOrder best_split_order(const PartsAt& parts_at, const std::vector<double>& 
  * another, each reading its weights and its cache at its own bandwidth
  * (GB/s), so the step takes the sum of the cards' times.
  */
-double split_decode_tokens_per_s(const LayerSplit& split, const std::vector<double>& bandwidth_gbps);
+double split_decode_tokens_per_s(const LayerSplit& split,
+                                 const std::vector<double>& bandwidth_gbps);
 
 }  // namespace vram

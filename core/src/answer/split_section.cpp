@@ -32,10 +32,9 @@ std::optional<MixedCards> mixed_of(const Inference& in, const EstimateRequest& r
                       obj({{"first", "gpu_count"}, {"second", "split_gpus"}}));
   }
   if (ids.size() > limits::kMaxSplitCards) {
-    throw Error::make("invalid_value", "split_gpus", "error.gpus_count",
-                      obj({{"field", "split_gpus"},
-                           {"count", ids.size()},
-                           {"max", limits::kMaxSplitCards}}));
+    throw Error::make(
+        "invalid_value", "split_gpus", "error.gpus_count",
+        obj({{"field", "split_gpus"}, {"count", ids.size()}, {"max", limits::kMaxSplitCards}}));
   }
   MixedCards m;
   std::vector<double> caps;
@@ -47,13 +46,13 @@ std::optional<MixedCards> mixed_of(const Inference& in, const EstimateRequest& r
   const PartsAt parts_at = [&in](std::int64_t context) {
     InferenceSetup setup = in.setup;
     setup.context = context;
-    const InferencePlan plan = plan_inference(setup, *in.engine.profile, in.engine.options,
-                                              nullptr, in.gpus, in.catalog.formats, false);
+    const InferencePlan plan = plan_inference(setup, *in.engine.profile, in.engine.options, nullptr,
+                                              in.gpus, in.catalog.formats, false);
     return offload_parts(setup, plan, plan.options);
   };
-  const std::int64_t limit =
-      in.model.max_context > 0 ? std::min(in.model.max_context, limits::kMaxRequestContext)
-                               : limits::kMaxRequestContext;
+  const std::int64_t limit = in.model.max_context > 0
+                                 ? std::min(in.model.max_context, limits::kMaxRequestContext)
+                                 : limits::kMaxRequestContext;
   m.order = best_split_order(parts_at, caps, ids, limit);
   std::vector<double> in_order, bandwidth;
   for (int c : m.order.order) {
@@ -96,17 +95,21 @@ json split_section(const Inference& in) {
     }
   }
   json assumptions = json::array();
-  assumptions.push_back(Message{"assumption.split", obj({{"layers", in.model.num_layers()}})});
+  // Where llama.cpp places them: quoted, as the reader finds it in its source.
+  const Message source{"quote.text",
+                       obj({{"text", "--split-mode layer, src/llama-model.cpp load_tensors"}})};
+  assumptions.push_back(
+      Message{"assumption.split", obj({{"layers", in.model.num_layers()}, {"source", source}})});
   if (m.order.max_context > m.order.given_max_context) {
-    assumptions.push_back(Message{"assumption.split_order",
-                                  obj({{"order", devices},
-                                       {"context", m.order.max_context},
-                                       {"given", m.order.given_max_context}})});
+    assumptions.push_back(
+        Message{"assumption.split_order",
+                obj({{"order", Message{"quote.text", obj({{"text", "--device " + devices}})}},
+                     {"context", m.order.max_context},
+                     {"given", m.order.given_max_context}})});
   }
   if (!m.split.fits) {
-    warnings.push_back(Message{
-        "warning.split_short",
-        obj({{"context", in.setup.context}, {"max_context", m.order.max_context}})});
+    warnings.push_back(Message{"warning.split_short", obj({{"context", in.setup.context},
+                                                           {"max_context", m.order.max_context}})});
   }
   json split = obj({{"cards", std::move(cards)},
                     {"order", std::move(order)},
