@@ -146,6 +146,41 @@ std::string render_finetune(const json& r, const Words& say) {
   return out.str();
 }
 
+/** Unequal cards under llama.cpp: each card's run of layers and buffers, then the most context. */
+void render_split(std::ostringstream& out, const Words& say, const json& split) {
+  std::string values;
+  for (const json& v : split.at("tensor_split")) values += (values.empty() ? "" : ",") + v.dump();
+  // Code the reader types: quoted, Latin in every language.
+  auto code = [](const std::string& text) {
+    return json{{"id", "quote.text"}, {"params", {{"text", text}}}};
+  };
+  out << say("split.title", {{"flags", code("--tensor-split " + values)}}) << "\n";
+  for (const json& c : split.at("cards")) {
+    const json device = code("CUDA" + c.at("device").dump());
+    const int layers = c.at("layers").get<int>();
+    if (layers == 0 && c.at("output") == false) {
+      out << say("split.card_idle", {{"device", device}, {"gpu", c.at("name")}}) << "\n";
+      continue;
+    }
+    const int first = c.at("first_layer").get<int>();
+    out << say(c.at("output") == true ? "split.card_output" : "split.card",
+               {{"device", device},
+                {"gpu", c.at("name")},
+                {"first", first},
+                {"last", first + layers - 1},
+                {"layers", layers},
+                {"weights", c.at("weights_gb")},
+                {"kv", c.at("kv_gb")},
+                {"buffers", c.at("compute_gb").get<double>() + c.at("context_gb").get<double>()},
+                {"total", c.at("total_gb")},
+                {"capacity", c.at("capacity_gb")}})
+        << "\n";
+  }
+  out << say("split.context",
+             {{"context", split.at("max_context")}, {"speed", split.at("decode_tokens_per_s")}})
+      << "\n";
+}
+
 }  // namespace
 
 std::string render_estimate(const json& r, const Words& say) {
@@ -243,6 +278,7 @@ std::string render_estimate(const json& r, const Words& say) {
           << "\n";
     }
   }
+  if (r.contains("split")) render_split(out, say, r.at("split"));
   if (r.contains("launch")) {
     const json& launch = r.at("launch");
     out << say("cli.launch") << "\n  $ " << launch.at("command").get<std::string>() << "\n";

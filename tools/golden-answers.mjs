@@ -70,6 +70,9 @@ function sweepRequests() {
   add({ model: 'guide-70b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-4090', gpu_count: 2 });
   add({ model: 'qwen3-30b-a3b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-4090', engine_options: { n_cpu_moe: 20 } });
   add({ model: 'guide-70b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-4090', engine_options: { gpu_layers: 70 } });
+  // Unequal cards under llama.cpp: the split, and an order the answer turns round.
+  add({ model: 'llama-3.1-70b', engine: 'llamacpp', weights: 'q4_k_m', context: 16384, split_gpus: ['rtx-5090', 'rtx-3090'] });
+  add({ model: 'llama-3.1-70b', engine: 'llamacpp', weights: 'q4_k_m', context: 131072, split_gpus: ['rtx-4090', 'l4'] });
   add({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-4090', engine_options: { gpu_layers: 20 } });
   add({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', engine_options: { gpu_layers: 20 } });
   // vLLM's MoE layouts: expert and data parallel.

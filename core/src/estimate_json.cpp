@@ -24,6 +24,8 @@ json estimate_json(const Catalog& catalog, const json& request) {
   const answer::Placement placement = answer::placement_of(in);
   const std::optional<OffloadPlan> offload = answer::offload_of(in, placement);
   answer::merge(out, answer::placement_section(in, placement));
+  // Unequal cards under llama.cpp: each card's layers, and the order with the most context.
+  answer::merge(out, answer::split_section(in));
   answer::merge(out, answer::launch_section(in, placement, offload));
   answer::merge(out, answer::budget_section(in));
   // Against the card asked about: the serving plan, then its speed.

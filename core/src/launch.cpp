@@ -26,6 +26,8 @@ json carried(const std::string& what, const LaunchPlan& p) {
   if (what == "total_context") return p.context * p.batch;
   if (what == "gpu_layers") return p.gpu_layers >= 0 ? p.gpu_layers : p.layers + 1;
   if (what == "n_cpu_moe") return p.n_cpu_moe;
+  if (what == "tensor_split") return p.tensor_split.empty() ? json() : json(p.tensor_split);
+  if (what == "devices") return p.devices.empty() ? json() : json(p.devices);
   if (what == "kv") return p.kv;
   if (what == "weights") return p.weights;
   const std::string option = "option:";

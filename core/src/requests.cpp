@@ -52,6 +52,7 @@ void from_json(const json& j, EstimateRequest& r) {
   r.gpu = optional<std::string>(v, "gpu");
   r.gpu_count = v.at("gpu_count").get<std::int64_t>();
   r.gpu_count_given = j.contains("gpu_count");
+  if (v.contains("split_gpus")) r.split_gpus = json_read::list_of<std::string>(v.at("split_gpus"));
   r.budget_gb = optional<double>(v, "budget_gb");
   r.gpu_used_gb = v.at("gpu_used_gb").get<double>();
   r.catalog = optional<json>(v, "catalog");

@@ -122,7 +122,7 @@ std::vector<FieldSpec> make_estimate_fields() {
   const std::vector<std::string> adapters = {"lora", "qlora"};
   // One push at a time, not one initializer list: each temporary is moved
   // in and gone before the next is built, so the module carries no
-  // clean-up for 34 of them at once and no copy of each (2 KB of wasm).
+  // clean-up for 35 of them at once and no copy of each (2 KB of wasm).
   std::vector<FieldSpec> fields;
   fields.reserve(35);
   fields.push_back(std::move(model));
@@ -143,6 +143,9 @@ std::vector<FieldSpec> make_estimate_fields() {
   fields.push_back(field("engine_options", FieldType::kObject, nullptr, kInf));
   fields.push_back(choice("gpu", nullptr, {}, ChoiceSource::kGpus));
   fields.push_back(gpu_count_field());
+  // Unequal cards under a layer-splitting engine (llama.cpp's --tensor-split),
+  // in the order CUDA numbers them; instead of gpu and gpu_count.
+  fields.push_back(list("split_gpus", nullptr, {}, ChoiceSource::kGpus, kInf));
   fields.push_back(budget_field());
   // What nvidia-smi shows in use before the engine starts (a desktop, another model).
   fields.push_back(ranged("gpu_used_gb", FieldType::kNumber, 0, 0, 1e6, "GB", kInf));

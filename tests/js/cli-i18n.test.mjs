@@ -91,6 +91,7 @@ const RUNS = [
   ['estimate', '--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--tp', '2'],
   ['estimate', '--model', 'qwen3-30b-a3b', '--engine', 'sglang', '--gpu', 'h100-sxm'],
   ['estimate', '--model', 'gemma-3-27b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--gpu', 'rtx-4090'],
+  ['estimate', '--model', 'llama-3.1-70b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--split-gpus', 'rtx-5090,rtx-3090'],
   ['estimate', '--model', 'gemma-3-1b', '--context', '32768', '--engine', 'transformers', '--gpu', 'h200-sxm'],
   ['estimate', '--model', 'deepseek-v2-lite', '--context', '8192', '--engine', 'transformers', '--gpus', '2', '--gpu', 'h100-sxm'],
   ['estimate', '--model', 'beam', '--engine', 'percent', '--context', '200000', '--gpu', 'l4'],
@@ -139,6 +140,21 @@ for (const lang of ['ar', 'fa']) {
     assert.deepEqual(digits, [], r.stderr);
   });
 }
+
+// Unequal cards in Persian: each card's row with its layers in Persian digits,
+// the flags the reader types quoted and Latin, the split's error in Persian.
+test('vramcalc --lang fa: the split over a 5090 and a 3090', () => {
+  const r = run('estimate', '--model', 'llama-3.1-70b', '--engine', 'llamacpp', '--weights', 'q4_k_m',
+    '--context', '16384', '--split-gpus', 'rtx-5090,rtx-3090', '--lang', 'fa');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /«--tensor-split 34,47»/);
+  assert.match(r.stdout, /«CUDA1» RTX 3090: لایه‌های ۰ تا ۳۳ \(۳۴\)/);
+  assert.match(r.stdout, /«CUDA0» RTX 5090: لایه‌های ۳۴ تا ۷۹ \(۴۶\) و لایهٔ خروجی/);
+  assert.match(r.stdout, /--tensor-split 34,47 --device CUDA1,CUDA0/);
+  const e = run('estimate', '--model', 'llama-3.1-8b', '--engine', 'vllm', '--split-gpus', 'rtx-3090,rtx-4090', '--lang', 'fa');
+  assert.equal(e.status, 2);
+  assert.match(e.stderr, /موتوری/);
+});
 
 // Every usage error the CLI reports itself (cli/args.cpp, checkpoint_files.cpp,
 // main.cpp), each with --lang last: the language is read before the error.

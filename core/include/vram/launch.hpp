@@ -28,6 +28,8 @@ struct LaunchPlan {
   /** llama.cpp -ngl of a partial offload (vram/offload.hpp); -1: every layer and the output. */
   std::int64_t gpu_layers = -1;
   std::int64_t n_cpu_moe = 0;  ///< llama.cpp --n-cpu-moe: layers whose experts stay on the host
+  std::string tensor_split;    ///< llama.cpp --tensor-split over unequal cards ("30,19"), or empty
+  std::string devices;         ///< llama.cpp --device when the split reorders the cards, or empty
   std::string weights;         ///< weight format id ("native" when the checkpoint's own)
   std::string kv;              ///< KV format id
   nlohmann::json options = nlohmann::json::object();  ///< the engine's knobs as the plan used them

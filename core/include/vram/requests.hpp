@@ -45,6 +45,8 @@ struct EstimateRequest {
   std::optional<std::string> gpu;
   std::int64_t gpu_count = 0;
   bool gpu_count_given = false;  ///< else the engine's tensor x pipeline knobs set the count
+  std::vector<std::string>
+      split_gpus;  ///< unequal cards split by layers (llama.cpp), in CUDA order
   std::optional<double> budget_gb;
   double gpu_used_gb = 0;                    ///< memory other processes already hold on each card
   std::optional<nlohmann::json> catalog;     ///< a replacement GPU catalog

@@ -57,11 +57,12 @@ Inference::Inference(const Catalog& catalog_in, const EstimateRequest& req)
       format_id(setup.weights != nullptr ? setup.weights->id : model.native_format),
       budget_gb(req.budget_gb),
       min_tokens_per_s(req.min_tokens_per_s) {
-  setup.gpus = layout.gpus;
+  setup.gpus = req.split_gpus.empty() ? layout.gpus : static_cast<int>(req.split_gpus.size());
   plan = plan_inference(setup, *engine.profile, engine.options, gpu, gpus, catalog.formats);
   if (gpu != nullptr) {
     fit = serving_fit(plan, *engine.profile, *gpu, gpus, setup.context, setup.batch);
   }
+  mixed = mixed_of(*this, req);
 }
 
 void merge(json& answer, json section) {

@@ -36,6 +36,18 @@ json launch_section(const Inference& in, const Placement& placement,
     if (placement.ngl) lp.gpu_layers = *placement.ngl;
     if (placement.n_cpu_moe) lp.n_cpu_moe = *placement.n_cpu_moe;
   }
+  if (in.mixed) {
+    // Unequal cards: each card's slots, in the order --device lists them (split.hpp).
+    const MixedCards& m = *in.mixed;
+    bool reordered = false;
+    for (std::size_t i = 0; i < m.split.cards.size(); ++i) {
+      const CardShare& s = m.split.cards[i];
+      lp.tensor_split += (i == 0 ? "" : ",") + std::to_string(m.split.tensor_split[i]);
+      lp.devices += (i == 0 ? "CUDA" : ",CUDA") + std::to_string(s.card);
+      reordered = reordered || s.card != static_cast<int>(i);
+    }
+    if (!reordered) lp.devices.clear();
+  }
   return obj({{"launch", launch_json(*in.engine.profile, lp)}});
 }
 

@@ -21,8 +21,17 @@
 #include "vram/message.hpp"
 #include "vram/offload.hpp"
 #include "vram/serving.hpp"
+#include "vram/split.hpp"
 
 namespace vram::answer {
+
+/** Unequal cards under llama.cpp (the request's "split_gpus"), split by layers (split.hpp). */
+struct MixedCards {
+  std::vector<const Gpu*> cards;  ///< as the request lists them (CUDA's order)
+  SplitOrder order;               ///< the order with the most context
+  LayerSplit split;               ///< at the request's context, in that order
+  double decode_tokens_per_s = 0;
+};
 
 /**
  * An inference request read once and planned: the model, the formats, the
@@ -52,8 +61,12 @@ struct Inference {
   std::optional<double> budget_gb;
   double min_tokens_per_s = 0;  ///< the service floor per user
   InferencePlan plan;
-  std::optional<ServingFit> fit;  ///< the plan on `gpu`, when one is given
+  std::optional<ServingFit> fit;    ///< the plan on `gpu`, when one is given
+  std::optional<MixedCards> mixed;  ///< the plan over unequal cards, when "split_gpus" lists them
 };
+
+/** The split over the request's "split_gpus" (split_section.cpp); nullopt without them. */
+std::optional<MixedCards> mixed_of(const Inference& in, const EstimateRequest& req);
 
 /** What an answer is measured against: a budget, or the cards as the engine counts them. */
 struct Capacity {
@@ -100,6 +113,8 @@ Capacity capacity_of(const Inference& in);
 /** launch: the command that runs the plan (none for the conventions). */
 nlohmann::json launch_section(const Inference& in, const Placement& placement,
                               const std::optional<OffloadPlan>& offload);
+/** split: each unequal card's layers and buffers, the order with the most context. */
+nlohmann::json split_section(const Inference& in);
 /** budget, kv_budget_gb, kv_blocks, max_concurrency: vLLM's and SGLang's own budget. */
 nlohmann::json budget_section(const Inference& in);
 /** gpu, gpu_count, serving (with its offload): how the cards asked about serve the plan. */
