@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "embedded_data.hpp"
+#include "json_read.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -370,7 +371,8 @@ const MessageCatalogs& MessageCatalogs::builtin() {
     for (std::size_t i = 0; !embedded::name(i).empty(); ++i) {
       const std::string_view name = embedded::name(i);
       if (name.substr(0, kPrefix.size()) != kPrefix) continue;
-      catalogs[std::string(name.substr(kPrefix.size()))] = json::parse(embedded::file(name));
+      catalogs[std::string(name.substr(kPrefix.size()))] =
+          json_read::parse_text(embedded::file(name));
     }
     return from_json(catalogs);
   }();
