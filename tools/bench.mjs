@@ -80,10 +80,10 @@ function emptyPage() {
 // compiled and instantiated as the page does it (web/src/core.js), and
 // nothing else: no element, no core call, nothing drawn.
 const FLOOR_ENTRY = `
-import { compileBase64, decodeBase64, instantiating, loadCore, unpackTexts } from './core.js';
+import { decodeBase64, instantiating, loadCore, unpackCore } from './core.js';
 const decoder = WebAssembly.compile(decodeBase64(VRAM_UNLZMA));
-const texts = unpackTexts(VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS, decoder);
-const core = loadCore(instantiating(createVramModule, compileBase64(VRAM_WASM_LZMA, decoder)));
+const { compiled, texts } = unpackCore(VRAM_LZMA, VRAM_WASM_SIZE, VRAM_TEXTS_LANGS, decoder);
+const core = loadCore(instantiating(createVramModule, compiled));
 Promise.all([texts, core]).then(() => {
   performance.mark('vram:core-ready');
   console.log(SIGNAL);

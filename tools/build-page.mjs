@@ -60,7 +60,7 @@ export async function packageVersion() {
 // The page's catalogs without the CLI's own words (cli.*: its help, table
 // heads and unit names; usage.*: its usage errors): the core never answers
 // with them, and the page never shows them (issue 12, the page's weight).
-// They travel packed as LZMA beside the module (pageTexts below, 9 KB less
+// They travel packed as LZMA after the module (pageTexts below, 9 KB less
 // than gzip makes them), so the bundle's JSON imports of data/messages/
 // are empty; web/src/i18n.js takes the unpacked texts from the entry.
 const pageCatalogs = {
@@ -97,6 +97,36 @@ async function pageTexts() {
   return { langs, text: texts.join('\n') };
 }
 
+/**
+ * The catalogs' text as the page unpacks it (web/src/core.js splitTexts):
+ * a table of the 128 letters outside ASCII the text uses most (UTF-16 code
+ * units, two bytes each, little-endian; 0 where unused), then the text
+ * one byte a letter: ASCII as itself, a letter of the table as 128 plus
+ * its place, any other as a JSON escape (\uXXXX; the text is JSON, and
+ * JSON.stringify leaves letters outside ASCII only inside strings). The
+ * Arabic and Persian letters are two bytes each in UTF-8: as one, LZMA
+ * packs the catalogs 2.1 KB smaller.
+ */
+export function packTexts(text) {
+  const counts = new Map();
+  for (const letter of text) {
+    const unit = letter.codePointAt(0);
+    if (unit >= 0x80 && unit <= 0xffff) counts.set(unit, (counts.get(unit) || 0) + 1);
+  }
+  const common = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 128).map(([unit]) => unit);
+  const place = new Map(common.map((unit, i) => [unit, 128 + i]));
+  const table = Buffer.alloc(256);
+  common.forEach((unit, i) => table.writeUInt16LE(unit, 2 * i));
+  const body = [];
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) body.push(unit);
+    else if (place.has(unit)) body.push(place.get(unit));
+    else for (const c of `\\u${unit.toString(16).padStart(4, '0')}`) body.push(c.charCodeAt(0));
+  }
+  return Buffer.concat([table, Buffer.from(body)]);
+}
+
 // The element's stylesheet (a string for its shadow root), minified as CSS.
 const minifiedCss = {
   name: 'minified-css',
@@ -128,15 +158,13 @@ async function bundle(entry, format, version) {
   return result.outputFiles[0].text;
 }
 
-// xz's LZMA1 options for each piece, on top of -9e: pb=0 (no alignment in
-// the position state) for both. The module: lc=4 (four bits of the byte
-// before for a literal's context) and the bt3 match finder, 0.7 KB less
-// than -9e's defaults (lc=3, pb=2, bt4). The catalogs, UTF-8 text whose
-// Arabic and Persian letters are two bytes each: lc=2 and nice=128, 0.1 KB
-// less than the module's options.
+// xz's LZMA1 options on top of -9e for the module and the catalogs after
+// it: pb=0 (no alignment in the position state), lc=4 (four bits of the
+// byte before for a literal's context) and the bt3 match finder, 0.7 KB
+// less than -9e's defaults (lc=3, pb=2, bt4) for the module alone, 1.4 KB
+// less than the catalogs' own options (lc=2, nice=128) for both.
 const LZMA_OPTIONS = {
-  module: 'preset=9e,lc=4,pb=0,mf=bt3',
-  catalogs: 'preset=9e,lc=2,pb=0,nice=128',
+  core: 'preset=9e,lc=4,pb=0,mf=bt3',
 };
 
 /**
@@ -182,8 +210,9 @@ async function packLzma(bytes, name, decoder) {
 
 /**
  * What every script of the page starts with, inside its function: the
- * module, the decoder and the catalogs as the constants the entries read
- * (VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS), then
+ * module and the catalogs, the decoder and the catalogs' languages as the
+ * constants the entries read (VRAM_LZMA, VRAM_WASM_SIZE, VRAM_UNLZMA,
+ * VRAM_TEXTS_LANGS), then
  * the module's glue (vramGlue, and createVramModule from it). tools/bench.mjs builds its floor
  * page on it too.
  */
@@ -202,8 +231,15 @@ export async function corePieces() {
   // about their own size. The page unpacks them with its LZMA decoder
   // (web/src/lzma.js), itself a small wasm module carried as base64.
   const decoderBytes = await readFile(join(root, 'build/wasm/module/unlzma.wasm'));
-  const packed = (await packLzma(Buffer.from(inline[1], 'base64'), 'module', decoderBytes)).toString('base64');
   const decoder = decoderBytes.toString('base64');
+  // The catalogs follow the module in the same stream (one text, one
+  // language a line): LZMA finds the errors' English the module carries
+  // in the catalogs' English, and the catalogs start on the module's
+  // dictionary, 5 KB less than two streams. The page cuts it at
+  // VRAM_WASM_SIZE (web/src/core.js unpackCore).
+  const wasm = Buffer.from(inline[1], 'base64');
+  const { langs, text } = await pageTexts();
+  const packed = (await packLzma(Buffer.concat([wasm, packTexts(text)]), 'core', decoderBytes)).toString('base64');
   // The module glue exports through module/exports/define when they exist;
   // shadowing them keeps it from touching a host page's loaders, so the
   // element is the only global the classic script creates. Shadowing
@@ -216,10 +252,7 @@ export async function corePieces() {
   // glue once for both.
   const wrapped = `function vramGlue(){var module,exports,define,process;\n${lean}\nreturn createVramModule;}var createVramModule=vramGlue();\n`;
   const { code: glueMin } = await transform(wrapped, { minify: true, target: 'es2020', legalComments: 'none' });
-  // The catalogs, packed the same way: one text, one language a line.
-  const { langs, text } = await pageTexts();
-  const texts = (await packLzma(Buffer.from(text, 'utf8'), 'catalogs', decoderBytes)).toString('base64');
-  return `var VRAM_WASM_LZMA="${packed}",VRAM_UNLZMA="${decoder}",VRAM_TEXTS_LZMA="${texts}",VRAM_TEXTS_LANGS=${JSON.stringify(langs)};\n${glueMin}`;
+  return `var VRAM_LZMA="${packed}",VRAM_WASM_SIZE=${wasm.length},VRAM_UNLZMA="${decoder}",VRAM_TEXTS_LANGS=${JSON.stringify(langs)};\n${glueMin}`;
 }
 
 export async function buildPage() {

@@ -7,7 +7,6 @@
 #include <optional>
 #include <stdexcept>
 
-#include "embedded_data.hpp"
 #include "vram/units.hpp"
 
 namespace vram {
@@ -405,20 +404,6 @@ MessageCatalogs MessageCatalogs::from_json(const json& catalogs) {
     out.catalogs_.emplace(lang, catalog);
   }
   return out;
-}
-
-const MessageCatalogs& MessageCatalogs::builtin() {
-  static const MessageCatalogs instance = [] {
-    constexpr std::string_view kPrefix = "messages/";
-    json catalogs = json::object();
-    for (std::size_t i = 0; !embedded::name(i).empty(); ++i) {
-      const std::string_view name = embedded::name(i);
-      if (name.substr(0, kPrefix.size()) != kPrefix) continue;
-      catalogs[std::string(name.substr(kPrefix.size()))] = json::parse(embedded::file(name));
-    }
-    return from_json(catalogs);
-  }();
-  return instance;
 }
 
 std::string english(const Message& message) {

@@ -10,8 +10,9 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { compileBase64, unpackBase64, unpackTexts, instantiating, wrap } from '../../web/src/core.js';
+import { compileBase64, unpackBase64, unpackCore, splitTexts, instantiating, wrap } from '../../web/src/core.js';
 import { unlzma } from '../../web/src/lzma.js';
+import { packTexts } from '../../tools/build-page.mjs';
 import { root } from './module.mjs';
 
 const require = createRequire(import.meta.url);
@@ -94,13 +95,70 @@ test('a stream that is not one is a named error, never a hang or a write past th
   }
 });
 
-test('the packed catalogs: one JSON text a line, one line per language, or refused', async () => {
-  const texts = ['{"app.title":"VRAM calculator"}', '["حاسبة VRAM"]', '["ماشین‌حساب VRAM"]'];
-  const packedTexts = lzma(Buffer.from(texts.join('\n'), 'utf8')).toString('base64');
-  assert.deepEqual(await unpackTexts(packedTexts, ['en', 'ar', 'fa'], decoder), { en: texts[0], ar: texts[1], fa: texts[2] });
-  await assert.rejects(unpackTexts(packedTexts, ['en', 'ar'], decoder), /3 texts for 2 languages/);
-  // Bytes that are not UTF-8 are refused, not read as replacement characters.
-  await assert.rejects(unpackTexts(lzma(Buffer.from([0x7b, 0xff, 0x7d])).toString('base64'), ['en'], decoder), TypeError);
+test('the packed catalogs: one JSON text a line, one line per language, every letter back, or refused', () => {
+  // Arabic and Persian letters (the table's), a letter outside it (the
+  // 129th commonest), one outside the BMP, a backslash before a letter.
+  const many = Array.from({ length: 140 }, (_, i) => String.fromCharCode(0x4e00 + i).repeat(140 - i)).join('');
+  const texts = [JSON.stringify({ 'app.title': 'VRAM calculator', x: `\\\u0628 😀 ${many}` }), `["${'حاسبة VRAM '.repeat(200)}"]`, `["${'ماشین‌حساب VRAM ۷۰ '.repeat(200)}"]`];
+  const bytes = packTexts(texts.join('\n'));
+  assert.ok(bytes.length < Buffer.byteLength(texts.join('\n')), 'one byte a letter of the table');
+  const back = splitTexts(bytes, ['en', 'ar', 'fa']);
+  // The table's letters come back as they were; the rest as JSON escapes of themselves.
+  assert.equal(back.ar, texts[1]);
+  assert.equal(back.fa, texts[2]);
+  assert.match(back.en, /\\u4e8b/);
+  assert.deepEqual(JSON.parse(back.en), JSON.parse(texts[0]));
+  assert.throws(() => splitTexts(bytes, ['en', 'ar']), /3 texts for 2 languages/);
+  // A byte for an unused place in the table, a lone surrogate, too short: refused.
+  const unused = Buffer.concat([Buffer.alloc(256), Buffer.from([0x7b, 0x80, 0x7d])]);
+  assert.throws(() => splitTexts(unused, ['en']), /table lacks/);
+  const lone = Buffer.alloc(258);
+  lone.writeUInt16LE(0xd800, 0);
+  lone[256] = 0x80;
+  lone[257] = 0x41;
+  assert.throws(() => splitTexts(lone, ['en']), TypeError);
+  assert.throws(() => splitTexts(Buffer.from('{}'), ['en']), /shorter than their table/);
+});
+
+test('the module and the catalogs from one stream: the module compiled as it unpacks, the catalogs cut after it, with or without streaming', async () => {
+  // Catalogs long enough that the last 200 packed bytes are theirs.
+  const noise = Array.from({ length: 2000 }, (_, i) => ((i * 2654435761) >>> 0).toString(36)).join(' ');
+  const texts = [`{"app.title":"VRAM calculator","noise":"${noise}"}`, '["حاسبة VRAM"]', '["ماشین‌حساب VRAM"]'];
+  const both = lzma(Buffer.concat([bytes, packTexts(texts.join('\n'))])).toString('base64');
+  const expected = { en: texts[0], ar: texts[1], fa: texts[2] };
+  const streamed = unpackCore(both, bytes.length, ['en', 'ar', 'fa'], decoder);
+  assert.deepEqual(await streamed.texts, expected);
+  const module = await streamed.compiled;
+  assert.ok(module instanceof WebAssembly.Module);
+  const compileStreaming = WebAssembly.compileStreaming;
+  let whole;
+  try {
+    delete WebAssembly.compileStreaming;
+    whole = unpackCore(both, bytes.length, ['en', 'ar', 'fa'], decoder);
+    assert.deepEqual(await whole.texts, expected);
+    assert.deepEqual(WebAssembly.Module.exports(await whole.compiled), WebAssembly.Module.exports(module));
+  } finally {
+    WebAssembly.compileStreaming = compileStreaming;
+  }
+  // The module answers as the plain factory does.
+  const [instance, plain] = await Promise.all([instantiating(factory, streamed.compiled)(), factory()]);
+  assert.deepEqual(wrap(instance).estimate(REQUEST), wrap(plain).estimate(REQUEST));
+  // Cut in the wrong place: the module refused (and the catalogs with it, or not UTF-8).
+  const wrong = unpackCore(both, bytes.length - 1, ['en', 'ar', 'fa'], decoder);
+  wrong.texts.catch(() => {});
+  await assert.rejects(wrong.compiled, WebAssembly.CompileError);
+  // A cut past the stream's end, and a stream cut short: refused, never a hang.
+  const past = unpackCore(both, bytes.length + 10 ** 6, ['en'], decoder);
+  await assert.rejects(past.compiled, /lzma: /);
+  await assert.rejects(past.texts, /lzma: /);
+  const raw = Buffer.from(both, 'base64');
+  const cut = unpackCore(raw.subarray(0, raw.length - 200).toString('base64'), bytes.length, ['en', 'ar', 'fa'], decoder);
+  await assert.rejects(cut.texts, /ends before its data/);
+  assert.ok((await cut.compiled) instanceof WebAssembly.Module, 'the module before the cut is whole');
+  // A stream whose catalogs are fewer than its languages.
+  const fewer = unpackCore(both, bytes.length, ['en', 'ar', 'fa', 'he'], decoder);
+  await assert.rejects(fewer.texts, /3 texts for 4 languages/);
+  assert.ok((await fewer.compiled) instanceof WebAssembly.Module);
 });
 
 test('compiled as it unpacks, or once unpacked without streaming: the same module', async () => {

@@ -1,7 +1,7 @@
 // The wasm core behind one promise per page: created on first use, shared
 // by every <vram-calculator> on the page. `factory` is the Emscripten
 // module factory (createVramModule).
-import { unlzma, unlzmaStream } from './lzma.js';
+import { unlzma, unlzmaSplit, unlzmaStream } from './lzma.js';
 
 export class CoreError extends Error {
   constructor(error) {
@@ -106,14 +106,77 @@ export function unpackBase64(text, decoder) {
 }
 
 /**
- * The page's catalogs from base64 of their LZMA (tools/build-page.mjs
- * pageTexts: one JSON text a line, in the order of `langs`). A promise of
+ * The page's catalogs from their packed bytes (tools/build-page.mjs
+ * packTexts: a table of 128 letters as UTF-16 code units, then the text
+ * one byte a letter, ASCII as itself and 128 + i for the table's i-th),
+ * which hold one JSON text a line, in the order of `langs`. Returns
  * { lang: JSON text }.
  */
-export async function unpackTexts(text, langs, decoder) {
-  const lines = new TextDecoder('utf-8', { fatal: true }).decode(await unpackBase64(text, decoder)).split('\n');
+export function splitTexts(bytes, langs) {
+  if (bytes.length < 256) throw new Error(`lzma: the packed catalogs are ${bytes.length} bytes, shorter than their table`);
+  const letters = new Uint16Array(256);
+  for (let i = 0; i < 128; i++) {
+    letters[i] = i;
+    // 0 where unused: a byte that names it is refused below.
+    letters[128 + i] = bytes[2 * i] | (bytes[2 * i + 1] << 8);
+  }
+  const body = bytes.subarray(256);
+  const units = new Uint16Array(body.length);
+  for (let i = 0; i < body.length; i++) units[i] = letters[body[i]];
+  const text = new TextDecoder('utf-16le', { fatal: true }).decode(units);
+  if (text.includes('\0')) throw new Error('lzma: the packed catalogs name a letter their table lacks');
+  const lines = text.split('\n');
   if (lines.length !== langs.length) throw new Error(`lzma: the packed catalogs hold ${lines.length} texts for ${langs.length} languages`);
   return Object.fromEntries(langs.map((lang, i) => [lang, lines[i]]));
+}
+
+const WASM_TYPE = { headers: { 'content-type': 'application/wasm' } };
+
+/**
+ * The module and the page's catalogs from base64 of their one LZMA stream
+ * (tools/build-page.mjs corePieces: the module's `wasmSize` bytes, then
+ * the catalogs' text as splitTexts reads it), so
+ * that LZMA packs the catalogs' English with the module's own copy of the
+ * errors' English, and with one header. Returns { compiled, texts }: a
+ * promise of the WebAssembly.Module, compiled as its bytes are unpacked
+ * (WebAssembly.compileStreaming), or once unpacked where streaming is
+ * missing or refuses the stream; and a promise of { lang: JSON text },
+ * unpacked right after the module's last byte.
+ */
+export function unpackCore(text, wasmSize, langs, decoder) {
+  const packed = decodeBase64(text);
+  let give;
+  let refuse;
+  const texts = new Promise((resolve, reject) => {
+    give = resolve;
+    refuse = reject;
+  }).then((bytes) => splitTexts(bytes, langs));
+  const whole = () => {
+    const all = unlzma(packed, decoder).then((bytes) => {
+      if (bytes.length < wasmSize) throw new Error(`lzma: the packed module and catalogs hold ${bytes.length} bytes, not the module's ${wasmSize}`);
+      return bytes;
+    });
+    all.then((bytes) => give(bytes.subarray(wasmSize)), refuse);
+    return all.then((bytes) => WebAssembly.compile(bytes.subarray(0, wasmSize)));
+  };
+  if (typeof WebAssembly.compileStreaming !== 'function') return { compiled: whole(), texts };
+  let compiled;
+  try {
+    const { head, tail } = unlzmaSplit(packed, decoder, wasmSize);
+    // The catalogs as soon as they are unpacked; a tail that fails is
+    // told once the module it follows compiled (else whole() tells it).
+    tail.then(give, () => {});
+    compiled = WebAssembly.compileStreaming(new Response(head, WASM_TYPE)).then(
+      (module) => {
+        tail.catch(refuse);
+        return module;
+      },
+      () => whole(),
+    );
+  } catch {
+    compiled = whole();
+  }
+  return { compiled, texts };
 }
 
 /**
@@ -128,7 +191,7 @@ export function compileBase64(text, decoder) {
   let streaming;
   try {
     const bytes = unlzmaStream(decodeBase64(text), decoder);
-    streaming = WebAssembly.compileStreaming(new Response(bytes, { headers: { 'content-type': 'application/wasm' } }));
+    streaming = WebAssembly.compileStreaming(new Response(bytes, WASM_TYPE));
   } catch {
     return whole();
   }

@@ -31,49 +31,108 @@ function unpackedSize(packed) {
 const align = (n) => (n + 15) & ~15;
 
 /**
- * A ReadableStream of the bytes `packed` (an .lzma stream, a Uint8Array)
- * unpacks to, in slices, by the decoder module `decoder`: its bytes, or
- * the WebAssembly.Module compiled from them (or a promise of it), so that
- * a page compiles it once for every stream. A stream that is not one
- * errors the stream with a named Error.
+ * The decoder set to unpack `packed` (an .lzma stream, a Uint8Array) by the
+ * decoder module `decoder`: its bytes, or the WebAssembly.Module compiled
+ * from them (or a promise of it), so that a page compiles it once for
+ * every stream. A promise of { size, done, read(end) }: read(end) unpacks
+ * up to byte `end` at least and gives the bytes from the last read's end
+ * to `end` (a copy:
+ * the consumer may keep it; the decoder's memory stays its own). A stream
+ * that is not one fails with a named Error.
  */
-export function unlzmaStream(packed, decoder) {
-  let exports;
-  let out;
-  let size;
-  let done = 0;
+async function opening(packed, decoder) {
+  const size = unpackedSize(packed);
+  const code = await decoder;
+  const instance = code instanceof WebAssembly.Module ? await WebAssembly.instantiate(code) : (await WebAssembly.instantiate(code)).instance;
+  const { exports } = instance;
+  const memory = exports.memory;
+  const fit = (end) => {
+    const have = memory.buffer.byteLength;
+    if (end > have) memory.grow(Math.ceil((end - have) / 65536));
+  };
+  const input = align(exports.__heap_base.value);
+  const output = align(input + packed.length);
+  const probs = align(output + size);
+  fit(probs);
+  new Uint8Array(memory.buffer).set(packed, input);
+  const count = exports.unlzma_probs(input, packed.length);
+  if (count === 0) throw fail(STATUS['-1']);
+  fit(probs + 2 * count);
+  const status = exports.unlzma_start(input, packed.length, output, size, probs);
+  if (status < 0) throw fail(STATUS[status]);
+  const out = new Uint8Array(memory.buffer, output, size);
+  // The decoder stops at the end of a match, past `end` where one runs
+  // over it: what it unpacked past `end` is given by the next read.
+  let unpacked = 0;
+  const state = {
+    size,
+    done: 0,
+    read(end) {
+      if (unpacked < end) {
+        const pos = exports.unlzma_run(end);
+        if (pos < 0) throw fail(STATUS[pos] ?? `status ${pos}`);
+        unpacked = pos;
+      }
+      const to = Math.min(unpacked, end);
+      const bytes = out.slice(state.done, to);
+      state.done = to;
+      return bytes;
+    },
+  };
+  return state;
+}
+
+/**
+ * A ReadableStream of the bytes `packed` unpacks to (opening, above), in
+ * slices, up to byte `cut` (all of them when not given); `onEnd(state)` is
+ * called once its last slice is given, with the decoder still open there.
+ * A stream that is not one errors the stream with a named Error.
+ */
+function slices(packed, decoder, cut, onEnd) {
+  let state;
+  let end;
   return new ReadableStream({
     async start() {
-      size = unpackedSize(packed);
-      const code = await decoder;
-      const instance = code instanceof WebAssembly.Module ? await WebAssembly.instantiate(code) : (await WebAssembly.instantiate(code)).instance;
-      ({ exports } = instance);
-      const memory = exports.memory;
-      const fit = (end) => {
-        const have = memory.buffer.byteLength;
-        if (end > have) memory.grow(Math.ceil((end - have) / 65536));
-      };
-      const input = align(exports.__heap_base.value);
-      const output = align(input + packed.length);
-      const probs = align(output + size);
-      fit(probs);
-      new Uint8Array(memory.buffer).set(packed, input);
-      const count = exports.unlzma_probs(input, packed.length);
-      if (count === 0) throw fail(STATUS['-1']);
-      fit(probs + 2 * count);
-      const status = exports.unlzma_start(input, packed.length, output, size, probs);
-      if (status < 0) throw fail(STATUS[status]);
-      out = new Uint8Array(memory.buffer, output, size);
+      state = await opening(packed, decoder);
+      end = cut ?? state.size;
+      if (end > state.size) throw fail(`it holds ${state.size} bytes, not the ${end} of its first part`);
     },
     pull(controller) {
-      const pos = exports.unlzma_run(Math.min(done + SLICE, size));
-      if (pos < 0) throw fail(STATUS[pos] ?? `status ${pos}`);
-      // A copy: the consumer may keep it; the decoder's memory stays its own.
-      controller.enqueue(out.slice(done, pos));
-      done = pos;
-      if (done === size) controller.close();
+      controller.enqueue(state.read(Math.min(state.done + SLICE, end)));
+      if (state.done === end) {
+        controller.close();
+        if (onEnd) onEnd(state);
+      }
     },
   });
+}
+
+/** A ReadableStream of the bytes `packed` unpacks to, in slices (opening, above). */
+export function unlzmaStream(packed, decoder) {
+  return slices(packed, decoder);
+}
+
+/**
+ * The bytes `packed` unpacks to in two parts: `head`, a ReadableStream of
+ * its first `cut` bytes in slices (as unlzmaStream), and `tail`, a promise
+ * of the rest (a Uint8Array), unpacked as soon as the head's last slice is
+ * given. A tail whose head is never read to its end never settles.
+ */
+export function unlzmaSplit(packed, decoder, cut) {
+  let give;
+  let refuse;
+  const tail = new Promise((resolve, reject) => {
+    give = resolve;
+    refuse = reject;
+  });
+  const head = slices(packed, decoder, cut, (state) => {
+    try {
+      give(state.read(state.size));
+    } catch (error) {
+      refuse(error);
+    }
+  });
+  return { head, tail };
 }
 
 /** The bytes `packed` unpacks to (a promise of a Uint8Array). */

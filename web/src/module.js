@@ -4,24 +4,24 @@
 // its shorthands without any element (in a browser or under Node).
 // tools/build-page.mjs puts in scope `createVramModule` (the Emscripten
 // factory), `vramGlue` (the function returning it, for the checkpoint
-// reader's Worker), `VRAM_WASM_LZMA` (the module's bytes as LZMA, base64),
-// `VRAM_UNLZMA` (the decoder's wasm, base64), `VRAM_TEXTS_LZMA` (the
-// catalogs as LZMA, base64) and `VRAM_TEXTS_LANGS` (their languages).
-/* global createVramModule, vramGlue, VRAM_WASM_LZMA, VRAM_UNLZMA, VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS */
-import { CoreError, compileBase64, decodeBase64, instantiating, loadCore, unpackTexts } from './core.js';
+// reader's Worker), `VRAM_LZMA` (the module's bytes, then the catalogs,
+// as one LZMA stream, base64), `VRAM_WASM_SIZE` (the module's length in
+// it), `VRAM_UNLZMA` (the decoder's wasm, base64) and `VRAM_TEXTS_LANGS`
+// (the catalogs' languages).
+/* global createVramModule, vramGlue, VRAM_LZMA, VRAM_WASM_SIZE, VRAM_UNLZMA, VRAM_TEXTS_LANGS */
+import { CoreError, decodeBase64, instantiating, loadCore, unpackCore } from './core.js';
 import { defineVramCalculator as define } from './element.js';
 import { provideCatalogs } from './i18n.js';
 import { withReader } from './reader.js';
 import { VERSION } from './version.js';
 
-// Unpacked and compiled on first use (importing does nothing), once; the
-// catalogs unpacked when the element is first defined; the decoder
-// compiled once for both.
-let compiled = null;
+// Unpacked and compiled on first use (importing does nothing), once: the
+// module and the catalogs are one stream, unpacked on the first call or
+// when the element is first defined, whichever comes first.
+let unpacked = null;
 let catalogs = null;
-let decoder = null;
-const unpacker = () => (decoder ||= WebAssembly.compile(decodeBase64(VRAM_UNLZMA)));
-const compiling = () => (compiled ||= compileBase64(VRAM_WASM_LZMA, unpacker()));
+const unpacking = () => (unpacked ||= unpackCore(VRAM_LZMA, VRAM_WASM_SIZE, VRAM_TEXTS_LANGS, WebAssembly.compile(decodeBase64(VRAM_UNLZMA))));
+const compiling = () => unpacking().compiled;
 const factory = () => instantiating(createVramModule, compiling())();
 // The checkpoint reader's Worker, over the same compiled module (compiled when first asked).
 withReader(factory, vramGlue, compiling);
@@ -33,7 +33,7 @@ export const version = VERSION;
 
 /** Registers the <vram-calculator> element; later calls do nothing. */
 export function defineVramCalculator() {
-  catalogs ||= provideCatalogs(unpackTexts(VRAM_TEXTS_LZMA, VRAM_TEXTS_LANGS, unpacker()));
+  catalogs ||= provideCatalogs(unpacking().texts);
   define(factory);
 }
 
