@@ -77,6 +77,6 @@ TEST_CASE("vLLM keeps its share while it is free, and lowers it to what is free 
 }
 
 TEST_CASE("gpu_used_gb is checked: a negative amount is a named error") {
-  CHECK_THROWS(testing::estimate(
-      {{"model", "llama-3.1-8b"}, {"gpu", "rtx-4090"}, {"gpu_used_gb", -1}}));
+  CHECK_THROWS(
+      testing::estimate({{"model", "llama-3.1-8b"}, {"gpu", "rtx-4090"}, {"gpu_used_gb", -1}}));
 }

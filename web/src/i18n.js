@@ -127,6 +127,7 @@ function makeTranslator(base, digits, unit) {
   const renderer = createRenderer({ catalogs: { en: catalogOf('en', rtl), [base]: catalogOf(base, rtl) }, lang: base, digits, unit });
   const t = (id, params) => renderer.t(id, params);
   t.render = renderer.render;
+  t.has = renderer.has;
   t.lang = base;
   t.dir = dir;
   t.digits = renderer.locale.includes('-nu-latn') ? 'latn' : 'native';

@@ -320,6 +320,8 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
     /** The Intl locale that writes this renderer's digits and separators. */
     locale: system.locale,
     missing,
+    /** Whether some catalog has `id` (English's, where the language's has none). */
+    has: (id) => (own !== undefined && Object.hasOwn(own, id)) || Object.hasOwn(english, id),
     /** A bare number with exactly `decimals` decimals, as the d0..d6 styles write it. */
     number: (value, decimals = 0) => number(value, decimals, decimals),
     /**

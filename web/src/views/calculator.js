@@ -45,7 +45,8 @@ function inputValue(t, catalog, key, value) {
     case 'format': return nameOf(catalog.weight_formats, value);
     case 'kv_format': return nameOf(catalog.kv_formats, value);
     case 'optimizer': return t(`optimizer.${value}`);
-    case 'component': return t(`part.${value}`);
+    // A part of ours ("experts") in words; a checkpoint's tensor type ("Q4_K") as it is named.
+    case 'component': return t.has(`part.${value}`) ? t(`part.${value}`) : value;
     case 'kind': return t(`overheadKind.${value}`);
     default: return value;  // LoRA target modules: the model's own tensor names
   }
