@@ -331,7 +331,8 @@ std::optional<ServingSet> offloaded_set(const ServingSearch& q, const Gpu& card,
   s.gpus = first;
   const InferencePlan p = plan_inference(s, q.engine, q.options, &card, q.gpus, q.formats, false);
   const OffloadPlan o =
-      plan_offload(offload_parts(s, p, p.options), q.gpus.usable_bytes(card), first);
+      plan_offload(offload_parts(s, p, p.options),
+                   std::max(0.0, q.gpus.usable_bytes(card) - s.held_bytes), first);
   if (o.kind == OffloadPlan::Kind::kNone || !o.fits) return std::nullopt;
   const DecodeSpeed ds =
       expected_offload_decode(*s.model, p, card, speed_layout(q.engine, 1, 1, first), s.batch,

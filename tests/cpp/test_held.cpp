@@ -80,3 +80,21 @@ TEST_CASE("gpu_used_gb is checked: a negative amount is a named error") {
   CHECK_THROWS(
       testing::estimate({{"model", "llama-3.1-8b"}, {"gpu", "rtx-4090"}, {"gpu_used_gb", -1}}));
 }
+
+TEST_CASE("llama.cpp's partial offload places only into what others leave free") {
+  // 70B BF16 at 32k on one H200: it runs with part in host RAM; 10 GB held moves more there.
+  json q = {{"model", "llama-3.1-70b"},
+            {"weights", "bf16"},
+            {"engine", "llamacpp"},
+            {"gpu", "h200-sxm"},
+            {"context", 32768}};
+  const json free = testing::estimate(q);
+  q["gpu_used_gb"] = 10;
+  const json used = testing::estimate(q);
+  const json& a = free.at("serving").at("offload");
+  const json& b = used.at("serving").at("offload");
+  const double usable = used.at("gpu").at("usable_gib").get<double>() * 1073741824.0 / 1e9;
+  CHECK(b.at("per_gpu_gb").get<double>() + 10.0 <= usable);
+  CHECK(b.at("gpu_layers").get<int>() < a.at("gpu_layers").get<int>());
+  CHECK(b.at("host_gb").get<double>() > a.at("host_gb").get<double>());
+}

@@ -1,6 +1,8 @@
 // llama.cpp's partial offload in the answer: which placement (the user's or
 // the plan's), what sits where, its speed and the flags that carry it.
 
+#include <algorithm>
+
 #include "answer/sections.hpp"
 #include "vram/error.hpp"
 #include "vram/speed.hpp"
@@ -135,7 +137,8 @@ std::optional<OffloadPlan> offload_of(const Inference& in, const Placement& plac
   if (in.gpu == nullptr || !in.engine.profile->rules->offloads) return std::nullopt;
   const bool fits_whole = in.fit->fits;
   const int cards = in.layout.gpus;
-  const double usable = in.gpus.usable_bytes(*in.gpu);
+  // What other processes hold on the card is not llama.cpp's to place into.
+  const double usable = std::max(0.0, in.gpus.usable_bytes(*in.gpu) - in.setup.held_bytes);
   if (placement.given()) {
     const OffloadPlan o = place_offload(offload_parts(in.setup, in.plan, in.plan.options),
                                         placement.ngl, placement.n_cpu_moe, usable, cards);

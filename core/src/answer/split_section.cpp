@@ -3,6 +3,7 @@
 // most context, and the decoding ceiling of the cards one after another
 // (split.hpp; llama.cpp src/llama-model.cpp load_tensors).
 
+#include <algorithm>
 #include <string>
 
 #include "answer/sections.hpp"
@@ -40,7 +41,8 @@ std::optional<MixedCards> mixed_of(const Inference& in, const EstimateRequest& r
   std::vector<double> caps;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     m.cards.push_back(&in.gpus.find(ids[i], "split_gpus[" + std::to_string(i) + "]"));
-    caps.push_back(in.gpus.usable_bytes(*m.cards.back()));
+    // What other processes hold on each card is not llama.cpp's to place into.
+    caps.push_back(std::max(0.0, in.gpus.usable_bytes(*m.cards.back()) - in.setup.held_bytes));
   }
   // The model's parts at any context: the plan again, numbers only.
   const PartsAt parts_at = [&in](std::int64_t context) {
