@@ -30,6 +30,14 @@ json carried(const std::string& what, const LaunchPlan& p) {
   if (what == "devices") return p.devices.empty() ? json() : json(p.devices);
   if (what == "kv") return p.kv;
   if (what == "weights") return p.weights;
+  // Whether a knob is on: a switch, or a count above 0 (LoRA's max_loras).
+  const std::string on = "option_on:";
+  if (what.rfind(on, 0) == 0) {
+    const std::string key = what.substr(on.size());
+    if (!p.options.contains(key)) return false;
+    const json& v = p.options.at(key);
+    return v.is_boolean() ? v.get<bool>() : v.is_number() && v.get<double>() > 0;
+  }
   const std::string option = "option:";
   if (what.rfind(option, 0) == 0) {
     const std::string key = what.substr(option.size());
@@ -46,6 +54,8 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
   json args = json::array();
   std::string env;  // variables set before the program (Ollama's server settings)
   for (const json& f : l.at("flags")) {
+    // A flag that belongs to a feature ("when") is written only with it on.
+    if (f.contains("when") && carried(f.at("when").get<std::string>(), plan) != true) continue;
     json value = carried(f.at("carries").get<std::string>(), plan);
     if (value.is_null()) continue;
     if (f.contains("values")) {

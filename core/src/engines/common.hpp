@@ -67,6 +67,17 @@ struct PagedStage {
 };
 PagedStage paged_stage(const InferenceSetup& setup, int pp, bool explain, InferencePlan& plan);
 
+// --- LoRA adapter slots, vLLM and SGLang (lora.cpp) --------------------------
+/**
+ * Values of every adapter slot's A and B matrices at rank 1 on one card, over
+ * the first `layers` layers: attention and MLP projections (each expert of an
+ * MoE layer); state-space layers, embeddings and the output head carry none.
+ */
+double lora_values_per_rank(const ModelSpec& m, std::int64_t layers, const InferencePlan& plan);
+/** The slots the options ask for ("max_loras" x "max_lora_rank"); none when max_loras is 0. */
+void push_lora_slots(InferencePlan& plan, const ModelSpec& m, std::int64_t layers,
+                     const json& options, bool explain);
+
 // --- formats -----------------------------------------------------------------
 /** Safetensors checkpoints (AWQ, GPTQ, FP8, NVFP4...), not GGUF files: vLLM, SGLang, transformers.
  */

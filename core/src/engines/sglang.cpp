@@ -18,6 +18,9 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   const KvCacheSize& cache = stage.cache;
   const double weights_bytes = stage.weights_bytes;
   const std::int64_t dp = plan.data_parallel;
+  // The adapters' memory pool is made before the KV pool is sized (lora.cpp).
+  push_lora_slots(plan, *setup.model, stage.local.num_layers(), o, explain);
+  const double lora = plan.terms.back().id == "lora_slots" ? plan.terms.back().bytes : 0.0;
   const double non_torch = o.at("non_torch_gib").get<double>();
   plan.terms.push_back(gib_term("non_torch", non_torch, "before_kv_pool", explain));
   EngineBudget& b = plan.budget;
@@ -30,7 +33,7 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   budget_card(b, in.gpu, in.gpus, o.at("mem_fraction_static").get<double>());
   if (!b.present) return;
   b.kv_budget_bytes =
-      b.reserved_bytes - weights_bytes - non_torch * kBytesPerGiB - setup.held_bytes;
+      b.reserved_bytes - weights_bytes - lora - non_torch * kBytesPerGiB - setup.held_bytes;
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
     const auto rank_tokens =
         static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / b.kv_bytes_per_token));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "common.hpp"
 #include "vram/units.hpp"
@@ -99,6 +100,20 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   const KvCacheSize& cache = stage.cache;
   const double weights_bytes = stage.weights_bytes;
   const std::int64_t dp = plan.data_parallel;
+  // Adapter slots are made when the model loads (lora.cpp), before the profile.
+  push_lora_slots(plan, m, local.num_layers(), o, explain);
+  const double lora = plan.terms.back().id == "lora_slots" ? plan.terms.back().bytes : 0.0;
+  if (lora > 0 && plan.expert_parallel && m.is_moe() && explain) {
+    // vllm/lora/layers/fused_moe.py: "EP support for Fused MoE LoRA is not implemented yet."
+    plan.warnings.push_back(Message{"warning.vllm_lora_ep"});
+  }
+  // vllm/config/lora.py: max_lora_rank is one of MaxLoRARanks, or vLLM refuses to start.
+  const double lora_rank = o.contains("max_lora_rank") ? o.at("max_lora_rank").get<double>() : 16;
+  constexpr double kRanks[] = {1, 8, 16, 32, 64, 128, 256, 320, 512};
+  if (lora > 0 && explain &&
+      std::find(std::begin(kRanks), std::end(kRanks), lora_rank) == std::end(kRanks)) {
+    plan.warnings.push_back(Message{"warning.vllm_lora_rank", obj({{"rank", lora_rank}})});
+  }
 
   // NCCL and vLLM's custom all-reduce keep buffers per peer over NVLink;
   // over PCIe the custom all-reduce is off and little is added.
@@ -157,8 +172,8 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   b.kv_bytes_per_token = paged_bytes_per_token(local, *setup.kv);
   budget_card(b, gpu, in.gpus, held_share(in, plan));
   if (!b.present) return;
-  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - non_torch * kBytesPerGiB - activations -
-                      graphs * kBytesPerGiB;
+  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - lora - non_torch * kBytesPerGiB -
+                      activations - graphs * kBytesPerGiB;
   const double block = o.at("block_size").get<double>();
   std::int64_t rank_tokens = 0;  // one data-parallel rank's cache
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
