@@ -5,6 +5,7 @@
 #include "tables.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/engine_log.hpp"
+#include "vram/engine_rules.hpp"
 #include "vram/error.hpp"
 #include "vram/inference.hpp"
 #include "vram/inverse.hpp"
@@ -63,14 +64,17 @@ json Calculator::presets() const {
     for (const WeightFormat& format : catalog_.formats.weights()) {
       if (engine_runs(engine, format)) loads.push_back(format.id);
     }
-    engines.push_back(obj({{"id", engine.id},
-                           {"name", engine.name},
-                           {"label", engine.label()},
-                           {"kind", engine.kind()},
-                           {"source", engine.source},
-                           {"defaults", engine.defaults},
-                           {"option_sources", engine.option_sources},
-                           {"loads", std::move(loads)}}));
+    engines.push_back(obj(
+        {{"id", engine.id},
+         {"name", engine.name},
+         {"label", engine.label()},
+         {"kind", engine.kind()},
+         {"source", engine.source},
+         {"defaults", engine.defaults},
+         {"option_sources", engine.option_sources},
+         {"loads", std::move(loads)},
+         // Takes unequal cards ("split_gpus"): a layer split that offloads.
+         {"split_gpus", std::string(engine.rules->split) == "layer" && engine.rules->offloads}}));
   }
   return obj({{"models", models},
               {"weight_formats", catalog_.formats.weights()},

@@ -424,24 +424,25 @@ json schema_json(const Catalog& catalog) {
   };
   json engines = json::object();
   for (const EngineProfile& e : catalog.engines) engines[e.id] = table(e.knobs);
-  return obj(
-      {{"requests", obj({{"estimate", table(estimate_fields())},
-                         {"grid", table(grid_fields())},
-                         {"devices", table(devices_fields())},
-                         {"fleet", table(fleet_fields())},
-                         {"fit_models", table(fit_models_fields())},
-                         {"log", table(log_fields())}})},
-       {"engines", engines},
-       // The bounds on a checkpoint's files, which the page checks before reading one.
-       {"limits", obj({{"checkpoint", obj({{"header_bytes", limits::kMaxHeaderBytes},
-                                           {"tensors", limits::kMaxTensors},
-                                           {"metadata_bytes", limits::kMaxMetadataBytes},
-                                           {"name_bytes", limits::kMaxNameBytes},
-                                           {"entry_bytes", limits::kMaxEntryBytes},
-                                           {"shards", limits::kMaxShards},
-                                           {"index_bytes", limits::kMaxIndexBytes},
-                                           {"listed_tensors", limits::kMaxListedTensors}})}})},
-       {"config", table(config_fields())}});
+  return obj({{"requests", obj({{"estimate", table(estimate_fields())},
+                                {"grid", table(grid_fields())},
+                                {"devices", table(devices_fields())},
+                                {"fleet", table(fleet_fields())},
+                                {"fit_models", table(fit_models_fields())},
+                                {"log", table(log_fields())}})},
+              {"engines", engines},
+              // The bounds on a checkpoint's files, which the page checks before reading one.
+              {"limits", obj({{"checkpoint", obj({{"header_bytes", limits::kMaxHeaderBytes},
+                                                  {"tensors", limits::kMaxTensors},
+                                                  {"metadata_bytes", limits::kMaxMetadataBytes},
+                                                  {"name_bytes", limits::kMaxNameBytes},
+                                                  {"entry_bytes", limits::kMaxEntryBytes},
+                                                  {"shards", limits::kMaxShards},
+                                                  {"index_bytes", limits::kMaxIndexBytes},
+                                                  {"listed_tensors", limits::kMaxListedTensors}})},
+                              // The most unequal cards a split takes (split_gpus).
+                              {"split_gpus", obj({{"max_items", limits::kMaxSplitCards}})}})},
+              {"config", table(config_fields())}});
 }
 
 }  // namespace vram

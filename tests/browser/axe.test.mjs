@@ -47,3 +47,18 @@ test('axe finds no violation with the model list open, a field error, and on a p
     await browser.close();
   }
 });
+
+test('axe finds no violation in the split over unequal cards and the LoRA slots, in Persian on a phone', async () => {
+  for (const query of ['?model=llama-3.1-70b&weights=q4_k_m&engine=llamacpp&split_gpus=rtx-3090,rtx-4090&lang=fa',
+    '?model=llama-3.1-8b&engine=vllm&gpu=h100-sxm&opt.max_loras=8&lang=ar']) {
+    const browser = await openPage(query, { viewport: { width: 390, height: 844 } });
+    try {
+      const { page } = browser;
+      await page.locator('vram-calculator section.launch').waitFor();
+      await page.locator('vram-calculator .options > details').evaluate((el) => { el.open = true; });
+      assert.deepEqual(await violations(page), [], query);
+    } finally {
+      await browser.close();
+    }
+  }
+});

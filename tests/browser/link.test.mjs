@@ -96,6 +96,8 @@ test('every reachable state reopens from its own link to the same answer', async
     '?model=llama-3.1-8b&usable_fraction=0.8&min_tokens_per_s=30',
     '?model=llama-3.1-8b&engine=vllm&gpu=h100-sxm&gpu_used_gb=20',
     '?model=llama-3.1-8b&engine=llamacpp&gpu=rtx-4090&gpu_used_gb=3',
+    '?model=llama-3.1-70b&weights=q4_k_m&engine=llamacpp&split_gpus=rtx-3090,rtx-4090,rtx-3090',
+    '?model=llama-3.1-8b&engine=vllm&gpu=h100-sxm&opt.max_loras=8&opt.max_lora_rank=64',
   ];
   for (const engine of ['guide', 'percent', 'vllm', 'sglang', 'llamacpp', 'transformers']) queries.push(`?model=qwen3-32b&engine=${engine}`);
   for (const query of queries) {

@@ -46,6 +46,9 @@ export const PAGE_DEFAULTS = Object.freeze({
   unit: 'GB',
   opts: Object.freeze({}),
   gpu: 'h100-pcie',
+  // Unequal cards in one machine, split by layers (llama.cpp): instead of
+  // gpu and gpu_count while it lists any. Empty: one kind of card.
+  split_gpus: Object.freeze([]),
   // A memory budget of the reader's own ("my card has 20 GB"): the core
   // fits against it instead of the card's capacity. null: the card's.
   budget_gb: null,
@@ -115,6 +118,7 @@ const CORE_PARAMS = {
   finetune_profile: ['estimate', 'finetune_profile'],
   engine: ['estimate', 'engine'],
   gpu_count: ['estimate', 'gpu_count'],
+  split_gpus: ['estimate', 'split_gpus'],
   budget_gb: ['estimate', 'budget_gb'],
   gpu_used_gb: ['estimate', 'gpu_used_gb'],
   usable_fraction: ['devices', 'usable_fraction'],
@@ -226,6 +230,9 @@ function schemaFor(catalog) {
     for (const [name, key] of Object.entries(SHAPE)) specs[name] = specOf(coreField(catalog, 'config', key));
     // Parameters in billions: params_total's range, scaled, empty for "from the shape".
     specs.params = { ...specOf(coreField(catalog, 'estimate', 'params_total'), 1e-9), optional: true };
+    // Cards of the page's catalog (a vendor's may replace them), repeats
+    // allowed (two 3090s and a 4090), as many as the core's split takes.
+    specs.split_gpus = { kind: 'cards', max: catalog.schema.limits.split_gpus.max_items };
     // Empty: no budget of one's own, the card's capacity.
     specs.budget_gb = { ...specs.budget_gb, optional: true };
     // A link's number reads as a typed one does: "32k", "32,768", "3.2e4",
@@ -382,6 +389,13 @@ function readValue(spec, raw, catalog) {
       return spec.optional && raw === '' ? { value: null } : readNumber(spec, raw);
     case 'bool':
       return raw in BOOLEANS ? { value: BOOLEANS[raw] } : { error: { code: 'notBool', value: quote(raw) } };
+    case 'cards': {
+      const items = raw === '' ? [] : raw.split(',');
+      const bad = items.find((item) => !catalog.gpus.some((g) => g.id === item));
+      if (bad !== undefined) return { error: { code: 'notChoice', value: quote(bad) } };
+      if (items.length < 2 || items.length > spec.max) return { error: { code: 'cardsCount', max: spec.max } };
+      return { value: items };
+    }
     case 'list': {
       const items = raw === '' ? [] : raw.split(',');
       const bad = items.find((item) => !spec.choices.includes(item));
@@ -634,6 +648,7 @@ function linkParams(state, defaults, catalog) {
   if (state.usable_fraction !== defaults.usable_fraction) names.push('usable_fraction');
   if (state.min_tokens_per_s !== defaults.min_tokens_per_s) names.push('min_tokens_per_s');
   if (state.gpu_used_gb !== defaults.gpu_used_gb) names.push('gpu_used_gb');
+  if (state.split_gpus.length) names.push('split_gpus');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
   // A link made in Persian opens in Persian: the language goes with it once chosen.
   if (state.lang) names.push('lang');
@@ -656,6 +671,13 @@ export function toQuery(state, catalog) {
   }
   for (const [key, value] of Object.entries(state.opts || {})) params.set(`${OPTION_PREFIX}${key}`, String(value));
   return `?${params.toString()}`;
+}
+
+/** Whether the state's unequal cards are the answer's: listed, inference, an engine that takes them. */
+export function splitsCards(catalog, state) {
+  if (state.mode !== 'inference' || !state.split_gpus.length) return false;
+  const engine = engineById(catalog, state.engine);
+  return Boolean(engine && engine.split_gpus);
 }
 
 /** The model part of a request: a preset id, or a config object. */
@@ -699,6 +721,11 @@ export function estimateRequest(state, catalog, page) {
     request.weights = state.weights;
     for (const name of onlyIn(page, 'inference')) request[name] = state[name];
     if (Object.keys(state.opts).length) request.engine_options = { ...state.opts };
+    // Unequal cards stand instead of the card and its count, under an engine that splits them.
+    if (splitsCards(page, state)) {
+      delete request.gpu;
+      delete request.gpu_count;
+    } else delete request.split_gpus;
   } else {
     request.mode = state.mode;
     for (const name of finetuneInputs(page)) if (appliesTo(page, name, state)) request[name] = state[name];

@@ -18,6 +18,14 @@ const bytes = (gb) => gb * BYTES_PER_GB;
  */
 export function fitSummary(t, result) {
   const fit = result.fit;
+  // Unequal cards (llama.cpp's --tensor-split): the split is the fit.
+  const split = result.split;
+  if (!fit && split) {
+    const tokens = (n) => ({ id: 'inverse.tokens', params: { tokens: n } });
+    const params = { cards: splitCards(split), context: tokens(result.context), max: tokens(split.max_context) };
+    const state = split.fits ? (split.fill > 0.9 ? 'is-tight' : 'is-fit') : 'is-over';
+    return { text: t(split.fits ? 'mixed.fits' : 'mixed.short', params), fits: split.fits, tight: state === 'is-tight', state };
+  }
   if (!fit) return null;
   const cards = result.gpu_count || 1;
   const tight = Boolean(fit.fits && fit.tight);
@@ -34,6 +42,11 @@ export function fitSummary(t, result) {
     ? t(tight ? 'fit.tight' : 'fit.fits', { where, spare: bytes(fit.spare_gb) })
     : t('fit.short', { where, over: bytes(-fit.spare_gb) });
   return { text, fits: fit.fits, tight, state: fit.fits ? (tight ? 'is-tight' : 'is-fit') : 'is-over' };
+}
+
+/** The cards of a split in their CUDA order, "RTX 3090 + RTX 4090" (the renderer isolates it). */
+export function splitCards(split) {
+  return split.cards.map((c) => c.name).join(' + ');
 }
 
 /**
@@ -56,9 +69,12 @@ export function measuredRange(t, measured) {
 
 /**
  * The headline memory: over all the cards of a multi-card serving plan (the
- * fit's capacity and spare are counted over the same cards), else the total.
+ * fit's capacity and spare are counted over the same cards) or of a split
+ * over unequal cards, else the total.
  */
 export function headlineGb(result) {
+  // Unequal cards: what all of them hold together.
+  if (result.split) return result.split.cards.reduce((sum, c) => sum + c.total_gb, 0);
   return result.serving && result.serving.gpus > 1 ? result.serving.total_gb : result.total_gb;
 }
 

@@ -6,7 +6,7 @@
 import { assign, h, patch } from '../dom.js';
 import { BYTES_PER_GB, BYTES_PER_GIB, roundDisplay, roundToTotal } from '../format.js';
 import { CUSTOM, IMPORTED, estimateRequest } from '../state.js';
-import { fitSummary, headlineGb, measuredRange } from './answer-bar.js';
+import { fitSummary, headlineGb, measuredRange, splitCards } from './answer-bar.js';
 import { stackedBar } from './bar.js';
 import { bdi, compute, said, dataTable, errorBox, facts, lazyDetails, modelName, nameOf, sayQuoted } from './common.js';
 import { rentLink } from './rent-link.js';
@@ -171,7 +171,7 @@ export class CalculatorView {
     const fitText = summary ? summary.text : '';
     if (summary) {
       out.push(h('p', { class: `fit ${summary.state}`, dataset: { fits: String(summary.fits), tight: String(Boolean(summary.tight)), offload: String(Boolean(summary.offload)) } },
-        h('strong', {}, fitText), ' ', h('span', { class: 'muted' }, t('fit.basis', { basis: fit.basis }))));
+        h('strong', {}, fitText), fit ? [' ', h('span', { class: 'muted' }, t('fit.basis', { basis: fit.basis }))] : null));
     }
     assign(this.live, 'textContent', fitText ? t('result.live', { total: totalText, fit: fitText }) : totalText);
     // The terms are one card's: against one card's share of the capacity.
@@ -238,6 +238,8 @@ export class CalculatorView {
         serving.offload ? h('p', { class: 'muted small' }, t('serving.allOnGpu')) : null));
       if (serving.offload) out.push(offloadBlock(t, mem, serving.offload));
     }
+
+    if (result.split) out.push(splitBlock(t, mem, result.split));
 
     if (result.launch) out.push(launchBlock(t, say, launchForFile(result.launch, state), training));
 
@@ -314,6 +316,28 @@ function offloadBlock(t, mem, o) {
     h('h3', {}, t('offload.title')),
     facts(t, rows),
     d ? h('p', { class: 'muted small' }, t('offload.step', d.step_ms)) : null);
+}
+
+// llama.cpp over unequal cards: each card's run of layers and buffers, in
+// CUDA order, the --tensor-split that places them and the most context
+// they hold (the core's split).
+function splitBlock(t, mem, split) {
+  const head = ['mixed.card', 'mixed.layers', 'mixed.weights', 'mixed.kv', 'mixed.buffers', 'mixed.used'].map((k) => t(k));
+  const rows = split.cards.map((c) => h('tr', { dataset: { gpu: c.gpu, fits: String(c.fits) } },
+    h('th', { scope: 'row' }, said(t, t('mixed.cardName', { device: `CUDA${c.device}`, name: c.name }))),
+    h('td', {}, said(t, t(c.output ? 'mixed.layersOutput' : 'mixed.layersValue', { first: c.first_layer, last: c.first_layer + c.layers - 1, count: c.layers }))),
+    h('td', { class: 'num' }, said(t, mem(c.weights_gb))),
+    h('td', { class: 'num' }, said(t, mem(c.kv_gb))),
+    h('td', { class: 'num' }, said(t, mem(c.compute_gb + c.context_gb))),
+    h('td', { class: 'num' }, said(t, t('mixed.usedValue', { used: bytes(c.total_gb), capacity: bytes(c.capacity_gb) })))));
+  return h('section', { class: 'block split', dataset: { fits: String(split.fits) } },
+    h('h3', {}, t('mixed.title', { cards: splitCards(split) })),
+    dataTable(t('mixed.title', { cards: splitCards(split) }), null, head, rows, { class: 'split-table' }, t('table.scrollCue')),
+    facts(t, [
+      [t('mixed.tensorSplit'), h('code', { dir: 'ltr' }, `--tensor-split ${split.tensor_split.join(',')}`)],
+      [t('mixed.maxContext'), t('inverse.tokens', { tokens: split.max_context })],
+      [t('mixed.decode'), tps(t, split.decode_tokens_per_s)],
+    ]));
 }
 
 /**

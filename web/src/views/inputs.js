@@ -15,7 +15,7 @@ import { modelName, nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
-  appliesTo, choicesOf, engineById, finetuneInputs, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
+  appliesTo, choicesOf, engineById, finetuneInputs, splitsCards, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
 } from '../state.js';
 
 /**
@@ -103,6 +103,16 @@ export class InputsPanel {
     }
     this.control('gpu', gpus);
     number('gpu_count');
+    // Unequal cards in one machine (llama.cpp's --tensor-split): a list of
+    // cards of the catalog, built anew when it changes (syncSplit).
+    this.gpuOptions = () => [...gpus.options].filter((o) => o.value).map((o) => [o.value, o.textContent]);
+    this.splitRows = h('div', { class: 'stack split-rows' });
+    this.splitAdd = h('button', { type: 'button', class: 'split-add', onclick: () => this.addSplitCard() }, t('input.splitAdd'));
+    this.splitBox = h('fieldset', { class: 'split-cards' },
+      h('legend', {}, t('input.split_gpus')),
+      this.splitRows, this.splitAdd,
+      h('p', { class: 'hint', id: 'split-help' }, t('input.splitHint', { flag: '--tensor-split' })));
+    this.splitShown = null;
     // What other processes hold on the reader's card ("nvidia-smi shows 3 GB used").
     number('gpu_used_gb');
     this.fields.gpu_used_gb.append(h('p', { id: 'gpu_used_gb-help', class: 'hint' }, t('input.gpuUsedHint')));
@@ -178,7 +188,7 @@ export class InputsPanel {
         this.configError,
       ),
       this.groups.workload = section('input.workload', f('mode'), this.sections.inference, this.sections.finetune),
-      this.groups.hardware = section('input.hardware', f('gpu'), f('gpu_count'), f('gpu_used_gb'), f('budget_gb'), this.sections.devices),
+      this.groups.hardware = section('input.hardware', f('gpu'), f('gpu_count'), this.splitBox, f('gpu_used_gb'), f('budget_gb'), this.sections.devices),
     );
     this.element.addEventListener('dragover', (event) => {
       event.preventDefault();
@@ -410,6 +420,40 @@ export class InputsPanel {
     this.moved = { name: 'model', value: id, weights: weights.weights, text: t(note.id, { from: name(note.from), to: name(note.to), model }) };
   }
 
+  /** The unequal cards: the first two are the card chosen above, then one more like the last. */
+  addSplitCard() {
+    const { state } = this.ctx;
+    const first = state.gpu || this.gpuOptions()[0][0];
+    const cards = state.split_gpus.length ? [...state.split_gpus, state.split_gpus.at(-1)] : [first, first];
+    this.ctx.change({ split_gpus: cards }, { push: true });
+    this.splitRows.querySelectorAll('select')[cards.length - 1]?.focus();
+  }
+
+  /** Rebuilt only when the list changes: a select per card, and a button to take it out. */
+  syncSplit(state) {
+    const { t } = this.ctx;
+    const cards = state.split_gpus;
+    const key = cards.join(',');
+    if (this.splitShown !== key) {
+      this.splitShown = key;
+      replace(this.splitRows, cards.map((id, i) => {
+        const select = h('select', { id: `split-${i}`, 'aria-describedby': 'split-help' }, this.gpuOptions().map(([value, label]) => h('option', { value }, label)));
+        select.value = id;
+        select.addEventListener('change', () => this.ctx.change({ split_gpus: cards.map((c, j) => (j === i ? select.value : c)) }, { push: true }));
+        // Fewer than two is one kind of card again: the one left is the card above.
+        const remove = () => {
+          const rest = cards.filter((_, j) => j !== i);
+          this.ctx.change(rest.length < 2 ? { split_gpus: [], gpu: rest[0] || state.gpu } : { split_gpus: rest }, { push: true });
+          (this.splitRows.querySelector('select') || this.splitAdd).focus();
+        };
+        return h('div', { class: 'field split-card' },
+          h('label', { for: select.id }, t('input.splitCard', { n: i + 1 })),
+          h('div', { class: 'row' }, select, h('button', { type: 'button', class: 'split-remove', onclick: remove }, t('input.splitRemove', { n: i + 1 }))));
+      }));
+    }
+    assign(this.splitAdd, 'disabled', cards.length >= this.ctx.catalog.schema.limits.split_gpus.max_items);
+  }
+
   commitTargets() {
     const value = this.targets.filter((box) => box.checked).map((box) => box.value);
     if (!value.length) {
@@ -580,6 +624,7 @@ export class InputsPanel {
       this.showFieldError(name, null);
     }
     for (const box of this.targets) assign(box, 'checked', state.lora_targets.includes(box.value));
+    this.syncSplit(state);
     // Set only when it changes: setting an attribute, even to the value it
     // has, queues a mutation record and invalidates the styles that read it.
     for (const pick of this.picks.children) {
@@ -614,7 +659,12 @@ export class InputsPanel {
     if (finetune) for (const name of finetuneInputs(this.ctx.catalog)) assign(this.fields[name], 'hidden', !appliesTo(this.ctx.catalog, name, state));
     assign(this.sections.custom, 'hidden', state.model !== CUSTOM);
     assign(this.sections.devices, 'hidden', !show.has('usable_fraction'));
-    assign(this.fields.gpu_count, 'hidden', !state.gpu || !show.has('gpu'));
+    // Unequal cards stand instead of the card and its count, under an engine that splits them.
+    const engine = engineById(this.ctx.catalog, state.engine);
+    const splitting = splitsCards(this.ctx.catalog, state);
+    assign(this.splitBox, 'hidden', !(engine && engine.split_gpus) || state.view !== 'calculator' || state.mode !== 'inference' || !show.has('gpu'));
+    if (splitting) assign(this.fields.gpu, 'hidden', true);
+    assign(this.fields.gpu_count, 'hidden', !state.gpu || !show.has('gpu') || splitting);
     // Memory others hold on the reader's own card: the calculator's inference answer.
     assign(this.fields.gpu_used_gb, 'hidden', !state.gpu || !show.has('gpu') || state.view !== 'calculator' || state.mode !== 'inference');
     assign(this.fields.budget_gb, 'hidden', !show.has('gpu'));
