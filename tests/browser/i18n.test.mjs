@@ -185,11 +185,13 @@ test('right to left, fragments keep their own order and the bar fills from the r
       const x = (selector, needle) => page.evaluate(xOf, [selector, needle]);
       const first = lang === 'fa' ? '۷' : '7';
       // "75 GB", not "GB 75"; "1× H100 PCIe", not "H100 PCIe ×1"; in the
-      // fit sentence, the card and the spare memory each read left to right.
+      // fit sentence, the card and the spare memory each read left to right,
+      // and the card's capacity, written after it, lands left of it (the
+      // sentence reads right to left: tests/browser/bidi.test.mjs).
       assert.ok((await x('.total-value', first)) < (await x('.total-value', 'GB')), `${lang}: total`);
       assert.ok((await x('table.fits tbody tr[data-gpu=h100-pcie] th', '×')) < (await x('table.fits tbody tr[data-gpu=h100-pcie] th', 'H100')), `${lang}: card count`);
       assert.ok((await x('.fit strong', '×')) < (await x('.fit strong', 'H100')), `${lang}: fit sentence card`);
-      assert.ok((await x('.fit strong', 'H100')) < (await x('.fit strong', '(')), `${lang}: fit sentence capacity`);
+      assert.ok((await x('.fit strong', '(')) < (await x('.fit strong', '×')), `${lang}: fit sentence capacity`);
       // The bar: its first segment (the weights) starts at the right edge.
       const [track, seg] = await page.locator('vram-calculator .bar-track').evaluate((el) =>
         [el.getBoundingClientRect(), el.querySelector('.seg').getBoundingClientRect()].map((r) => ({ left: r.left, right: r.right })));

@@ -7,6 +7,7 @@ import { NUMBER_CHARS, catalogsReady, direction, jsonWhere, parseDigits, problem
 
 const FSI = '\u2068';
 const PDI = '\u2069';
+const RLI = '\u2067';
 
 test('a tag resolves to a catalog language, English for any other', () => {
   assert.equal(resolveLanguage('fa-IR'), 'fa');
@@ -21,16 +22,23 @@ test('a tag resolves to a catalog language, English for any other', () => {
   assert.equal(translator('he').dir, 'ltr');
 });
 
-test('right to left, every placeholder is isolated; English is left as written', () => {
+test('right to left, every Latin run and every parameter is isolated; English is left as written', () => {
   const ar = translator('ar');
-  assert.equal(ar('devices.kvRoom', { room: 38.6e9 }), `يتبقى ${FSI}38.6 GB${PDI} لذاكرة KV`);
-  // A nested message is isolated whole, and its own placeholders inside it;
-  // a count and its card ("{count}× {name}") are one isolate: "1× H100 PCIe".
+  // A number and its unit are one Latin run, and so is a Latin word alone.
+  assert.equal(ar('devices.kvRoom', { room: 38.6e9 }), `يتبقى ${FSI}38.6 GB${PDI} لذاكرة ${FSI}KV${PDI}`);
+  // A nested message is the language's sentence: a right-to-left isolate,
+  // its own runs isolated inside it; a count and its card ("{count}× {name}")
+  // are one run: "1× H100 PCIe".
   assert.equal(ar('fit.fits', { where: { id: 'fit.on', params: { count: 1, name: 'H100 PCIe', capacity: 80e9 } }, spare: 5.3e9 }),
-    `تتسع على ${FSI}${FSI}1× H100 PCIe${PDI} (${FSI}80 GB${PDI})${PDI}، مع ${FSI}5.3 GB${PDI} فائض.`);
+    `تتسع على ${RLI}${FSI}1× H100 PCIe${PDI} (${FSI}80 GB${PDI})${PDI}، مع ${FSI}5.3 GB${PDI} فائض.`);
   assert.equal(translator('fa')('serving.title', { count: 4, name: 'H200 SXM' }), `طرح سرویس‌دهی روی ${FSI}۴× H200 SXM${PDI}`);
-  // The separators a list joins with are not placeholders.
-  assert.equal(ar('fleet.describe', { items: ['HBM3', 'Hopper'] }), `${FSI}HBM3، Hopper${PDI}`);
+  // A list comes right to left: each item isolated, the separators between them not.
+  assert.equal(ar('fleet.describe', { items: ['HBM3', 'Hopper'] }), `${RLI}${FSI}HBM3${PDI}، ${FSI}Hopper${PDI}${PDI}`);
+  // A Latin word and the parameter after it are one run ("TP 4"); two bare numbers are two ("الـ4" and "28.8").
+  assert.ok(ar('devices.layout', { tp: 4, servers: 2, total: 8 }).startsWith(`النشر: ${FSI}TP 4${PDI}`));
+  assert.ok(ar('warning.below_floor', { users: 4, expected: 28.8, floor: 30 }).includes(`الـ${FSI}4${PDI} سرعة ${FSI}28.8${PDI}`));
+  // A string in the language's letters (a message the view rendered first) is the language's sentence too.
+  assert.equal(ar('error.field', { field: 'config.json', message: '40 GB على كل بطاقة' }).split(RLI).length, 2);
   const en = translator('en');
   assert.equal(en('devices.kvRoom', { room: 38.6e9 }), '38.6 GB left for KV');
   assert.ok(!/[\u2066-\u2069]/.test(en('fit.fits', { where: { id: 'fit.budget', params: { capacity: 8e10 } }, spare: 1e9 })));
@@ -135,7 +143,7 @@ test('right to left, a key a template names as written (an engine flag) is isola
     assert.deepEqual([...new Set(text.replace(/\u2068[a-z_]+\u2069/g, '').match(/[A-Za-z]+/g))].sort(), ['CUDA', 'GPU']);
   }
   // A placeholder's own name is not a key in the text.
-  assert.equal(translator('ar')('note.gqa', { kv_heads: 8 }), `انتباه GQA مع ${FSI}8${PDI} من رؤوس KV`);
+  assert.equal(translator('ar')('note.gqa', { kv_heads: 8 }), `انتباه ${FSI}GQA${PDI} مع ${FSI}8${PDI} من رؤوس ${FSI}KV${PDI}`);
   assert.ok(!/[\u2066-\u2069]/.test(translator('en')('basis.engine_share', {})));
 });
 

@@ -49,31 +49,10 @@ export function resolveLanguage(tag) {
   return LANGUAGES.includes(base) ? base : 'en';
 }
 
-// Right to left, every placeholder's text goes inside a first-strong isolate
-// (U+2068 ... U+2069): a name, a nested message or "38.6 GB" keeps its own
-// direction inside an Arabic or Persian sentence instead of being reordered
-// with it ("GB left for KV 38.6"). A number with no letters isolates left to
-// right, which is how both languages write digits. English templates are not
-// touched: there the surrounding direction is already the fragments'.
-// A count and what it counts ("{count}× {name}": "4× H200 SXM") is one
-// isolate, so it reads "۴× H200 SXM", not "H200 SXM ×۴"; so is a number and
-// the Latin unit the template writes after it ("{ms:d2} ms", "{gpus:int}
-// GPU"), so it reads "28.81 ms", not "ms 28.81". A key the template names
-// as written (an engine's flag, a config.json field: "gpu_memory_utilization،
-// mem_fraction_static") is isolated too, so its underscores and the Arabic
-// comma after it do not reorder it.
-const UNIT = '(?: (?:GB/s|TB/s|TFLOP/s|GiB|GB|MB|ms|µs|GPU)(?![A-Za-z0-9_/]))';
-const KEY = '(?<![A-Za-z0-9_.{])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\\.[a-z0-9_]+)*(?![A-Za-z0-9_}:])';
-const PLACEHOLDER = new RegExp(`\\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}(?:× \\{[A-Za-z0-9_]+(?::[a-z0-9]+)?\\}|${UNIT})?|${KEY}`, 'g');
-const isolate = (template) => template.replace(PLACEHOLDER, '\u2068$&\u2069');
-function isolated(catalog) {
-  const out = {};
-  for (const [id, entry] of Object.entries(catalog)) {
-    if (typeof entry === 'string') out[id] = id.startsWith('list.') ? entry : isolate(entry);
-    else out[id] = Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, k === 'plural' ? v : isolate(v)]));
-  }
-  return out;
-}
+// Right to left the renderer isolates every Latin run and every parameter
+// (web/src/messages.js, `isolate`; docs/i18n.md, "Right to left"): "يتبقى
+// 38.6 GB لذاكرة KV", never "GB left for KV 38.6". English is not touched:
+// there the surrounding direction is already the fragments'.
 
 /**
  * One language's catalog. In the page's build (tools/build-page.mjs)
@@ -86,7 +65,7 @@ function plainCatalog(lang) {
   if (source === null) throw new Error(`the catalog '${lang}' is not unpacked yet (await catalogsReady())`);
   const parsed = typeof source === 'string' ? JSON.parse(source) : source;
   if (!Array.isArray(parsed)) return parsed;
-  const keys = Object.keys(catalogOf('en', false));
+  const keys = Object.keys(catalogOf('en'));
   const out = {};
   parsed.forEach((entry, i) => {
     if (entry !== null && i < keys.length) out[keys[i]] = entry;
@@ -94,14 +73,11 @@ function plainCatalog(lang) {
   return out;
 }
 
-/** One language's catalog, isolated for right-to-left text when `rtl`; read once, on first use. */
+/** One language's catalog, read once, on first use. */
 const catalogs = new Map();
-function catalogOf(lang, rtl) {
-  const key = `${lang}|${rtl}`;
-  if (!catalogs.has(key)) {
-    catalogs.set(key, rtl ? isolated(catalogOf(lang, false)) : plainCatalog(lang));
-  }
-  return catalogs.get(key);
+function catalogOf(lang) {
+  if (!catalogs.has(lang)) catalogs.set(lang, plainCatalog(lang));
+  return catalogs.get(lang);
 }
 
 /**
@@ -124,7 +100,7 @@ function makeTranslator(base, digits, unit) {
   const dir = direction(base);
   const rtl = dir === 'rtl';
   // English is every language's fallback, key by key.
-  const renderer = createRenderer({ catalogs: { en: catalogOf('en', rtl), [base]: catalogOf(base, rtl) }, lang: base, digits, unit });
+  const renderer = createRenderer({ catalogs: { en: catalogOf('en'), [base]: catalogOf(base) }, lang: base, digits, unit, isolate: rtl });
   const t = (id, params) => renderer.t(id, params);
   t.render = renderer.render;
   t.has = renderer.has;

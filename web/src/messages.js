@@ -11,6 +11,9 @@
 // lang: a language tag ('fa', 'fa-IR'); one with no catalog renders English.
 // digits: undefined or '' for the language's own, 'latn' or 'native'.
 // unit: 'GB' (decimal, the default) or 'GiB', for the gb, gb0, gb2 and gap styles.
+// isolate: true for a right-to-left page (web/src/i18n.js): every Latin run
+// and every parameter comes out in a Unicode isolate (below), so the
+// sentence reads in the reader's order.
 //
 // An entry missing from the language's catalog comes from English; an id in
 // no catalog renders as the id itself (listed in `missing`, so tests can
@@ -41,6 +44,57 @@ const SYSTEMS = {
 // point or group separator. Latin digits are part of names (H100, FP8) and stay.
 const TEMPLATE = new RegExp(`${PLACEHOLDER.source}|([\u0660-\u066C\u06F0-\u06F9])`, 'g');
 const DEFAULT_DIGITS = { ar: 'latn', fa: 'native' };
+
+// Right to left (isolate: true; docs/i18n.md, "Right to left"). A sentence
+// of Arabic or Persian words with numbers, units, names and flags among them
+// reads right to left, one item after the other in the template's order, and
+// each Latin item left to right inside. The Unicode bidirectional algorithm
+// does that only where every Latin item is cut off from its neighbours: left
+// alone, "ذاكرة KV ۲ GB" joins "KV" and "2 GB" into one left-to-right run
+// (the reader meets GB before KV), and a nested sentence that starts with
+// "40 GB" is laid out left to right by a first-strong isolate. So, at render
+// time, when the values are known:
+// - a Latin run is one isolate (FSI ... PDI: its first strong letter is
+//   Latin, so it is laid out left to right). A run is the template's Latin
+//   words, numbers and the parameters whose value is a number or a Latin
+//   text, joined by spaces only ("{count}× {name}": "4× H100 PCIe";
+//   "{ms:d2} ms"; "HTTP {status}"; "{ngl_flag} {ngl:code}": "-ngl 37"),
+//   except where two bare numbers meet ("الـ{users:int} {expected:d1}");
+//   brackets, quotes, slashes and sentence punctuation at its edges stay outside it
+//   (in the sentence's direction, so they mirror), and anything else (an
+//   Arabic or Persian letter, " × ", " + ", " = ", "،", a range's "–") ends it;
+// - a parameter whose value is the language's own text (a nested message, a
+//   list, a string with Arabic-script letters) is a right-to-left isolate
+//   (RLI ... PDI): a sentence of the language even when it starts with
+//   "40 GB", never laid out by its first strong letter; a list's items are
+//   each isolated inside it, so they too come right to left.
+// Bidi marks a translator wrote (U+200E, U+200F, U+2066-U+2069) are kept and
+// end a run. English is never isolated: its direction is already the runs'.
+const FSI = '\u2068';
+const RLI = '\u2067';
+const PDI = '\u2069';
+const RTL_LETTER = /(?=[\p{L}\p{M}])[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]|[\u0640\u200c]/u;
+const LATIN_CORE = /[\p{L}\p{N}]/u;
+const SPACE = /\s/u;
+// What a Latin run leaves outside it at either edge.
+const EDGE = /[()[\]{}«»“”‘’"'.,:;!?/\u060c\u061b\u061f…—\p{Cf}]/u;
+// A range's dash ends a run too: "{low}–{high}" is two figures read right to
+// left, as the bidirectional algorithm reads "٤٨–٥٢" in Arabic text.
+const DASH = '\u2013';
+
+// Two Latin pieces with only white space between are one run, unless the
+// words that meet are both bare numbers: "4 28.8" is two figures, each read
+// in the sentence's order, where "TP 4", "40 GB" and "-ngl 37" are one item.
+const LETTER = /\p{L}/u;
+const joins = (before, after) => LETTER.test(/\S*$/u.exec(before)[0]) || LETTER.test(/^\S*/u.exec(after)[0]);
+
+/** Whether a parameter's value is the language's own text (isolated right to left) rather than a Latin item. */
+function ownText(value, style) {
+  if (style === 'msg' || style === 'plus' || style === 'list') return true;
+  if (style) return false; // a number under a numeric style
+  if (typeof value === 'string') return RTL_LETTER.test(value);
+  return isMessage(value) || Array.isArray(value);
+}
 
 /**
  * The shortest decimal that reads back as `value` (finite, >= 0), in fixed
@@ -120,7 +174,7 @@ function codeNumber(value) {
 }
 
 /** A renderer for one language, digit system and display unit (see above). */
-export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = {}) {
+export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB', isolate = false } = {}) {
   if (!catalogs || typeof catalogs !== 'object') throw new TypeError('createRenderer: catalogs must be an object per language');
   if (digits !== undefined && digits !== '' && digits !== 'latn' && digits !== 'native') throw new RangeError(`createRenderer: digits must be 'latn' or 'native', not ${digits}`);
   if (unit !== 'GB' && unit !== 'GiB') throw new RangeError(`createRenderer: unit must be 'GB' or 'GiB', not ${unit}`);
@@ -242,6 +296,8 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
   function joined(items, separatorId, depth) {
     if (depth > MAX_DEPTH) return NO_VALUE;
     const separator = message(separatorId, undefined, depth + 1);
+    // Right to left each item is isolated, so the list comes right to left.
+    if (isolate) return items.map((item) => (ownText(item, '') ? RLI : FSI) + textOf(item, depth + 1) + PDI).join(separator);
     return items.map((item) => textOf(item, depth + 1)).join(separator);
   }
 
@@ -258,6 +314,7 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
       return String(id);
     }
     const values = params !== null && typeof params === 'object' && !Array.isArray(params) ? params : {};
+    const has = (name) => Object.hasOwn(values, name) && values[name] !== undefined;
     let template = entry;
     if (typeof entry === 'object' && entry !== null) {
       // A plural entry: the category in the template's own language (an
@@ -267,12 +324,125 @@ export function createRenderer({ catalogs, lang = 'en', digits, unit = 'GB' } = 
       template = typeof entry[category] === 'string' ? entry[category] : entry.other;
     }
     if (typeof template !== 'string') return String(id);
+    if (isolate) return isolated(planOf(template), values, has, depth);
     let out = '';
     for (const part of partsOf(template)) {
       if (typeof part === 'string') out += part;
-      else out += Object.hasOwn(values, part.name) && values[part.name] !== undefined ? styled(values[part.name], part.style, depth) : part.written;
+      else out += has(part.name) ? styled(values[part.name], part.style, depth) : part.written;
     }
     return out;
+  }
+
+  // A template's plan rendered right to left (the comment above FSI): each
+  // Latin run in a first-strong isolate, each value of the language's own
+  // text in a right-to-left one.
+  function isolated(plan, values, has, depth) {
+    let out = '';
+    let run = null;
+    const flush = () => {
+      if (run !== null) out += FSI + run + PDI;
+      run = null;
+    };
+    for (const entry of plan) {
+      if (typeof entry === 'string') {
+        flush();
+        out += entry;
+        continue;
+      }
+      let text = '';
+      let latin = true;
+      for (const part of entry.parts) {
+        if (typeof part === 'string') text += part;
+        else if (!has(part.name)) text += part.written;
+        else if (ownText(values[part.name], part.style)) {
+          latin = false;
+          text += RLI + styled(values[part.name], part.style, depth) + PDI;
+        } else text += styled(values[part.name], part.style, depth);
+      }
+      if (latin && run !== null && entry.gap !== null && joins(run, text)) run += entry.gap + text;
+      else {
+        flush();
+        if (entry.gap !== null) out += entry.gap;
+        if (latin) run = text;
+        else out += text;
+      }
+    }
+    flush();
+    return out;
+  }
+
+  // A template split for right-to-left rendering: its literal text as is
+  // (Arabic or Persian words, spaces, punctuation), and its Latin pieces
+  // { parts, gap }: a maximal stretch of a word with no Arabic-script letter
+  // that holds a Latin letter, a digit or a placeholder, less the
+  // punctuation at its edges (EDGE); `gap` is the white space that joins it
+  // to the piece before (null where anything else comes between).
+  const plans = new Map();
+  function planOf(template) {
+    let plan = plans.get(template);
+    if (plan !== undefined) return plan;
+    // One atom per character of literal text, one per placeholder.
+    const atoms = [];
+    for (const part of partsOf(template)) {
+      if (typeof part === 'string') for (const char of part) atoms.push(char);
+      else atoms.push(part);
+    }
+    const space = (a) => typeof a === 'string' && SPACE.test(a);
+    const rtl = (a) => typeof a === 'string' && RTL_LETTER.test(a);
+    // What ends a stretch besides white space: an Arabic-script letter (a
+    // combining mark goes with the letter before it) or a range's dash.
+    const ends = atoms.map((a, i) => a === DASH || rtl(a) || (typeof a === 'string' && /\p{M}/u.test(a) && i > 0 && rtl(atoms[i - 1])));
+    plan = [];
+    let text = '';
+    let last = null; // the piece before, while only white space followed it
+    let i = 0;
+    while (i < atoms.length) {
+      if (space(atoms[i]) || ends[i]) {
+        text += atoms[i];
+        if (!space(atoms[i])) last = null;
+        i++;
+        continue;
+      }
+      // A stretch of a word with no Arabic-script letter and no dash: [i, end).
+      let end = i;
+      while (end < atoms.length && !space(atoms[end]) && !ends[end]) end++;
+      let start = i;
+      let stop = end;
+      const edge = (a) => typeof a === 'string' && EDGE.test(a);
+      while (start < stop && edge(atoms[start])) start++;
+      while (stop > start && edge(atoms[stop - 1])) stop--;
+      // Brackets stay paired: "(HTTP" and "404)" leave both outside, "f(x)" keeps both inside.
+      const count = (char) => atoms.slice(start, stop).filter((a) => a === char).length;
+      for (const [open, close] of [['(', ')'], ['[', ']']]) {
+        while (count(open) > count(close) && stop < end && atoms[stop] === close) stop++;
+        while (count(close) > count(open) && start > i && atoms[start - 1] === open) start--;
+      }
+      const core = atoms.slice(start, stop).some((a) => typeof a !== 'string' || LATIN_CORE.test(a));
+      if (!core) {
+        for (let k = i; k < end; k++) text += atoms[k];
+        last = null;
+        i = end;
+        continue;
+      }
+      for (let k = i; k < start; k++) text += atoms[k];
+      const gap = last !== null && start === i && /^\s+$/u.test(text) ? text : null;
+      if (gap === null && text) plan.push(text);
+      text = '';
+      const parts = [];
+      for (let k = start; k < stop; k++) {
+        if (typeof atoms[k] !== 'string') parts.push(atoms[k]);
+        else if (typeof parts[parts.length - 1] === 'string') parts[parts.length - 1] += atoms[k];
+        else parts.push(atoms[k]);
+      }
+      last = { parts, gap };
+      plan.push(last);
+      for (let k = stop; k < end; k++) text += atoms[k];
+      if (stop < end) last = null;
+      i = end;
+    }
+    if (text) plan.push(text);
+    plans.set(template, plan);
+    return plan;
   }
 
   // A template as its literal text (its written digits already in this
