@@ -180,6 +180,8 @@ const BY_NAME = {
   why: quote('The CUDA context and cuBLAS handles sit outside ggml\'s buffers.'),
   // Names, formats, keys, flags, paths: Latin text.
   arch: 'llama',
+  cards: 'RTX 3090 + RTX 4090',
+  flag: '--tensor-split',
   architecture: 'Ampere',
   asked: 'GGUF Q4_K_M',
   attribute: 'inputs',
