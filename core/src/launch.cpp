@@ -29,6 +29,15 @@ json carried(const std::string& what, const LaunchPlan& p) {
   if (what == "tensor_split") return p.tensor_split.empty() ? json() : json(p.tensor_split);
   if (what == "devices") return p.devices.empty() ? json() : json(p.devices);
   if (what == "kv") return p.kv;
+  // Speculative decoding: whether there is a draft, its repository, and vLLM's JSON for it.
+  if (what == "draft") return p.draft;
+  if (what == "draft_repo") return p.draft ? json(p.draft_repo) : json();
+  if (what == "draft_tokens") return p.draft ? json(p.draft_tokens) : json();
+  if (what == "speculative_config") {
+    if (!p.draft) return json();
+    const json config = obj({{"model", p.draft_repo}, {"num_speculative_tokens", p.draft_tokens}});
+    return "'" + config.dump() + "'";
+  }
   if (what == "weights") return p.weights;
   // Whether a knob is on: a switch, or a count above 0 (LoRA's max_loras).
   const std::string on = "option_on:";

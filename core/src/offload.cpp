@@ -108,7 +108,9 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
     p.kv_bytes[i] = kv_cache(one, *setup.kv, cells, 1).bytes;
   }
   p.compute_bytes = term_bytes(plan, "compute_buffer");
-  p.context_bytes = term_bytes(plan, "cuda_context");
+  // A draft model stays on the GPU whatever -ngl leaves there (-ngld): fixed, as the context.
+  p.context_bytes = term_bytes(plan, "cuda_context") + term_bytes(plan, "draft_weights") +
+                    term_bytes(plan, "draft_kv") + term_bytes(plan, "draft_compute");
   if (m.moe.num_experts > 0) {
     const DecodeCeiling ceiling = decode_ceiling(m, plan, 1.0, setup.batch);
     p.experts_read_share = std::min(1.0, ceiling.experts_touched / d(m.moe.num_experts));

@@ -49,6 +49,8 @@ void from_json(const json& j, EstimateRequest& r) {
   r.engine = v.at("engine").get<std::string>();
   r.engine_given = j.contains("engine");
   r.engine_options = v.value("engine_options", json::object());
+  r.draft_model = optional<std::string>(v, "draft_model");
+  r.draft_tokens = v.at("draft_tokens").get<std::int64_t>();
   r.gpu = optional<std::string>(v, "gpu");
   r.gpu_count = v.at("gpu_count").get<std::int64_t>();
   r.gpu_count_given = j.contains("gpu_count");

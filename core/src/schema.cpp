@@ -124,7 +124,7 @@ std::vector<FieldSpec> make_estimate_fields() {
   // in and gone before the next is built, so the module carries no
   // clean-up for 35 of them at once and no copy of each (2 KB of wasm).
   std::vector<FieldSpec> fields;
-  fields.reserve(35);
+  fields.reserve(37);
   fields.push_back(std::move(model));
   fields.push_back(field("config", FieldType::kObject, nullptr));
   fields.push_back(field("name", FieldType::kString, nullptr));
@@ -141,6 +141,9 @@ std::vector<FieldSpec> make_estimate_fields() {
   fields.push_back(std::move(overhead_pct));
   fields.push_back(choice("engine", "guide", {}, ChoiceSource::kEngines, kInf));
   fields.push_back(field("engine_options", FieldType::kObject, nullptr, kInf));
+  // Speculative decoding: a smaller model of the catalog drafts tokens the model checks.
+  fields.push_back(choice("draft_model", nullptr, {}, ChoiceSource::kModels, kInf));
+  fields.push_back(ranged("draft_tokens", FieldType::kInt, 5, 1, 32, "tokens", kInf));
   fields.push_back(choice("gpu", nullptr, {}, ChoiceSource::kGpus));
   fields.push_back(gpu_count_field());
   // Unequal cards under a layer-splitting engine (llama.cpp's --tensor-split),

@@ -181,6 +181,7 @@ const BY_NAME = {
   // Names, formats, keys, flags, paths: Latin text.
   arch: 'llama',
   cards: 'RTX 3090 + RTX 4090',
+  draft: 'Llama 3.2 1B',
   flag: '--tensor-split',
   architecture: 'Ampere',
   asked: 'GGUF Q4_K_M',

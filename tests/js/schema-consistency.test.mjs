@@ -127,7 +127,7 @@ test('the page sends a key where the core takes it, by mode, method and optimize
       for (const optimizer of mode === 'inference' ? [undefined] : optimizers) {
         // A list of cards is two of them, under an engine the core says takes a split (catalog engines' split_gpus).
         const cards = key === 'split_gpus' && mode === 'inference' ? { engine: catalog.engines.find((e) => e.split_gpus).id } : {};
-        const sample = field.default ?? (field.type === 'list' ? [field.choices[0], field.choices[0]] : 1);
+        const sample = field.default ?? (field.type === 'list' ? [field.choices[0], field.choices[0]] : field.type === 'enum' ? field.choices[0] : 1);
         const request = { model: 'guide-7b', mode, ...(optimizer ? { optimizer } : {}), ...cards, [key]: sample };
         const coreOk = coreAccepts('estimate', request, key);
         assert.equal(appliesTo(catalog, name, { mode, optimizer }), coreOk, `${name} with mode ${mode}, optimizer ${optimizer}`);

@@ -49,6 +49,8 @@ export const PAGE_DEFAULTS = Object.freeze({
   // Unequal cards in one machine, split by layers (llama.cpp): instead of
   // gpu and gpu_count while it lists any. Empty: one kind of card.
   split_gpus: Object.freeze([]),
+  // Speculative decoding's draft, a model of the catalog; '': none.
+  draft_model: '',
   // A memory budget of the reader's own ("my card has 20 GB"): the core
   // fits against it instead of the card's capacity. null: the card's.
   budget_gb: null,
@@ -119,6 +121,8 @@ const CORE_PARAMS = {
   engine: ['estimate', 'engine'],
   gpu_count: ['estimate', 'gpu_count'],
   split_gpus: ['estimate', 'split_gpus'],
+  draft_model: ['estimate', 'draft_model'],
+  draft_tokens: ['estimate', 'draft_tokens'],
   budget_gb: ['estimate', 'budget_gb'],
   gpu_used_gb: ['estimate', 'gpu_used_gb'],
   usable_fraction: ['devices', 'usable_fraction'],
@@ -233,6 +237,8 @@ function schemaFor(catalog) {
     // Cards of the page's catalog (a vendor's may replace them), repeats
     // allowed (two 3090s and a 4090), as many as the core's split takes.
     specs.split_gpus = { kind: 'cards', max: catalog.schema.limits.split_gpus.max_items };
+    // A draft is a model of the page's catalog, or none.
+    specs.draft_model = enumOf((c) => ['', ...c.models.map((m) => m.id)]);
     // Empty: no budget of one's own, the card's capacity.
     specs.budget_gb = { ...specs.budget_gb, optional: true };
     // A link's number reads as a typed one does: "32k", "32,768", "3.2e4",
@@ -649,6 +655,7 @@ function linkParams(state, defaults, catalog) {
   if (state.min_tokens_per_s !== defaults.min_tokens_per_s) names.push('min_tokens_per_s');
   if (state.gpu_used_gb !== defaults.gpu_used_gb) names.push('gpu_used_gb');
   if (state.split_gpus.length) names.push('split_gpus');
+  if (state.draft_model) names.push('draft_model', 'draft_tokens');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
   // A link made in Persian opens in Persian: the language goes with it once chosen.
   if (state.lang) names.push('lang');
@@ -726,6 +733,11 @@ export function estimateRequest(state, catalog, page) {
       delete request.gpu;
       delete request.gpu_count;
     } else delete request.split_gpus;
+    // No draft: neither key (the core takes a draft's id, never an empty one).
+    if (!state.draft_model) {
+      delete request.draft_model;
+      delete request.draft_tokens;
+    }
   } else {
     request.mode = state.mode;
     for (const name of finetuneInputs(page)) if (appliesTo(page, name, state)) request[name] = state[name];

@@ -112,6 +112,16 @@ struct InferenceSetup {
    * SGLang have that much less (a term of the plan); vLLM lowers its share.
    */
   double held_bytes = 0;
+  /**
+   * Speculative decoding: the draft model and its weights as loaded (a GGUF
+   * type asked of the model is the draft's too; else the draft as stored),
+   * the KV format llama.cpp gives it (--cache-type-k-draft, F16), and the
+   * tokens it drafts a step. None without a draft.
+   */
+  const ModelSpec* draft = nullptr;
+  const WeightsSize* draft_weights = nullptr;
+  const KvFormat* draft_kv = nullptr;
+  std::int64_t draft_tokens = 0;
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */

@@ -33,7 +33,10 @@ struct LaunchPlan {
   std::string weights;         ///< weight format id ("native" when the checkpoint's own)
   std::string kv;              ///< KV format id
   nlohmann::json options = nlohmann::json::object();  ///< the engine's knobs as the plan used them
-  std::string model;  ///< the preset's hub repository; used where the launch section has hub_repo
+  std::string model;   ///< the preset's hub repository; used where the launch section has hub_repo
+  bool draft = false;  ///< speculative decoding with a draft model
+  std::string draft_repo;         ///< the draft's hub repository, or empty
+  std::int64_t draft_tokens = 0;  ///< tokens drafted a step
 };
 
 /**

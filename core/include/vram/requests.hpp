@@ -42,6 +42,8 @@ struct EstimateRequest {
   std::string engine;
   bool engine_given = false;  ///< "engine" was in the request, not its default
   nlohmann::json engine_options = nlohmann::json::object();
+  std::optional<std::string> draft_model;  ///< speculative decoding's draft, a preset id
+  std::int64_t draft_tokens = 0;           ///< tokens it drafts a step
   std::optional<std::string> gpu;
   std::int64_t gpu_count = 0;
   bool gpu_count_given = false;  ///< else the engine's tensor x pipeline knobs set the count

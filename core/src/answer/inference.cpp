@@ -58,6 +58,22 @@ Inference::Inference(const Catalog& catalog_in, const EstimateRequest& req)
       budget_gb(req.budget_gb),
       min_tokens_per_s(req.min_tokens_per_s) {
   setup.gpus = req.split_gpus.empty() ? layout.gpus : static_cast<int>(req.split_gpus.size());
+  if (req.draft_model) {
+    // The draft as loaded: a GGUF type asked of the model is the draft file's too (llama.cpp
+    // takes two .gguf files); otherwise the draft as its checkpoint stores it (vLLM's
+    // --quantization is the model's, not the draft's).
+    draft.emplace(catalog_in.resolve(catalog_in.model(*req.draft_model, "draft_model")));
+    const ModelSpec& dm = draft->model;
+    const ParamTotals totals = param_totals(dm);
+    const WeightFormat* gguf =
+        setup.weights != nullptr && setup.weights->gguf ? setup.weights : nullptr;
+    draft_weights.emplace(gguf != nullptr ? weights_in_format(dm, totals, *gguf, catalog_in.formats)
+                                          : weights_native(dm, totals, catalog_in.formats));
+    setup.draft = &dm;
+    setup.draft_weights = &*draft_weights;
+    setup.draft_kv = &catalog_in.formats.kv("fp16", "draft_model");
+    setup.draft_tokens = req.draft_tokens;
+  }
   plan = plan_inference(setup, *engine.profile, engine.options, gpu, gpus, catalog.formats);
   if (gpu != nullptr) {
     fit = serving_fit(plan, *engine.profile, *gpu, gpus, setup.context, setup.batch);

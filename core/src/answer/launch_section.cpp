@@ -28,6 +28,11 @@ json launch_section(const Inference& in, const Placement& placement,
   lp.kv = setup.kv->id;
   lp.options = in.plan.options;
   lp.model = in.model.repo;
+  if (in.draft) {
+    lp.draft = true;
+    lp.draft_repo = in.draft->model.repo.empty() ? "DRAFT" : in.draft->model.repo;
+    lp.draft_tokens = setup.draft_tokens;
+  }
   if (offload) {
     lp.gpu_layers = offload->ngl;
     lp.n_cpu_moe = offload->n_cpu_moe;

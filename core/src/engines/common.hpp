@@ -78,6 +78,18 @@ double lora_values_per_rank(const ModelSpec& m, std::int64_t layers, const Infer
 void push_lora_slots(InferencePlan& plan, const ModelSpec& m, std::int64_t layers,
                      const json& options, bool explain);
 
+// --- speculative decoding's draft (draft.cpp) ---------------------------------
+/**
+ * The draft model's terms on one card: "draft_weights" (its weights over
+ * `shards`) and "draft_kv" (its cache of `context` tokens for `users`, in
+ * `kv`, K/V heads split by `tp`); its KV bytes per token on the card. None
+ * and 0 without a draft.
+ */
+double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
+                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain);
+/** "warning.draft_vocab" when the draft's vocabulary is not the model's. */
+void warn_draft_vocab(InferencePlan& plan, const InferenceSetup& setup, bool explain);
+
 // --- formats -----------------------------------------------------------------
 /** Safetensors checkpoints (AWQ, GPTQ, FP8, NVFP4...), not GGUF files: vLLM, SGLang, transformers.
  */

@@ -15,6 +15,9 @@ void plan_convention(const EngineInput& in, const Overhead& overhead, InferenceP
   const bool explain = in.explain;
   plan.terms.push_back(weights_term(plan.weights, plan.params, 1, explain));
   plan.terms.push_back(kv_term(*setup.model, *setup.kv, plan.kv, setup.batch, setup, explain));
+  // A draft model beside it: its weights and cache, as the model's (draft.cpp).
+  push_draft(plan, setup, 1, 1, *setup.kv, setup.context, setup.batch, explain);
+  warn_draft_vocab(plan, setup, explain);
   const double bytes = overhead_bytes(overhead, plan.weights.bytes, plan.kv.bytes);
   Term term{"overhead", {"term.overhead"}, bytes, {}, {}};
   if (explain) {

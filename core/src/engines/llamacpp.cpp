@@ -98,6 +98,27 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
                          {"logits_bytes", logits}});
   }
   plan.terms.push_back(std::move(buffer));
+  if (setup.draft != nullptr) {
+    // -md with -ngld: the draft on the GPU, one context per slot of the slot's n_ctx, its
+    // cache in F16 (--cache-type-k-draft), each with a compute buffer of its own.
+    const std::size_t first = plan.terms.size();
+    push_draft(plan, setup, 1, 1, *setup.draft_kv, setup.context, setup.batch, explain);
+    for (std::size_t i = first; i < plan.terms.size(); ++i) on_card(plan.terms[i]);
+    warn_draft_vocab(plan, setup, explain);
+    const ModelSpec& dm = *setup.draft;
+    const double one = std::max((flash ? 0.0 : d(setup.context) * ubatch * d(dm.num_heads) * 4.0) +
+                                    ubatch * d(dm.hidden_size) * 4.0 * 4.5,
+                                ubatch * d(dm.vocab_size) * 4.0);
+    Term draft_buffer{"draft_compute", {"term.draft_compute"}, one * d(setup.batch), {}, {}};
+    if (explain) {
+      draft_buffer.formula = {"formula.draft_compute", obj({{"slots", setup.batch},
+                                                            {"cells", setup.context},
+                                                            {"one", one},
+                                                            {"bytes", draft_buffer.bytes}})};
+      draft_buffer.inputs = obj({{"n_ubatch", ubatch}, {"flash_attn", flash}});
+    }
+    plan.terms.push_back(std::move(draft_buffer));
+  }
   plan.terms.push_back(
       gib_term("cuda_context", o.at("cuda_context_gib").get<double>(), "outside_ggml", explain));
   // Its buffers are allocated from the card's free memory: what others hold is not.

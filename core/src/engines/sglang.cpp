@@ -30,6 +30,11 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   // available_gpu_memory - total_gpu_memory * (1 - mem_fraction_static)): memory other
   // processes hold comes off the pool one for one.
   push_held(plan, setup, 1, explain);
+  // SGLang sizes its pool before the draft worker loads, which takes its
+  // weights and cache from what mem_fraction_static leaves: not counted here.
+  if (setup.draft != nullptr && explain) {
+    plan.warnings.push_back({"warning.draft_sglang", obj({{"draft", setup.draft->name}})});
+  }
   budget_card(b, in.gpu, in.gpus, o.at("mem_fraction_static").get<double>());
   if (!b.present) return;
   b.kv_budget_bytes =

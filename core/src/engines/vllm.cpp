@@ -115,6 +115,18 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
     plan.warnings.push_back(Message{"warning.vllm_lora_rank", obj({{"rank", lora_rank}})});
   }
 
+  // A draft model loads with the model, before the profile; its attention
+  // layers share the KV cache's block count (draft.cpp).
+  const std::int64_t users = (setup.batch + dp - 1) / dp;
+  push_draft(plan, setup, plan.tensor_parallel, plan.tensor_parallel, *setup.kv, setup.context,
+             users, explain);
+  warn_draft_vocab(plan, setup, explain);
+  double draft_weights = 0, draft_cache = 0;
+  for (const Term& t : plan.terms) {
+    if (t.id == "draft_weights") draft_weights = t.bytes;
+    if (t.id == "draft_kv") draft_cache = t.bytes;
+  }
+
   // NCCL and vLLM's custom all-reduce keep buffers per peer over NVLink;
   // over PCIe the custom all-reduce is off and little is added.
   const bool nvlink = gpu == nullptr || gpu->interconnect.switched();
@@ -169,11 +181,15 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   plan.terms.push_back(gib_term("cuda_graph", graphs, eager ? "eager" : "cuda_graphs", explain));
 
   EngineBudget& b = plan.budget;
-  b.kv_bytes_per_token = paged_bytes_per_token(local, *setup.kv);
+  b.kv_bytes_per_token =
+      paged_bytes_per_token(local, *setup.kv) +
+      (setup.draft != nullptr
+           ? paged_bytes_per_token(shard(*setup.draft, plan.tensor_parallel), *setup.kv)
+           : 0.0);
   budget_card(b, gpu, in.gpus, held_share(in, plan));
   if (!b.present) return;
-  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - lora - non_torch * kBytesPerGiB -
-                      activations - graphs * kBytesPerGiB;
+  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - lora - draft_weights -
+                      non_torch * kBytesPerGiB - activations - graphs * kBytesPerGiB;
   const double block = o.at("block_size").get<double>();
   std::int64_t rank_tokens = 0;  // one data-parallel rank's cache
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
@@ -186,7 +202,7 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   }
   b.data_parallel = static_cast<int>(dp);
   b.fits = b.kv_budget_bytes > 0 && d(rank_tokens) >= d(setup.context) &&
-           cache.bytes <= std::max(0.0, b.kv_budget_bytes);
+           cache.bytes + draft_cache <= std::max(0.0, b.kv_budget_bytes);
   if (!b.fits && explain) {
     plan.warnings.push_back(
         b.kv_budget_bytes <= 0
