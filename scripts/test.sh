@@ -14,9 +14,14 @@ run() {
   "$@" || status=1
 }
 
+# Two test files at a time (node's default on two cores is one): each file
+# is a process of its own, a browser file with its own Chromium, and a file
+# spends much of its time waiting on the other processes (the browser, the
+# CLI, npm), so two keep both cores busy. No file shares state with another
+# (temporary folders of their own; dist/ is rewritten whole, by rename).
 run "C++ (doctest via ctest)" ctest --test-dir build/native --output-on-failure --verbose --no-label-summary
-run "wasm module (node --test)" node --test tests/js/
-run "page (Playwright + Chromium)" node --test --test-concurrency=1 tests/browser/
+run "wasm module (node --test)" node --test --test-concurrency=2 tests/js/
+run "page (Playwright + Chromium)" node --test --test-concurrency=2 tests/browser/
 run "fuzzing (libFuzzer, ASan + UBSan, fixed seed)" bash scripts/fuzz.sh --ci
 run "source format (clang-format)" bash scripts/format.sh --check
 

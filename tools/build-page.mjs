@@ -11,7 +11,7 @@
 import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, writeFile, copyFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, writeFile, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unlzma } from '../web/src/lzma.js';
@@ -272,19 +272,31 @@ export async function buildPage() {
     .replace(marker, () => `<script>${inlineScript}</script>`);
 
   await mkdir(dist, { recursive: true });
-  await writeFile(join(dist, 'vram-calculator.js'), script);
-  await writeFile(join(dist, 'vram-calculator.mjs'), esm);
-  await writeFile(join(dist, 'vram-calculator.html'), page);
-  await writeFile(join(dist, 'index.html'), page);
+  await writeDist('vram-calculator.js', script);
+  await writeDist('vram-calculator.mjs', esm);
+  await writeDist('vram-calculator.html', page);
+  await writeDist('index.html', page);
   const examples = join(root, 'examples');
   try {
     for (const name of await readdir(examples)) {
-      await copyFile(join(examples, name), join(dist, name));
+      await writeDist(name, await readFile(join(examples, name)));
     }
   } catch (error) {
     if (error.code !== 'ENOENT') throw error;
   }
   return { script, esm, page };
+}
+
+/**
+ * Writes a file of dist/ whole or not at all: beside it, then renamed over
+ * it. A page open while the page is rebuilt (the release tests rebuild it
+ * while other browser test files run) reads the old file or the new, never
+ * half of one.
+ */
+async function writeDist(name, content) {
+  const temporary = join(dist, `.${name}.${process.pid}.tmp`);
+  await writeFile(temporary, content);
+  await rename(temporary, join(dist, name));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

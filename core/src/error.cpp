@@ -14,10 +14,6 @@ Error Error::make(const std::string& code, const std::string& field, const std::
   return Error(code, field, text, std::move(message));
 }
 
-Error::Error(std::string code, std::string field, const std::string& message)
-    : Error(code, field, message,
-            Message{"error." + code, obj({{"field", field}, {"detail", message}})}) {}
-
 Error::Error(std::string code, std::string field, const std::string& message, Message translatable)
     : std::runtime_error(message),
       code_(std::move(code)),

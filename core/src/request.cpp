@@ -56,26 +56,46 @@ ImportedModel model(const Catalog& catalog, const EstimateRequest& request) {
   return imported;
 }
 
+namespace {
+
+/** The engine profile `id` names, or null (find_engine names an unknown one later). */
+const EngineProfile* profile_named(const Catalog& catalog, const std::string& id) {
+  for (const EngineProfile& e : catalog.engines) {
+    if (e.id == id) return &e;
+  }
+  return nullptr;
+}
+
+/** The overhead convention whose knob `knob` is (overhead_gb: the guide's flat amount). */
+const EngineProfile* convention_with(const Catalog& catalog, const char* knob) {
+  for (const EngineProfile& e : catalog.engines) {
+    if (e.convention() && e.defaults.contains(knob)) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 EngineChoice engine(const Catalog& catalog, const EstimateRequest& req) {
   EngineChoice choice;
   if (req.overhead_gb && req.overhead_pct)
     throw Error::make("invalid_value", "overhead_gb", "error.not_both",
                       obj({{"first", "overhead_gb"}, {"second", "overhead_pct"}}));
-  const bool convention = req.engine == "guide" || req.engine == "percent";
+  const EngineProfile* named = profile_named(catalog, req.engine);
+  const bool convention = named != nullptr && named->convention();
   if ((req.overhead_gb || req.overhead_pct) && req.engine_given && !convention) {
     throw Error::make("invalid_value", req.overhead_gb ? "overhead_gb" : "overhead_pct",
                       "error.overhead_engine", nlohmann::json::object());
   }
   // overhead_gb and overhead_pct are the conventions' knobs, given at the
-  // top level: checked by the same limits, under their own names.
+  // top level: the convention that has the knob, checked by the same
+  // limits, under their own names.
   std::string id = req.engine;
   nlohmann::json top = nlohmann::json::object();
-  if (req.overhead_gb) {
-    id = "guide";
-    top["overhead_gb"] = *req.overhead_gb;
-  } else if (req.overhead_pct) {
-    id = "percent";
-    top["overhead_pct"] = *req.overhead_pct;
+  const char* knob = req.overhead_gb ? "overhead_gb" : req.overhead_pct ? "overhead_pct" : nullptr;
+  if (knob != nullptr) {
+    if (const EngineProfile* owner = convention_with(catalog, knob)) id = owner->id;
+    top[knob] = req.overhead_gb ? *req.overhead_gb : *req.overhead_pct;
   }
   choice.profile = &find_engine(catalog.engines, id, "engine");
   choice.options = engine_options(*choice.profile, top, "");

@@ -414,7 +414,9 @@ test('the terms as shown add up to the total as shown, in GB and in GiB', async 
         await page.locator('vram-calculator #model').press('Enter');
         for (const context of ['1000', '3333', '8192', '12345', '77777']) {
           await page.evaluate(() => { window.lastResult = null; });
+          // Enter commits at once (the pause a typist leaves is the first test's).
           await page.locator('vram-calculator #context').fill(context);
+          await page.locator('vram-calculator #context').press('Enter');
           await page.waitForFunction(() => window.lastResult);
           const result = await page.evaluate(() => window.lastResult);
           const terms = (await page.locator('vram-calculator table.terms tbody td.num').allTextContents()).map(tenths);

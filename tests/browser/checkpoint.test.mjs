@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixtures, splitParts, safetensorsFile } from '../js/gguf-writer.mjs';
+import { foreign } from '../js/latin.mjs';
 import { join } from 'node:path';
 import { openPage, screenshot, shotsDir, text } from './harness.mjs';
 
@@ -78,6 +79,31 @@ test('safetensors need their config; a hostile GGUF gets a named error', async (
     await browser.close();
   }
 });
+
+for (const lang of ['ar', 'fa']) {
+  test(`${lang}: a header the core refuses is refused in ${lang}, from the core's message id, not its English`, async () => {
+    const browser = await openPage(`?gpu=&lang=${lang}`);
+    try {
+      const { page } = browser;
+      // A header claiming 2^64 tensors, as above.
+      const hostile = Buffer.from(fixtures['gemma2-iq']().build());
+      hostile.fill(0xff, 8, 16);
+      await page.locator('vram-calculator #config-file').setInputFiles({ name: 'evil.gguf', mimeType: 'application/octet-stream', buffer: hostile });
+      await page.locator(ERROR).waitFor();
+      // The file's name and the field the core names (gguf.tensor_count) are quoted as they are.
+      const said = (await text(page, ERROR)).replace(/[\u2066-\u2069]/g, '');
+      assert.match(said, /^evil\.gguf /);
+      assert.match(said, /gguf\.tensor_count/);
+      assert.match(said, lang === 'fa' ? /۱۳۱٬۰۷۲/ : /131,072/, said);
+      const { words, digits } = foreign([said.replace('evil.gguf', ' ').replaceAll('gguf.tensor_count', ' ')], lang);
+      assert.deepEqual(words, [], `${lang}: Latin words outside the glossary in: ${said}`);
+      assert.deepEqual(digits, [], `${lang}: Latin digits in: ${said}`);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}
 
 // The headers are parsed by a Worker (web/src/reader.js), one per read. A
 // parse that never ends is stood in for by a Worker whose first 'inspect'

@@ -193,12 +193,15 @@ const VENDOR = {
 test("a vendor's catalog, inline or from a URL, drives the picker and the grid", async () => {
   const inline = JSON.stringify(VENDOR).replace(/'/g, '&#39;');
   const url = await hostPage('vendor', '', `<vram-calculator id="v" view="grid" catalog='${inline}'></vram-calculator>
-    <vram-calculator id="w" view="fleet" catalog="https://vendor.example/fleet.json"></vram-calculator>`);
+    <vram-calculator id="w" view="fleet" catalog="https://vendor.example/fleet.json"></vram-calculator>
+    <vram-calculator id="x" view="fleet" lang="fa" catalog="https://vendor.example/gone.json"></vram-calculator>`);
   const browser = await launch({ offline: true });
   try {
     const { page, context } = browser;
     await context.route('https://vendor.example/fleet.json', (route) =>
       route.fulfill({ status: 200, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' }, body: JSON.stringify(VENDOR) }));
+    await context.route('https://vendor.example/gone.json', (route) =>
+      route.fulfill({ status: 404, contentType: 'text/plain', headers: { 'access-control-allow-origin': '*' }, body: 'Not Found' }));
     await page.goto(url);
     // 7B BF16: the A40 at 0.30 $/hour x 720 hours = $216.
     const cell = '#v tr[data-model="guide-7b"] td[data-method="bf16"] .cell-main';
@@ -206,9 +209,14 @@ test("a vendor's catalog, inline or from a URL, drives the picker and the grid",
     assert.equal(await text(page, cell), '17 GB / A40 $216');
     assert.deepEqual(await page.locator('#v #gpu option').evaluateAll((o) => o.map((x) => x.value)), ['', 'h100-sxm', 'a40']);
     await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('table.fleet tbody tr').length === 2);
-    assert.deepEqual(browser.requests.filter((r) => r.startsWith('http')), ['https://vendor.example/fleet.json']);
+    assert.deepEqual(browser.requests.filter((r) => r.startsWith('http')).sort(), ['https://vendor.example/fleet.json', 'https://vendor.example/gone.json']);
+    // A catalog the server does not have is named in the reader's language, with its status; the built-in fleet stays.
+    await page.waitForFunction(() => /HTTP/.test(document.querySelector('#x').shadowRoot.querySelector('.notices')?.textContent || ''));
+    assert.equal((await text(page, '#x .notices')).replace(/[\u2066-\u2069]/g, ''), 'فهرست کارت‌ها خوانده نشد: سرور پاسخ HTTP ۴۰۴ داد');
+    assert.ok(await page.locator('#x table.fleet tbody tr').count() > 10, 'the built-in fleet');
     await screenshot(page, 'embed-vendor-catalog');
-    assert.deepEqual(browser.errors, []);
+    // Chromium logs the 404 it was served on purpose; nothing else.
+    assert.deepEqual(browser.errors, ['console: Failed to load resource: the server responded with a status of 404 (Not Found)']);
   } finally {
     await browser.close();
   }

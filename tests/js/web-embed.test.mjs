@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  INPUT_NAMES, VIEW_INPUTS, fragmentCatalogText, messageCatalogText, readCatalogText, readHide, readInputs, visibleInputs,
+  INPUT_NAMES, VIEW_INPUTS, fetchCatalog, fragmentCatalogText, messageCatalogText, readCatalogText, readHide, readInputs, visibleInputs,
 } from '../../web/src/embed.js';
 import { VIEWS, defaultState, devicesRequest, fleetRequest, gridRequest } from '../../web/src/state.js';
 import { core } from './module.mjs';
@@ -38,6 +38,29 @@ test('each view shows only the inputs its request reads', async () => {
   assert.deepEqual([...visibleInputs('grid', ['gpu', 'context'])], ['context']);
   assert.deepEqual([...visibleInputs('calculator', [])], []);
   assert.ok(!visibleInputs('calculator', null).has('usable_fraction'));
+});
+
+test('a catalog fetched by its address: the catalog, or a code the catalogs word, never the browser\'s English', async () => {
+  const asked = [];
+  const answer = (status, body) => async (url, options) => {
+    asked.push([String(url), options.credentials]);
+    return { ok: status >= 200 && status < 300, status, text: async () => body };
+  };
+  assert.deepEqual(await fetchCatalog('fleet.json', 'https://vendor.example/page/', answer(200, '{"gpus": []}')), { catalog: { gpus: [] } });
+  assert.deepEqual(asked, [['https://vendor.example/page/fleet.json', 'omit']]);
+  assert.deepEqual(await fetchCatalog('fleet.json', 'https://vendor.example/', answer(404, 'Not Found')), { error: { code: 'catalogHttp', status: 404 } });
+  const broken = await fetchCatalog('fleet.json', 'https://vendor.example/', answer(200, '{"gpus": ['));
+  assert.equal(broken.error.code, 'catalogJson');
+  assert.equal(typeof broken.error.detail, 'string');
+  const offline = async () => {
+    throw new TypeError('Failed to fetch');
+  };
+  assert.deepEqual(await fetchCatalog('fleet.json', 'https://vendor.example/', offline), { error: { code: 'catalogFetch' } });
+  const unread = async () => ({ ok: true, status: 200, text: async () => { throw new TypeError('network error'); } });
+  assert.deepEqual(await fetchCatalog('fleet.json', 'https://vendor.example/', unread), { error: { code: 'catalogFetch' } });
+  // An address that is no URL is not fetched at all.
+  assert.deepEqual(await fetchCatalog('http://[', 'https://vendor.example/', answer(200, '{}')), { error: { code: 'catalogFetch' } });
+  assert.equal(asked.length, 3);
 });
 
 test('catalog text from any source: JSON objects only, bounded', () => {

@@ -135,6 +135,19 @@ test('a text that is not JSON is named in the reader\'s language: the parser\'s 
     'JSON معتبر نیست (خطا در سطر ۳، ستون ۵)');
 });
 
+test('a catalog that could not be fetched or read is named in the reader\'s language, its status in the reader\'s digits', () => {
+  const problems = [{ code: 'catalogFetch' }, { code: 'catalogHttp', status: 404 }, { code: 'catalogJson', detail: 'Unexpected end of JSON input' }];
+  for (const error of problems) {
+    const problem = problemMessage(error);
+    assert.match(translator('en')('catalog.error', { problem }), /^The catalog could not be read: (it could not be fetched|the server answered HTTP 404|it is not valid JSON \(the text ends before the JSON does\))/);
+    for (const lang of ['ar', 'fa']) {
+      const text = translator(lang)('catalog.error', { problem }).replace(/[\u2066-\u2069]/g, '');
+      assert.deepEqual([...new Set(text.match(/[A-Za-z]+/g))].filter((w) => !['CORS', 'HTTP', 'JSON'].includes(w)), [], `${lang} ${error.code}: ${text}`);
+      if (error.status) assert.ok(text.includes(lang === 'fa' ? '۴۰۴' : '404'), `${lang}: ${text}`);
+    }
+  }
+});
+
 test('right to left, a key a template names as written (an engine flag) is isolated in the sentence around it', () => {
   for (const lang of ['ar', 'fa']) {
     const text = translator(lang)('basis.engine_share', {});

@@ -23,7 +23,7 @@
 import css from './style.css';
 import { loadCore } from './core.js';
 import { assign, h, replace } from './dom.js';
-import { fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
+import { fetchCatalog, fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
 import { DIGITS, LANGUAGES, catalogsReady, problemMessage, resolveLanguage, translator } from './i18n.js';
 import { MAX_NOTICES, PAGE_DEFAULTS, VIEWS, UNITS, defaultState, linkLanguage, parseQuery, toQuery } from './state.js';
 import { READ_TIME_LIMIT_MS } from './reader.js';
@@ -282,28 +282,20 @@ export function defineVramCalculator(factory) {
       this.vendorCatalog = undefined;
       this.catalogProblem = null;
       this.catalogSource = own ? 'attribute' : source;
-      try {
-        // Only the element's own attribute may name a URL; shared catalogs are inline.
-        if (!own || raw.startsWith('{') || raw.startsWith('[')) {
-          const { catalog, error } = raw ? readCatalogText(raw) : {};
-          if (error) {
-            const problem = problemMessage(error);
-            throw new Error(this.t(problem.id, problem.params));
-          }
-          this.vendorCatalog = catalog;
-        } else {
-          this.catalogProblem = { id: 'catalog.loading' };
-          if (this.views) this.render();
-          const response = await fetch(new URL(raw, document.baseURI), { credentials: 'omit' });
-          if (!response.ok) throw new Error(`HTTP ${response.status}`);
-          const catalog = await response.json();
-          if ((this.getAttribute('catalog') || '').trim() !== raw) return; // replaced meanwhile
-          this.vendorCatalog = catalog;
-          this.catalogProblem = null;
-        }
-      } catch (error) {
-        this.catalogProblem = { id: 'catalog.error', params: { message: error.message } };
+      // Only the element's own attribute may name a URL; shared catalogs are inline.
+      let read = {};
+      if (own && !raw.startsWith('{') && !raw.startsWith('[')) {
+        this.catalogProblem = { id: 'catalog.loading' };
+        if (this.views) this.render();
+        read = await fetchCatalog(raw, document.baseURI);
+        if ((this.getAttribute('catalog') || '').trim() !== raw) return; // replaced meanwhile
+        this.catalogProblem = null;
+      } else if (raw) {
+        read = readCatalogText(raw);
       }
+      // Why not, in the reader's language: a place in the text, an HTTP status, never the browser's English.
+      if (read.error) this.catalogProblem = { id: 'catalog.error', params: { problem: problemMessage(read.error) } };
+      else this.vendorCatalog = read.catalog;
       this.useCatalog();
     }
 

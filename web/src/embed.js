@@ -83,6 +83,31 @@ export function readCatalogText(text) {
   return { catalog: value };
 }
 
+/**
+ * A catalog fetched from the address its element's attribute names (against
+ * `base`, the page's): { catalog } or { error: { code } }, the code
+ * 'catalogFetch' (no answer: offline, CORS, the host's policy, an address
+ * that is no URL), 'catalogHttp' (with the answer's `status`) or
+ * 'catalogJson' (with the parser's `detail`, which i18n.js words as a
+ * place). The codes are worded from the catalogs, never the browser's own
+ * English. `get` is fetch (a stand-in in tests).
+ */
+export async function fetchCatalog(address, base, get = (...args) => fetch(...args)) {
+  let text;
+  try {
+    const response = await get(new URL(address, base), { credentials: 'omit' });
+    if (!response.ok) return { error: { code: 'catalogHttp', status: response.status } };
+    text = await response.text();
+  } catch {
+    return { error: { code: 'catalogFetch' } };
+  }
+  try {
+    return { catalog: JSON.parse(text) };
+  } catch (error) {
+    return { error: { code: 'catalogJson', detail: error.message } };
+  }
+}
+
 /** The iframe page's catalog from its URL fragment (#catalog=<JSON, URL-encoded>); null when none. */
 export function fragmentCatalogText(hash) {
   const params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));

@@ -22,13 +22,13 @@ namespace vram {
  * user wrote it ("context", "config.num_key_value_heads"); `message` is an
  * English sentence for people; `message_id` and `params` are the same
  * sentence for translation (docs/i18n.md; templates in
- * data/messages/en.json). The factories below give the common shapes their
- * ids; a site that builds its own sentence gets id `error.<code>` with
- * params {field, detail}.
+ * data/messages/en.json). Every error is made from its message id
+ * (`make`, or a factory below for the common shapes), so its English is the
+ * catalog's template and no English sentence reaches another language.
  */
 class Error : public std::runtime_error {
  public:
-  Error(std::string code, std::string field, const std::string& message);
+  /** `message` is the English of `translatable` (make fills it from the catalog). */
   Error(std::string code, std::string field, const std::string& message, Message translatable);
 
   /** An error whose English is its message's template in data/messages/en.json. */

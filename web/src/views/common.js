@@ -33,7 +33,8 @@ export function errorText(t, error) {
   // A message that names its field says it once, by the input's label:
   // "config.json num_hidden_layers is required", not "config.json
   // num_hidden_layers: config.num_hidden_layers is required".
-  // (Only a message that says {field}: "{detail}" alone does not.)
+  // (A message whose template has no {field}, such as error.checkpoint_mixed,
+  // gets the label in front instead.)
   if (error.field && params && params.field === error.field) {
     const said = t.render({ ...error.messageId, params: { ...params, field: '\uE002' } });
     if (said.includes('\uE002')) return said.split('\uE002').join(fieldLabel(t, error.field));

@@ -548,7 +548,9 @@ export class InputsPanel {
       if (name) this.checkpointInfo.textContent = `${name}: ${this.checkpointInfo.textContent}`;
     } catch (error) {
       this.checkpointInfo.hidden = true;
-      const problem = error.problem ? problemMessage(error.problem) : { id: 'checkpoint.core', params: { field: error.field || '', message: error.message } };
+      // The core's refusal in the reader's language (its message id), its English only for a failure that has none.
+      const said = error.messageId || { id: 'error.plain', params: { message: error.message } };
+      const problem = error.problem ? problemMessage(error.problem) : { id: 'checkpoint.core', params: { field: error.field || '', message: said } };
       this.showConfigError(t('config.error', { source: error.source || error.problem?.source || t('checkpoint.files'), problem }));
     } finally {
       if (reader && !given) reader.close();
