@@ -1,5 +1,6 @@
 #include "render.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace vramcli {
@@ -514,8 +515,13 @@ std::string render_presets(const json& presets, const std::string& what, const W
           << say("cli.bits") << "  " << f.at("name").get<std::string>() << "\n";
     }
   } else {
+    // The id column as wide as the longest id ("apple-m3-ultra-256gb").
+    std::size_t width = 16;
     for (const json& g : presets.at("gpus")) {
-      out << pad(g.at("id").get<std::string>(), 16)
+      width = std::max(width, g.at("id").get<std::string>().size() + 2);
+    }
+    for (const json& g : presets.at("gpus")) {
+      out << pad(g.at("id").get<std::string>(), width)
           << pad(say("cli.gb0", {{"gb", g.at("vram_gb")}}), 8, true)
           << pad(say("cli.gbps", {{"gbps", g.at("bandwidth_gbps")}}), 12, true) << "  "
           << g.at("name").get<std::string>() << "\n";

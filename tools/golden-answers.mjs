@@ -85,6 +85,12 @@ function sweepRequests() {
   add({ model: 'llama-3.1-8b', engine: 'vllm', weights: 'q4_k_m', gpu: 'l4' });
   add({ model: 'guide-405b', engine: 'vllm', weights: 'bf16', gpu: 'rtx-3090' });
   add({ model: 'llama-3.1-8b', gpu: 'apple-m3-ultra' });
+  // Apple silicon: macOS's default GPU limit, the sysctl that raises it, past what macOS spares,
+  // and llama.cpp's offload counted against the one memory.
+  add({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q8_0', context: 16384, gpu: 'apple-m4-16gb' });
+  add({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q8_0', context: 32768, gpu: 'apple-m4-16gb' });
+  add({ model: 'qwen3-30b-a3b', engine: 'llamacpp', weights: 'q8_0', gpu: 'apple-m4-24gb' });
+  add({ model: 'llama-3.1-70b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'apple-m4-max-64gb' });
   // FP8 on a card without it; the conventions' overhead knobs.
   add({ model: 'guide-70b', weights: 'fp8', gpu: 'a100-sxm', gpu_count: 2 });
   add({ model: 'guide-7b', overhead_gb: 3, gpu: 'rtx-4090' });

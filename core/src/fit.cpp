@@ -24,7 +24,7 @@ Option make_option(const Gpu& gpu, int count, const GpuCatalog& catalog, const F
   o.list_monthly = gpu.monthly_usd * count;
   o.discount_percent = catalog.discount_percent(count);
   o.monthly = o.list_monthly * (1.0 - o.discount_percent / 100.0);
-  o.capacity_bytes = gpu.vram_bytes() * count * rules.usable_fraction;
+  o.capacity_bytes = catalog.card_bytes(gpu) * count * rules.usable_fraction;
   o.spare_bytes = o.capacity_bytes - need;
   o.tight = is_tight(o.spare_bytes, count, rules);
   o.layout = layout_for(gpu, count, catalog.node_size, rules.needs_fast_link);
@@ -192,7 +192,7 @@ FitAnswer fit(double need, const GpuCatalog& catalog, const FitRules& rules) {
           (rules.needs_fast_link && !gpu.interconnect.switched())) {
         continue;
       }
-      const double per_node = gpu.vram_bytes() * catalog.node_size * rules.usable_fraction;
+      const double per_node = catalog.card_bytes(gpu) * catalog.node_size * rules.usable_fraction;
       const int nodes = device_count(need / per_node, "model");
       if (best == nullptr || nodes < best_nodes ||
           (nodes == best_nodes && gpu.monthly_usd < best->monthly_usd)) {

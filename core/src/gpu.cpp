@@ -47,9 +47,29 @@ double GpuCatalog::discount_percent(int cards) const {
   return percent;
 }
 
+double GpuCatalog::unified_bytes(const Gpu& gpu) const { return gpu.vram_gb * kBytesPerGiB; }
+
+double GpuCatalog::wired_default_bytes(double memory_gib) const {
+  const UnifiedMemoryRule& r = unified_memory;
+  const double share = memory_gib <= r.small_up_to_gib ? r.small_fraction : r.large_fraction;
+  return share * memory_gib * kBytesPerGiB;
+}
+
+double GpuCatalog::wired_ceiling_bytes(double memory_gib) const {
+  const UnifiedMemoryRule& r = unified_memory;
+  const double most = std::max(r.raise_fraction * memory_gib, memory_gib - r.raise_reserve_gib);
+  return std::max(most * kBytesPerGiB, wired_default_bytes(memory_gib));
+}
+
+double GpuCatalog::card_bytes(const Gpu& gpu) const {
+  return is_unified(gpu) ? usable_bytes(gpu) : gpu.vram_bytes();
+}
+
 double GpuCatalog::usable_bytes(const Gpu& gpu, bool* estimated) const {
-  if (estimated != nullptr) *estimated = gpu.usable_gib <= 0;
+  // A unified card's own figure is macOS's rule, not an estimate from a marketed size.
+  if (estimated != nullptr) *estimated = gpu.usable_gib <= 0 && !is_unified(gpu);
   if (gpu.usable_gib > 0) return gpu.usable_gib * kBytesPerGiB;
+  if (is_unified(gpu)) return wired_default_bytes(gpu.vram_gb);
   double gib = gpu.vram_gb * usable_factor;
   if (gpu.memory_type.find("GDDR") != std::string::npos &&
       gpu.memory_type.find("ECC") != std::string::npos) {
@@ -246,6 +266,26 @@ GpuCatalog gpu_catalog_from_json(const json& j, std::string_view prefix_view) {
         jr::require_range(jr::opt_number(*usable, "ecc_gddr_factor", at).value_or(0.9375), 0.01,
                           1.0, at + ".ecc_gddr_factor");
     catalog.usable_default_source = text(*usable, "source", at).value_or("");
+  }
+  if (const json* unified = jr::find(j, "unified_memory")) {
+    const std::string at = jr::field_path(prefix, "unified_memory");
+    jr::expect_object(*unified, at);
+    UnifiedMemoryRule& r = catalog.unified_memory;
+    r.present = true;
+    r.stack = text(*unified, "stack", at).value_or(r.stack);
+    const auto number = [&](const char* key, double fallback, double low, double high) {
+      return jr::require_range(jr::opt_number(*unified, key, at).value_or(fallback), low, high,
+                               jr::field_path(at, key));
+    };
+    r.small_up_to_gib = number("small_up_to_gib", r.small_up_to_gib, 0.0, limits::kMaxVramGb);
+    // Shares of the machine's memory: in (0, 1].
+    r.small_fraction = number("small_fraction", r.small_fraction, 0.01, 1.0);
+    r.large_fraction = number("large_fraction", r.large_fraction, 0.01, 1.0);
+    r.raise_fraction = number("raise_fraction", r.raise_fraction, 0.01, 1.0);
+    r.raise_reserve_gib = number("raise_reserve_gib", r.raise_reserve_gib, 0.0, limits::kMaxVramGb);
+    r.sysctl = text(*unified, "sysctl", at).value_or(r.sysctl);
+    r.source = text(*unified, "source", at).value_or("");
+    r.raise_source = text(*unified, "raise_source", at).value_or("");
   }
   return catalog;
 }

@@ -204,9 +204,10 @@ ServingFit serving_fit(const InferencePlan& plan, const EngineProfile& engine, c
     return f;
   }
   if (engine.convention()) {
-    // The whole total against the marketed memory of all the cards, shared evenly.
+    // The whole total against the marketed memory of all the cards, shared evenly (on
+    // unified memory, the part macOS lets the GPU take: GpuCatalog::card_bytes).
     f.per_gpu_need_bytes = plan.total_bytes / cards;
-    f.per_gpu_capacity_bytes = gpu.vram_bytes();
+    f.per_gpu_capacity_bytes = gpus.card_bytes(gpu);
     kv_card = plan.kv.bytes / cards;
   } else {
     // llama.cpp: each card's buffers against what the runtime can allocate.

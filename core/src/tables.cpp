@@ -321,8 +321,9 @@ json fit_models_json(const Catalog& catalog, const json& request) {
   const KvFormat& kv = catalog.formats.kv(req.kv, "kv");
   // The guide's convention, as the grid and the fleet: weights + KV cache +
   // a flat overhead against the marketed capacity of the set, or the budget.
-  const double capacity = req.budget_gb ? gb_to_bytes(*req.budget_gb)
-                                        : gpu->vram_bytes() * static_cast<double>(req.gpu_count);
+  const double capacity = req.budget_gb
+                              ? gb_to_bytes(*req.budget_gb)
+                              : gpus.card_bytes(*gpu) * static_cast<double>(req.gpu_count);
   const EngineProfile& guide = find_engine(catalog.engines, "guide", "engine");
 
   json rows = json::array();

@@ -147,6 +147,7 @@ const BY_NAME = {
   attention: { id: 'attention.global' },
   basis: { id: 'basis.usable', params: {} },
   checkpointing: { id: 'word.on' },
+  command: quote('sudo sysctl iogpu.wired_limit_mb=11264'),
   declared: { id: 'note.stored_dtype', params: { dtype: 'bfloat16' } },
   detail: 'unexpected end of data',
   device: quote('CUDA0'),

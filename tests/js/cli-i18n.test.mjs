@@ -71,6 +71,8 @@ const quoted = (value) => (Array.isArray(value) ? value.flatMap(quoted)
 const citations = [
   ...engines.flatMap((e) => [e.source, ...Object.values(e.option_sources || {})]),
   loadJson('data/gpus.json').usable_default?.source,
+  loadJson('data/gpus.json').unified_memory?.source,
+  loadJson('data/gpus.json').unified_memory?.raise_source,
   ...loadJson('data/speed.json').engines.map((e) => e.source),
   ...quoted(loadJson('data/models.json').models.map((m) => m.notes || [])),
 ].filter(Boolean);
@@ -82,6 +84,8 @@ function readable(text) {
   // A quotation the core makes (quote.text, «…» in ar and fa: code the answer
   // tells the reader to type) is Latin by nature, as on the page's lang=en spans.
   rest = rest.replace(/«[^»\u0600-\u06FF]*»/g, ' ');
+  // A flag's number is code, Latin in every language (docs/i18n.md: "-ngl 37"): the flag and its value go.
+  rest = rest.replace(/(^|[\s\u2066-\u2069(])-{1,2}[a-z][a-z-]* [0-9][0-9,]*(?=[\s\u2066-\u2069)]|$)/gm, '$1 ');
   return rest.replace(/--[a-z][a-z-]*(=\S*)?/g, ' ').replace(/<[^>]*>/g, ' ').split('\n');
 }
 
@@ -95,6 +99,9 @@ const RUNS = [
   ['estimate', '--model', 'gemma-3-1b', '--context', '32768', '--engine', 'transformers', '--gpu', 'h200-sxm'],
   ['estimate', '--model', 'deepseek-v2-lite', '--context', '8192', '--engine', 'transformers', '--gpus', '2', '--gpu', 'h100-sxm'],
   ['estimate', '--model', 'beam', '--engine', 'percent', '--context', '200000', '--gpu', 'l4'],
+  // Apple silicon: macOS's GPU limit and the sysctl that raises it; an offload past the one memory.
+  ['estimate', '--model', 'llama-3.1-8b', '--engine', 'llamacpp', '--weights', 'q8_0', '--context', '16384', '--gpu', 'apple-m4-16gb'],
+  ['estimate', '--model', 'qwen3-30b-a3b', '--engine', 'llamacpp', '--weights', 'q8_0', '--gpu', 'apple-m4-24gb'],
   ['estimate', '--model', 'guide-7b', '--mode', 'full', '--gpu', 'mi300x', '--zero', '3', '--gpus', '8'],
   ['estimate', '--model', 'llama-3.1-8b', '--mode', 'lora', '--gpu', 'rtx-4090', '--offload-optimizer'],
   ['estimate', '--model', 'guide-70b', '--mode', 'qlora', '--gpu', 'a100-sxm', '--finetune-profile', 'guide'],
@@ -140,6 +147,29 @@ for (const lang of ['ar', 'fa']) {
     assert.deepEqual(digits, [], r.stderr);
   });
 }
+
+// An Apple machine in each language: the assumption that its memory is counted once and
+// the GPU gets macOS's limit, and the warning with the sysctl the plan needs, typed as is.
+test('vramcalc on an Apple machine: macOS\'s GPU limit and the sysctl that raises it, in en, ar and fa', () => {
+  const args = ['estimate', '--model', 'llama-3.1-8b', '--engine', 'llamacpp', '--weights', 'q8_0', '--context', '16384', '--gpu', 'apple-m4-16gb'];
+  const answer = JSON.parse(run(...args, '--json').stdout);
+  const command = answer.unified_memory.command;
+  assert.match(command, /^sudo sysctl iogpu\.wired_limit_mb=\d+$/);
+  assert.ok(answer.unified_memory.wired_limit_mb * 1048576 >= answer.serving.per_gpu_gb * 1e9);
+  for (const lang of ['en', 'ar', 'fa']) {
+    const r = run(...args, '--lang', lang);
+    assert.equal(r.status, 0, r.stderr);
+    const out = r.stdout.replace(/[\u2066-\u2069\u200e\u200f]/g, '');
+    // The command as the reader types it: Latin, its digits too, in every language.
+    assert.ok(out.includes(command), `${lang}: the command '${command}' is missing`);
+    const catalog = loadJson(`data/messages/${lang}.json`);
+    for (const id of ['assumption.unified_memory', 'warning.wired_raise', 'basis.wired']) {
+      const fixed = catalog[id].split(/\{[^}]*\}/).map((part) => part.replace(/[\u200e\u200f]/g, '').trim()).filter((part) => part.length > 3);
+      assert.ok(fixed.length > 0, id);
+      for (const part of fixed) assert.ok(out.includes(part), `${lang} ${id}: '${part}' is missing`);
+    }
+  }
+});
 
 // Unequal cards in Persian: each card's row with its layers in Persian digits,
 // the flags the reader types quoted and Latin, the split's error in Persian.

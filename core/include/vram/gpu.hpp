@@ -56,6 +56,27 @@ struct Discount {
   double percent = 0;
 };
 
+/**
+ * Memory the CPU and the GPU share (Apple silicon under macOS): the machine's
+ * memory is counted once, and the GPU may wire only part of it, macOS's
+ * default limit, which a sysctl raises (data/gpus.json unified_memory).
+ * Sizes in GiB: Apple's "128 GB" Mac has 128 GiB (hw.memsize 2^37).
+ */
+struct UnifiedMemoryRule {
+  bool present = false;
+  std::string stack = "metal";  ///< the cards it applies to (Gpu::stack)
+  double small_up_to_gib = 36;  ///< machines up to this size get small_fraction
+  double small_fraction = 2.0 / 3.0;
+  double large_fraction = 0.75;
+  std::string sysctl = "iogpu.wired_limit_mb";  ///< the limit, in MiB
+  /** The most a raised limit is suggested at: the larger of raise_fraction of the memory and
+   * the memory less raise_reserve_gib. */
+  double raise_fraction = 0.8;
+  double raise_reserve_gib = 5;
+  std::string source;
+  std::string raise_source;
+};
+
 /** The fleet with its pricing rules. Replaceable: a host page or --catalog. */
 struct GpuCatalog {
   std::vector<Gpu> gpus;
@@ -68,6 +89,7 @@ struct GpuCatalog {
   double ecc_gddr_factor = 0.9375;  ///< further share left by GDDR with ECC on
   std::string usable_default_source;
   std::string discounts_source;
+  UnifiedMemoryRule unified_memory;
 
   /** Throws vram::Error("unknown_gpu", field, ...). */
   const Gpu& find(std::string_view id, std::string_view field) const;
@@ -79,6 +101,23 @@ struct GpuCatalog {
    * from the marketed size (`estimated` tells which).
    */
   double usable_bytes(const Gpu& gpu, bool* estimated = nullptr) const;
+
+  /** The card shares the machine's memory with the CPU (unified_memory's stack). */
+  bool is_unified(const Gpu& gpu) const {
+    return unified_memory.present && gpu.stack == unified_memory.stack;
+  }
+  /** The machine's whole memory, a unified card's vram_gb read as GiB. */
+  double unified_bytes(const Gpu& gpu) const;
+  /** macOS's default GPU limit on a machine of `memory_gib`: its share of the memory. */
+  double wired_default_bytes(double memory_gib) const;
+  /** The most the limit is suggested raised to on a machine of `memory_gib` (never below the
+   * default): what is left stays with macOS and the CPU. */
+  double wired_ceiling_bytes(double memory_gib) const;
+  /**
+   * The card's memory as a convention counts it: the marketed size, except
+   * on unified memory, where the GPU may use only the limit (usable_bytes).
+   */
+  double card_bytes(const Gpu& gpu) const;
 };
 
 /**

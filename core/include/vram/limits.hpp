@@ -50,7 +50,7 @@ inline constexpr double kMaxParams = 1e15;
 // --- a GPU catalog ------------------------------------------------------------
 // Unequal cards split by layers (estimate "gpus"): every order is tried, 4! = 24.
 inline constexpr std::size_t kMaxSplitCards = 4;
-inline constexpr std::size_t kMaxCatalogGpus = 1'000;    // (21 built in)
+inline constexpr std::size_t kMaxCatalogGpus = 1'000;    // (33 built in)
 inline constexpr std::size_t kMaxDiscounts = 100;        // (3)
 inline constexpr std::size_t kMaxTextChars = 2'000;      // any string in a catalog
 inline constexpr std::int64_t kMaxNodeSize = 1'024;      // cards per server (8; NVL72: 72)

@@ -83,18 +83,24 @@ json plan_json(const FinetuneSetup& s, const FinetunePlan& plan, const ImportedM
 
 /** Against a card or a budget: the fit, and the longest sequence and largest micro-batch. */
 json capacity_json(const Catalog& catalog, const FinetuneSetup& s, const FinetunePlan& plan,
-                   const Gpu* gpu, std::optional<double> budget_gb) {
+                   const GpuCatalog& gpus, const Gpu* gpu, std::optional<double> budget_gb) {
   double capacity = 0;
+  const bool unified = gpu != nullptr && gpus.is_unified(*gpu);
   if (budget_gb) {
     capacity = gb_to_bytes(*budget_gb);
   } else if (gpu != nullptr) {
-    capacity = gpu->vram_bytes();
+    // The marketed size, or on unified memory the part macOS lets the GPU wire.
+    capacity = gpus.card_bytes(*gpu);
   }
   json out = json::object();
   if (gpu != nullptr) out["gpu"] = *gpu;
+  if (unified) merge(out, unified_section(gpus, *gpu, plan.total_bytes, budget_gb.has_value()));
   if (!(capacity > 0)) return out;
   out["fit"] = fit_json(capacity, plan.total_bytes, plan.total_bytes <= capacity,
-                        Message{gpu != nullptr ? "basis.marketed_one" : "basis.budget"}, 1);
+                        Message{gpu == nullptr ? "basis.budget"
+                                : unified      ? (budget_gb ? "basis.budget" : "basis.wired")
+                                               : "basis.marketed_one"},
+                        1);
   const FinetuneInverse inverse = finetune_inverse(s, catalog.formats, capacity);
   out["inverse"] = obj({{"budget_gb", bytes_to_gb(capacity)},
                         {"max_seq", inverse.max_seq},
@@ -129,7 +135,7 @@ json finetune_answer(const Catalog& catalog, const EstimateRequest& req) {
   out["measured_error"] =
       measured_error(catalog, "finetune-device", "note.measured_error_finetune");
   const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
-  merge(out, capacity_json(catalog, s, plan, gpu, req.budget_gb));
+  merge(out, capacity_json(catalog, s, plan, gpus, gpu, req.budget_gb));
   return out;
 }
 

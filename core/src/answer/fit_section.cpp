@@ -60,9 +60,11 @@ Capacity capacity_of(const Inference& in) {
   c.capacity_bytes = sf.per_gpu_capacity_bytes * cards;
   c.need_bytes = sf.per_gpu_need_bytes * cards;
   c.holds = sf.fits;
-  c.basis = {in.engine.profile->convention() ? "basis.marketed"
-             : plan.budget.present           ? "basis.engine_share"
-                                             : "basis.usable"};
+  // On unified memory, what macOS lets the GPU wire, whichever engine counts it.
+  c.basis = {plan.budget.present               ? "basis.engine_share"
+             : in.gpus.is_unified(*in.gpu)     ? "basis.wired"
+             : in.engine.profile->convention() ? "basis.marketed"
+                                               : "basis.usable"};
   c.cards = in.layout.gpus;
   return c;
 }

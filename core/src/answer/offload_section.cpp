@@ -89,6 +89,23 @@ json offload_json(const Inference& in, const OffloadPlan& o, const DecodeSpeed& 
     out["headline"] = short_headline(o, in.gpu->name, engine);
     return out;
   }
+  if (in.gpus.is_unified(*in.gpu)) {
+    // One memory: what the CPU keeps beside the GPU's share comes out of the same pool, which
+    // holds both only up to what macOS can spare (GpuCatalog::wired_ceiling_bytes).
+    const double pool = in.gpus.wired_ceiling_bytes(in.gpu->vram_gb);
+    const double both = o.per_gpu_bytes * in.layout.gpus + o.host_bytes;
+    out["unified_pool_gb"] = bytes_to_gb(pool);
+    if (both > pool) {
+      out["fits"] = false;
+      out["decode"] = nullptr;
+      out["headline"] = Message{"offload.unified_short", obj({{"gpu", in.gpu->name},
+                                                              {"card", o.per_gpu_bytes},
+                                                              {"host", o.host_bytes},
+                                                              {"pool", pool},
+                                                              {"memory_gib", in.gpu->vram_gb}})};
+      return out;
+    }
+  }
   out["decode"] = obj({{"ceiling_tokens_per_s", d.ceiling_tokens_per_s},
                        {"expected_tokens_per_s", d.expected_tokens_per_s},
                        {"expected_batch_tokens_per_s", d.expected_batch_tokens_per_s},

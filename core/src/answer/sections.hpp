@@ -138,6 +138,18 @@ nlohmann::json cheapest_section(const Inference& in);
 /** fit and inverse: the answer against its capacity, and what else that capacity holds. */
 nlohmann::json fit_section(const Inference& in, const Capacity& capacity);
 
+/**
+ * A card of unified memory (Apple silicon): the machine's memory counted once and macOS's
+ * default GPU limit (an assumption), and where `need_bytes` passes the limit, the sysctl that
+ * raises it (a warning: warning.wired_raise, or warning.wired_beyond past what macOS can
+ * spare); `unified_memory` the same for programs. With a budget given, nothing to raise.
+ */
+nlohmann::json unified_section(const GpuCatalog& gpus, const Gpu& gpu, double need_bytes,
+                               bool budget_given);
+/** The limit the sysctl is given for `need_bytes`, in MiB: the need rounded up to a whole GiB,
+ * within the most suggested (GpuCatalog::wired_ceiling_bytes), never below the need. */
+double wired_limit_mib(const GpuCatalog& gpus, const Gpu& gpu, double need_bytes);
+
 // --- helpers the sections share
 /** "-ngl N", with "--n-cpu-moe K" when it is given: a placement as the command writes it. */
 Message placement_flags(const OffloadPlan& offload, const EngineProfile& engine);

@@ -90,12 +90,27 @@ json serving_section(const Inference& in, const std::optional<OffloadPlan>& offl
     out["serving"]["offload"] = std::move(o["offload"]);
     out["assumptions"] = std::move(o["assumptions"]);
   }
-  if (!in.fit->fits) {
+  if (in.gpus.is_unified(gpu)) {
+    // The need in the limit's terms: vLLM and SGLang take their share of it, the rest all.
+    const ServingFit& sf = *in.fit;
+    const double need = sf.per_gpu_capacity_bytes > 0
+                            ? sf.per_gpu_need_bytes * usable / sf.per_gpu_capacity_bytes
+                            : sf.per_gpu_need_bytes;
+    merge(out, unified_section(in.gpus, gpu, need, in.budget_gb.has_value()));
+    out["gpu"]["unified"] = true;
+  }
+  // A raised limit holds it on the one machine: that, not more machines, is the answer.
+  const bool raise = out.contains("unified_memory") && !out["unified_memory"]["command"].is_null();
+  if (!in.fit->fits && !raise) {
     const int most = serving_counts(in.gpus.node_size).back();
-    out["warnings"] = json::array(
-        {needed > 0 ? Message{"warning.cards_needed",
-                              obj({{"gpu", gpu.name}, {"count", needed}, {"now", in.layout.gpus}})}
-                    : Message{"warning.no_count_holds", obj({{"gpu", gpu.name}, {"max", most}})}});
+    merge(out,
+          obj({{"warnings",
+                json::array({needed > 0
+                                 ? Message{"warning.cards_needed", obj({{"gpu", gpu.name},
+                                                                        {"count", needed},
+                                                                        {"now", in.layout.gpus}})}
+                                 : Message{"warning.no_count_holds",
+                                           obj({{"gpu", gpu.name}, {"max", most}})}})}}));
   }
   return out;
 }
