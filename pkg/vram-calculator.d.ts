@@ -203,6 +203,16 @@ export interface EstimateResult {
   kv_blocks?: number;
   max_concurrency?: number;
   fit?: Fit;
+  /** Apple silicon: macOS's default GPU wired limit, the need, and the sysctl that raises it (docs/cli.md). */
+  unified_memory?: {
+    memory_gib: number;
+    limit_gib: number;
+    ceiling_gib: number;
+    need_gib: number;
+    sysctl: string;
+    wired_limit_mb: number | null;
+    command: string | null;
+  };
   /** With a gpu (inference): gpu_count cards serving one model under the engine (docs/cli.md). */
   serving?: {
     gpus: number;

@@ -96,9 +96,6 @@ export class InputsPanel {
     check('offload_optimizer');
     select('finetune_profile', choicesOf(catalog, 'finetune_profile').map((p) => [p, t(`profile.${p}`)]));
     select('engine', catalog.engines.map((e) => [e.id, engineLabel(t, e)]));
-    // Speculative decoding: a smaller model of the catalog as the draft.
-    select('draft_model', [['', t('input.draft_none')], ...catalog.models.map((m) => [m.id, modelName(t, catalog.models, m.id, m.name)])]);
-    number('draft_tokens');
     const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
     for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
       const list = catalog.gpus.filter((g) => (g.monthly_usd != null || g.hourly_usd != null) === rentable);
@@ -173,7 +170,7 @@ export class InputsPanel {
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('engine'), this.engineOptions, f('draft_model'), f('draft_tokens')),
+      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('engine'), this.engineOptions),
       // The fine-tuning inputs: the core's (its schema's modes), in the page's order.
       finetune: h('div', { class: 'stack' }, finetuneInputs(catalog).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
@@ -660,8 +657,6 @@ export class InputsPanel {
     assign(this.fields.min_tokens_per_s, 'hidden', state.view !== 'calculator' || !show.has('batch'));
     assign(this.picks, 'hidden', !show.has('context'));
     assign(this.engineOptions, 'hidden', !show.has('engine'));
-    assign(this.fields.draft_model, 'hidden', !show.has('engine') || state.view !== 'calculator');
-    assign(this.fields.draft_tokens, 'hidden', !state.draft_model || !show.has('engine') || state.view !== 'calculator');
     // Each fine-tuning input shows where the core takes it (LoRA's rank with LoRA and QLoRA, SGD's momentum with SGD).
     if (finetune) for (const name of finetuneInputs(this.ctx.catalog)) assign(this.fields[name], 'hidden', !appliesTo(this.ctx.catalog, name, state));
     assign(this.sections.custom, 'hidden', state.model !== CUSTOM);
