@@ -31,4 +31,20 @@ inline const vram::Calculator& calculator() {
 
 inline json estimate(json request) { return calculator().estimate(request); }
 
+/** A term's GB in an estimate answer, 0 when the answer has no such term. */
+inline double term_gb(const json& answer, const std::string& id) {
+  for (const json& t : answer.at("terms")) {
+    if (t.at("id") == id) return t.at("gb").get<double>();
+  }
+  return 0;
+}
+
+/** Whether an estimate answer carries the warning `id`. */
+inline bool warns(const json& answer, const std::string& id) {
+  for (const json& w : answer.at("warnings")) {
+    if (w.at("id") == id) return true;
+  }
+  return false;
+}
+
 }  // namespace testing

@@ -20,20 +20,6 @@ json with_draft(const std::string& engine, const std::string& weights, const cha
   return testing::estimate(r);
 }
 
-double term_gb(const json& r, const std::string& id) {
-  for (const json& t : r.at("terms")) {
-    if (t.at("id") == id) return t.at("gb").get<double>();
-  }
-  return 0;
-}
-
-bool warns(const json& r, const std::string& id) {
-  for (const json& w : r.at("warnings")) {
-    if (w.at("id") == id) return true;
-  }
-  return false;
-}
-
 std::string command(const json& r) { return r.at("launch").at("command").get<std::string>(); }
 
 // Llama 3.2 1B: 16 layers, 8 KV heads of 64; 1,235,814,400 parameters in BF16.
@@ -48,8 +34,8 @@ TEST_CASE("vLLM: the draft's weights load with the model and its layers share th
   const double draft_gb = testing::estimate({{"model", "llama-3.2-1b"}, {"weights", "native"}})
                               .at("weights_gb")
                               .get<double>();
-  CHECK(term_gb(both, "draft_weights") == doctest::Approx(draft_gb));
-  CHECK(term_gb(both, "draft_kv") == doctest::Approx(kDraftKvPerToken * 8192 / 1e9));
+  CHECK(testing::term_gb(both, "draft_weights") == doctest::Approx(draft_gb));
+  CHECK(testing::term_gb(both, "draft_kv") == doctest::Approx(kDraftKvPerToken * 8192 / 1e9));
   // Its weights come off the KV budget, and every token costs the draft's cache too.
   CHECK(both.at("kv_budget_gb").get<double>() ==
         doctest::Approx(alone.at("kv_budget_gb").get<double>() - draft_gb));
@@ -60,7 +46,7 @@ TEST_CASE("vLLM: the draft's weights load with the model and its layers share th
   CHECK(command(both).find(" --speculative-config '{\"model\":\"meta-llama/Llama-3.2-1B\","
                            "\"num_speculative_tokens\":5}'") != std::string::npos);
   CHECK(command(alone).find("speculative") == std::string::npos);
-  CHECK_FALSE(warns(both, "warning.draft_vocab"));
+  CHECK_FALSE(testing::warns(both, "warning.draft_vocab"));
 }
 
 TEST_CASE("llama.cpp: the draft file stays on the GPU, a context per slot with its own buffer") {
@@ -70,13 +56,14 @@ TEST_CASE("llama.cpp: the draft file stays on the GPU, a context per slot with i
   const double draft_q4 = testing::estimate({{"model", "llama-3.2-1b"}, {"weights", "q4_k_m"}})
                               .at("weights_gb")
                               .get<double>();
-  CHECK(term_gb(both, "draft_weights") == doctest::Approx(draft_q4));
+  CHECK(testing::term_gb(both, "draft_weights") == doctest::Approx(draft_q4));
   // Two slots of 8,192 cells each, in F16 whatever the model's cache type.
-  CHECK(term_gb(both, "draft_kv") == doctest::Approx(kDraftKvPerToken * 8192 * 2 / 1e9));
-  CHECK(term_gb(both, "draft_compute") > 0);
+  CHECK(testing::term_gb(both, "draft_kv") == doctest::Approx(kDraftKvPerToken * 8192 * 2 / 1e9));
+  CHECK(testing::term_gb(both, "draft_compute") > 0);
   CHECK(both.at("total_gb").get<double>() ==
-        doctest::Approx(alone.at("total_gb").get<double>() + term_gb(both, "draft_weights") +
-                        term_gb(both, "draft_kv") + term_gb(both, "draft_compute")));
+        doctest::Approx(
+            alone.at("total_gb").get<double>() + testing::term_gb(both, "draft_weights") +
+            testing::term_gb(both, "draft_kv") + testing::term_gb(both, "draft_compute")));
   const std::string c = command(both);
   CHECK(c.find(" -md DRAFT.gguf -ngld 99 --draft-max 5") != std::string::npos);
 }
@@ -90,10 +77,10 @@ TEST_CASE("A partial offload under llama.cpp keeps the draft on the GPU: less ro
 }
 
 TEST_CASE("A draft of another tokenizer is said; SGLang's draft is said not to be counted") {
-  CHECK(warns(with_draft("vllm", "fp8", "qwen3-4b"), "warning.draft_vocab"));
+  CHECK(testing::warns(with_draft("vllm", "fp8", "qwen3-4b"), "warning.draft_vocab"));
   const json sglang = with_draft("sglang", "fp8", "llama-3.2-1b");
-  CHECK(warns(sglang, "warning.draft_sglang"));
-  CHECK(term_gb(sglang, "draft_weights") == 0);
+  CHECK(testing::warns(sglang, "warning.draft_sglang"));
+  CHECK(testing::term_gb(sglang, "draft_weights") == 0);
   CHECK(command(sglang).find("--speculative-algorithm STANDALONE --speculative-draft-model-path "
                              "meta-llama/Llama-3.2-1B --speculative-num-steps 5 "
                              "--speculative-eagle-topk 1") != std::string::npos);
@@ -103,8 +90,9 @@ TEST_CASE("The guide's convention adds the draft whole; a bad draft is a named e
   const json alone = with_draft("guide", "fp8", nullptr);
   const json both = with_draft("guide", "fp8", "llama-3.2-1b");
   CHECK(both.at("total_gb").get<double>() ==
-        doctest::Approx(alone.at("total_gb").get<double>() + term_gb(both, "draft_weights") +
-                        term_gb(both, "draft_kv")));
+        doctest::Approx(alone.at("total_gb").get<double>() +
+                        testing::term_gb(both, "draft_weights") +
+                        testing::term_gb(both, "draft_kv")));
   CHECK_THROWS(with_draft("vllm", "fp8", "no-such-model"));
   json r = {{"model", "llama-3.1-8b"}, {"draft_model", "llama-3.2-1b"}, {"draft_tokens", 0}};
   CHECK_THROWS(testing::estimate(r));

@@ -19,13 +19,6 @@ json held(const std::string& engine, double used, const std::string& gpu = "rtx-
   return testing::estimate(r);
 }
 
-double term_gb(const json& r, const std::string& id) {
-  for (const json& t : r.at("terms")) {
-    if (t.at("id") == id) return t.at("gb").get<double>();
-  }
-  return 0;
-}
-
 }  // namespace
 
 TEST_CASE("llama.cpp, transformers and the guide count what others hold as a term of the card") {
@@ -33,8 +26,8 @@ TEST_CASE("llama.cpp, transformers and the guide count what others hold as a ter
     CAPTURE(engine);
     const json free = held(engine, 0);
     const json used = held(engine, 3);
-    CHECK(term_gb(free, "held") == 0);
-    CHECK(term_gb(used, "held") == doctest::Approx(3.0));
+    CHECK(testing::term_gb(free, "held") == 0);
+    CHECK(testing::term_gb(used, "held") == doctest::Approx(3.0));
     CHECK(used.at("total_gb").get<double>() ==
           doctest::Approx(free.at("total_gb").get<double>() + 3.0));
     // The same card, 3 GB less spare.
@@ -59,7 +52,7 @@ TEST_CASE("vLLM keeps its share while it is free, and lowers it to what is free 
   const json some = held("vllm", 5, "h100-sxm");
   CHECK(some.at("kv_budget_gb").get<double>() ==
         doctest::Approx(free.at("kv_budget_gb").get<double>()));
-  CHECK(term_gb(some, "held") == 0);
+  CHECK(testing::term_gb(some, "held") == 0);
   // 20 GB held: vLLM would refuse to start at 0.90; the plan lowers the share, says so, and the
   // command carries the share it can start with.
   const json more = held("vllm", 20, "h100-sxm");

@@ -22,20 +22,6 @@ json serve(const std::string& model, const std::string& engine, json options,
   return testing::estimate(r);
 }
 
-double term_bytes(const json& r, const std::string& id) {
-  for (const json& t : r.at("terms")) {
-    if (t.at("id") == id) return t.at("gb").get<double>() * 1e9;
-  }
-  return 0;
-}
-
-bool warns(const json& r, const std::string& id) {
-  for (const json& w : r.at("warnings")) {
-    if (w.at("id") == id) return true;
-  }
-  return false;
-}
-
 std::string command(const json& r) { return r.at("launch").at("command").get<std::string>(); }
 
 bool has(const std::string& text, const std::string& part) {
@@ -59,19 +45,19 @@ TEST_CASE("vLLM's adapter slots: every layer's A and B at the max rank, off the 
   const json off = serve("llama-3.1-8b", "vllm", json::object());
   const json on = serve("llama-3.1-8b", "vllm", {{"max_loras", 8}, {"max_lora_rank", 16}});
   const double expected = 8 * 16 * llama8b_values(1) * 2;  // 671 MB
-  CHECK(term_bytes(off, "lora_slots") == 0);
-  CHECK(term_bytes(on, "lora_slots") == doctest::Approx(expected).epsilon(1e-9));
+  CHECK((testing::term_gb(off, "lora_slots") * 1e9) == 0);
+  CHECK((testing::term_gb(on, "lora_slots") * 1e9) == doctest::Approx(expected).epsilon(1e-9));
   CHECK(on.at("kv_budget_gb").get<double>() ==
         doctest::Approx(off.at("kv_budget_gb").get<double>() - expected / 1e9));
   // Twice the rank, twice the slots.
   const json wide = serve("llama-3.1-8b", "vllm", {{"max_loras", 8}, {"max_lora_rank", 32}});
-  CHECK(term_bytes(wide, "lora_slots") == doctest::Approx(2 * expected));
+  CHECK((testing::term_gb(wide, "lora_slots") * 1e9) == doctest::Approx(2 * expected));
 }
 
 TEST_CASE("Under tensor parallelism each card holds A whole or B whole, as its module splits") {
   const json tp2 = serve("llama-3.1-8b", "vllm",
                          {{"max_loras", 4}, {"max_lora_rank", 16}, {"tensor_parallel_size", 2}});
-  CHECK(term_bytes(tp2, "lora_slots") ==
+  CHECK((testing::term_gb(tp2, "lora_slots") * 1e9) ==
         doctest::Approx(4 * 16 * llama8b_values(2) * 2).epsilon(1e-9));
 }
 
@@ -82,12 +68,13 @@ TEST_CASE("An MoE model's slots hold every expert's adapters") {
   const double per_layer =
       (3 * 2048 + 32 * 128 + 4 * 256) + (4096 + 2048) + 128 * (2 * 2048 + 2 * 768 + 768 + 2048);
   const json r = serve("qwen3-30b-a3b", "vllm", {{"max_loras", 1}, {"max_lora_rank", 16}});
-  CHECK(term_bytes(r, "lora_slots") == doctest::Approx(16 * 48 * per_layer * 2).epsilon(1e-9));
+  CHECK((testing::term_gb(r, "lora_slots") * 1e9) ==
+        doctest::Approx(16 * 48 * per_layer * 2).epsilon(1e-9));
   // vLLM refuses LoRA on MoE layers under expert parallelism: said, not hidden.
   const json ep = serve("qwen3-30b-a3b", "vllm",
                         {{"max_loras", 1}, {"tensor_parallel_size", 2}, {"expert_parallel", true}});
-  CHECK(warns(ep, "warning.vllm_lora_ep"));
-  CHECK_FALSE(warns(r, "warning.vllm_lora_ep"));
+  CHECK(testing::warns(ep, "warning.vllm_lora_ep"));
+  CHECK_FALSE(testing::warns(r, "warning.vllm_lora_ep"));
 }
 
 TEST_CASE("vLLM's command turns LoRA on with the slots and the rank it was sized for") {
@@ -104,20 +91,21 @@ TEST_CASE("vLLM's command turns LoRA on with the slots and the rank it was sized
 }
 
 TEST_CASE("vLLM refuses a max LoRA rank outside its list: a warning, not a silent plan") {
-  CHECK(warns(serve("llama-3.1-8b", "vllm", {{"max_loras", 2}, {"max_lora_rank", 24}}),
-              "warning.vllm_lora_rank"));
-  CHECK_FALSE(warns(serve("llama-3.1-8b", "vllm", {{"max_loras", 2}, {"max_lora_rank", 320}}),
-                    "warning.vllm_lora_rank"));
-  // Without LoRA the rank is not read.
+  CHECK(testing::warns(serve("llama-3.1-8b", "vllm", {{"max_loras", 2}, {"max_lora_rank", 24}}),
+                       "warning.vllm_lora_rank"));
   CHECK_FALSE(
-      warns(serve("llama-3.1-8b", "vllm", {{"max_lora_rank", 24}}), "warning.vllm_lora_rank"));
+      testing::warns(serve("llama-3.1-8b", "vllm", {{"max_loras", 2}, {"max_lora_rank", 320}}),
+                     "warning.vllm_lora_rank"));
+  // Without LoRA the rank is not read.
+  CHECK_FALSE(testing::warns(serve("llama-3.1-8b", "vllm", {{"max_lora_rank", 24}}),
+                             "warning.vllm_lora_rank"));
 }
 
 TEST_CASE("SGLang's LoRA pool comes off the KV pool one for one, and the command sets it") {
   const json off = serve("llama-3.1-8b", "sglang", json::object());
   const json on = serve("llama-3.1-8b", "sglang", {{"max_loras", 8}, {"max_lora_rank", 16}});
   const double expected = 8 * 16 * llama8b_values(1) * 2;
-  CHECK(term_bytes(on, "lora_slots") == doctest::Approx(expected).epsilon(1e-9));
+  CHECK((testing::term_gb(on, "lora_slots") * 1e9) == doctest::Approx(expected).epsilon(1e-9));
   CHECK(on.at("kv_budget_gb").get<double>() ==
         doctest::Approx(off.at("kv_budget_gb").get<double>() - expected / 1e9));
   CHECK_FALSE(has(command(off), "lora"));
