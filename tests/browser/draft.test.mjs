@@ -13,6 +13,41 @@ const BASE = { model: 'llama-3.1-70b', weights: 'fp8', engine: 'vllm', gpu: 'h10
 const query = (q) => `?${new URLSearchParams(q)}`;
 const plain = (s) => s.replace(/[\u2066-\u2069]/g, '');
 
+test('Llama 3.2 1B as the draft of Llama 3.1 70B under vLLM, chosen on the page: terms, command and link', async () => {
+  const answer = (await core()).estimate({ ...BASE, draft_model: 'llama-3.2-1b' });
+  const weights = answer.terms.find((t) => t.id === 'draft_weights');
+  const cache = answer.terms.find((t) => t.id === 'draft_kv');
+  const browser = await openPage(query(BASE));
+  try {
+    const { page } = browser;
+    assert.doesNotMatch(await text(page, TERMS), /Draft model/);
+    await page.locator('vram-calculator [id="draft_model"]').selectOption('llama-3.2-1b');
+    await page.waitForFunction(() => location.search.includes('draft_model=llama-3.2-1b'));
+    const terms = plain(await text(page, TERMS));
+    assert.match(terms, new RegExp(`Draft model weights${weights.gb.toFixed(1)} GB`));
+    assert.match(terms, new RegExp(`Draft model KV cache${cache.gb.toFixed(1)} GB`));
+    assert.match(await text(page, LAUNCH), /--speculative-config '\{"model":"meta-llama\/Llama-3\.2-1B","num_speculative_tokens":5\}'/);
+    // The tokens drafted a step show with a draft, and go into the command.
+    const tokens = page.locator('vram-calculator [id="draft_tokens"]');
+    await tokens.fill('3');
+    await tokens.press('Enter');
+    await page.waitForFunction(() => location.search.includes('draft_tokens=3'));
+    assert.match(await text(page, LAUNCH), /"num_speculative_tokens":3/);
+    await page.reload();
+    await page.locator(LAUNCH).waitFor();
+    assert.match(await text(page, LAUNCH), /"num_speculative_tokens":3/);
+    assert.equal(await page.locator('vram-calculator [id="draft_model"]').inputValue(), 'llama-3.2-1b');
+    // None again: no draft term, no flag, nothing in the link.
+    await page.locator('vram-calculator [id="draft_model"]').selectOption('');
+    await page.waitForFunction(() => !location.search.includes('draft_model'));
+    assert.doesNotMatch(await text(page, LAUNCH), /speculative/);
+    assert.equal(await page.locator('vram-calculator [id="draft_tokens"]').isVisible(), false);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('Llama 3.2 1B as the draft of Llama 3.1 70B under vLLM, from a link: terms and command', async () => {
   const answer = (await core()).estimate({ ...BASE, draft_model: 'llama-3.2-1b', draft_tokens: 3 });
   const weights = answer.terms.find((t) => t.id === 'draft_weights');

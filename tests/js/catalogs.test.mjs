@@ -9,6 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { layout, readCatalogs } from '../../tools/messages.mjs';
 import { DIGITS, INPUTS, LANGUAGES, UNITS, VIEWS } from '../../web/src/state.js';
+import { FAILURES } from '../../web/src/i18n.js';
 import { core, loadJson, root } from './module.mjs';
 
 const catalogs = await readCatalogs();
@@ -115,7 +116,7 @@ async function familyMembers() {
   const grid = vram.grid({});
   const choices = (name) => vram.schema().requests.estimate.find((f) => f.name === name).choices;
   return {
-    view: VIEWS, unit: UNITS, lang: LANGUAGES, digits: DIGITS,
+    view: VIEWS, unit: UNITS, lang: LANGUAGES, digits: DIGITS, failure: FAILURES,
     // The core's choices, from its schema (the one source of them).
     mode: choices('mode'), optimizer: choices('optimizer'), profile: choices('finetune_profile'),
     zero: ['0', '1', '2', '3'],

@@ -3,7 +3,7 @@
 // of inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NUMBER_CHARS, catalogsReady, direction, jsonWhere, parseDigits, problemMessage, provideCatalogs, resolveLanguage, translator } from '../../web/src/i18n.js';
+import { NUMBER_CHARS, catalogsReady, direction, failureReason, jsonWhere, parseDigits, problemMessage, provideCatalogs, resolveLanguage, translator } from '../../web/src/i18n.js';
 
 const FSI = '\u2068';
 const PDI = '\u2069';
@@ -133,6 +133,37 @@ test('a text that is not JSON is named in the reader\'s language: the parser\'s 
   }
   assert.equal(translator('fa')('problem.configJson', problemMessage({ code: 'configJson', detail: 'at line 3 column 5' }).params).replace(/[\u2066-\u2069]/g, ''),
     'JSON معتبر نیست (خطا در سطر ۳، ستون ۵)');
+});
+
+test('a failure of the browser or the module is named by its kind: its English (a trap, a DOMException) never reaches the sentence', () => {
+  const dom = (name, message) => Object.assign(new Error(message), { name });
+  const cases = [
+    [new RangeError('WebAssembly.Memory(): could not allocate memory'), 'memory'],
+    ['RuntimeError: Aborted(OOM). Build with -sASSERTIONS for more info.', 'memory'],
+    [new WebAssembly.CompileError('WebAssembly.instantiate(): expected magic word'), 'wasm'],
+    [dom('NotReadableError', 'The requested file could not be read, typically due to permission problems'), 'file'],
+    [dom('NotFoundError', 'A requested file or directory could not be found'), 'file'],
+    ['RuntimeError: unreachable', 'fault'],
+    [new WebAssembly.RuntimeError('memory access out of bounds'), 'fault'],
+    [new TypeError('Failed to fetch'), 'network'],
+    [new TypeError('x is not a function'), 'other'],
+    [undefined, 'other'],
+  ];
+  for (const [error, why] of cases) assert.deepEqual(failureReason(error), { id: `failure.${why}`, params: {} }, String(error));
+  const said = [
+    ['app.loadFailed', { reason: failureReason(new TypeError('Failed to fetch')) }],
+    ['problem.fileUnread', { reason: failureReason(dom('NotReadableError', 'permission problems')) }],
+    problemMessage({ code: 'ckptCrashed', message: 'RuntimeError: unreachable' }),
+  ].map((m) => (Array.isArray(m) ? { id: m[0], params: m[1] } : m));
+  assert.deepEqual(said[2], { id: 'problem.ckptCrashed', params: { reason: { id: 'failure.fault', params: {} } } });
+  for (const why of ['memory', 'wasm', 'file', 'fault', 'network', 'other']) said.push({ id: `failure.${why}`, params: {} });
+  for (const lang of ['ar', 'fa']) {
+    for (const { id, params } of said) {
+      const text = translator(lang)(id, params).replace(/[\u2066-\u2069]/g, '');
+      assert.notEqual(text, id, `${lang}: ${id} has no template`);
+      assert.deepEqual([...new Set(text.match(/[A-Za-z]+/g) || [])].filter((w) => w !== 'WebAssembly'), [], `${lang} ${id}: ${text}`);
+    }
+  }
 });
 
 test('a catalog that could not be fetched or read is named in the reader\'s language, its status in the reader\'s digits', () => {

@@ -24,7 +24,7 @@ import css from './style.css';
 import { loadCore } from './core.js';
 import { assign, h, replace } from './dom.js';
 import { fetchCatalog, fragmentCatalogText, messageCatalogText, pageCatalogText, readCatalogText, readHide, readInputs } from './embed.js';
-import { DIGITS, LANGUAGES, catalogsReady, problemMessage, resolveLanguage, translator } from './i18n.js';
+import { DIGITS, LANGUAGES, catalogsReady, failureReason, problemMessage, resolveLanguage, translator } from './i18n.js';
 import { MAX_NOTICES, PAGE_DEFAULTS, VIEWS, UNITS, defaultState, linkLanguage, parseQuery, toQuery } from './state.js';
 import { READ_TIME_LIMIT_MS } from './reader.js';
 import { readRentTemplate } from './rent.js';
@@ -155,7 +155,8 @@ export function defineVramCalculator(factory) {
         this.catalog = this.presets;
         this.state = { ...defaultState(this.catalog) };
       } catch (error) {
-        replace(this.frame, h('p', { class: 'error', role: 'alert' }, h('bdi', {}, this.t('app.loadFailed', { message: error.message }))));
+        console.warn(error);
+        replace(this.frame, h('p', { class: 'error', role: 'alert' }, this.t('app.loadFailed', { reason: failureReason(error) })));
         return;
       }
       this.dispatchEvent(new CustomEvent('vram-ready', { detail: { version: this.version, dataVersions: this.dataVersions } }));
@@ -482,7 +483,13 @@ export function defineVramCalculator(factory) {
           type: 'button', role: 'tab', id: `tab-${name}`, 'aria-controls': `panel-${name}`,
           onclick: () => this.selectView(name, false),
         }, h('bdi', {}, t(`view.${name}`)));
-        this.panels[name] = h('div', { role: 'tabpanel', id: `panel-${name}`, 'aria-labelledby': `tab-${name}`, tabindex: 0 }, this.views[name].element);
+        // A panel is taller than a phone's screen: focus that lands on it
+        // scrolls nothing while any of it shows, so its top (the focus ring)
+        // may sit under the sticky strip; bring its top below the strip
+        // (scroll-margin, style.css).
+        const panel = h('div', { role: 'tabpanel', id: `panel-${name}`, 'aria-labelledby': `tab-${name}`, tabindex: 0 }, this.views[name].element);
+        panel.addEventListener('focus', (event) => event.target === panel && this.answer.uncover(panel));
+        this.panels[name] = panel;
       }
       const tablist = h('div', { role: 'tablist', class: 'tabs', 'aria-label': t('view.label') }, Object.values(this.tabs));
       // On a phone a view other than the calculator comes before its inputs

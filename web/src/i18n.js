@@ -160,11 +160,36 @@ export function jsonWhere(detail) {
   return { id: 'jsonWhere.unknown', params: {} };
 }
 
+/** The kinds of failure failureReason names (failure.* in the catalogs). */
+export const FAILURES = ['memory', 'wasm', 'file', 'fault', 'network', 'other'];
+
+/**
+ * Why the browser or the module failed, as a message in the reader's
+ * language, from what was thrown (an Error, a DOMException, or its text as
+ * a Worker passes it on: "RuntimeError: unreachable"): memory the browser
+ * would not give, WebAssembly switched off or too old, a download that
+ * failed, a file the browser could not read, a fault in the module, or
+ * none of these. The browser's own English stays in the console.
+ */
+export function failureReason(error) {
+  const text = String((error && error.message) || error || '');
+  const name = (error && error.name) || (/^(\w+):/.exec(text) || [])[1] || '';
+  let why = 'other';
+  if (/out of memory|cannot enlarge memory|allocation failed|could not allocate|OOM/i.test(text)) why = 'memory';
+  else if (typeof WebAssembly === 'undefined' || name === 'CompileError' || name === 'LinkError') why = 'wasm';
+  else if (['NotReadableError', 'NotFoundError', 'SecurityError', 'AbortError', 'NotAllowedError'].includes(name)) why = 'file';
+  else if (name === 'RuntimeError' || /unreachable|out of bounds|Aborted\(/.test(text)) why = 'fault';
+  else if (/fetch|network|load failed/i.test(text)) why = 'network';
+  return { id: `failure.${why}`, params: {} };
+}
+
 /** A problem { code, ...values } from state.js or config.js, as a message. */
 export function problemMessage(error) {
   const { code, ...params } = error;
   if (code === 'configType') params.kind = { id: `kind.${params.kind}` };
   // The parser's own English never reaches an Arabic or Persian sentence.
   if (code === 'configJson' || code === 'catalogJson') return { id: `problem.${code}`, params: { ...params, detail: jsonWhere(params.detail) } };
+  // Nor the module's trap's.
+  if (code === 'ckptCrashed') return { id: 'problem.ckptCrashed', params: { reason: failureReason(params.message) } };
   return { id: `problem.${code}`, params };
 }

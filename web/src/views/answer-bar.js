@@ -129,6 +129,17 @@ export class AnswerBar {
     }
   }
 
+  /**
+   * Brings `el`'s top below the strip when the strip sticks (a phone) and
+   * covers it: focus on an element taller than the screen scrolls nothing
+   * while any of it shows. scrollIntoView keeps the scroll margin under the
+   * strip (style.css).
+   */
+  uncover(el) {
+    if (this.element.hidden || getComputedStyle(this.element).position !== 'sticky') return;
+    if (el.getBoundingClientRect().top < this.element.getBoundingClientRect().bottom) el.scrollIntoView({ block: 'start' });
+  }
+
   update(result, state) {
     const { t } = this.ctx;
     const training = state.mode !== 'inference';

@@ -9,7 +9,7 @@ import { readConfigText } from '../config.js';
 import { checkpointLimits, fileKind, hubFiles, isHubId, readCheckpoint } from '../checkpoint.js';
 import { assign, h, replace } from '../dom.js';
 import { visibleInputs } from '../embed.js';
-import { problemMessage } from '../i18n.js';
+import { failureReason, problemMessage } from '../i18n.js';
 import { CONTEXT_PICKS, SUFFIXES, TYPED_CHARS, parseSignedNumber } from '../numbers.js';
 import { modelName, nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
@@ -96,6 +96,9 @@ export class InputsPanel {
     check('offload_optimizer');
     select('finetune_profile', choicesOf(catalog, 'finetune_profile').map((p) => [p, t(`profile.${p}`)]));
     select('engine', catalog.engines.map((e) => [e.id, engineLabel(t, e)]));
+    // Speculative decoding: a smaller model of the catalog as the draft.
+    select('draft_model', [['', t('input.draft_none')], ...catalog.models.map((m) => [m.id, modelName(t, catalog.models, m.id, m.name)])]);
+    number('draft_tokens');
     const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
     for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
       const list = catalog.gpus.filter((g) => (g.monthly_usd != null || g.hourly_usd != null) === rentable);
@@ -170,7 +173,7 @@ export class InputsPanel {
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('engine'), this.engineOptions),
+      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('engine'), this.engineOptions, f('draft_model'), f('draft_tokens')),
       // The fine-tuning inputs: the core's (its schema's modes), in the page's order.
       finetune: h('div', { class: 'stack' }, finetuneInputs(catalog).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
@@ -485,7 +488,8 @@ export class InputsPanel {
     try {
       this.loadText(await file.text(), file.name, true);
     } catch (error) {
-      this.showConfigError(t('config.error', { source: file.name, problem: { id: 'error.plain', params: { message: error.message } } }));
+      console.warn(error);
+      this.showConfigError(t('config.error', { source: file.name, problem: { id: 'problem.fileUnread', params: { reason: failureReason(error) } } }));
     }
   }
 
@@ -545,8 +549,9 @@ export class InputsPanel {
       if (name) this.checkpointInfo.textContent = `${name}: ${this.checkpointInfo.textContent}`;
     } catch (error) {
       this.checkpointInfo.hidden = true;
-      // The core's refusal in the reader's language (its message id), its English only for a failure that has none.
-      const said = error.messageId || { id: 'error.plain', params: { message: error.message } };
+      // The core's refusal in the reader's language (its message id); a failure without one by its kind (the English to the console).
+      if (!error.messageId && !error.problem) console.warn(error);
+      const said = error.messageId || failureReason(error);
       const problem = error.problem ? problemMessage(error.problem) : { id: 'checkpoint.core', params: { field: error.field || '', message: said } };
       this.showConfigError(t('config.error', { source: error.source || error.problem?.source || t('checkpoint.files'), problem }));
     } finally {
@@ -657,6 +662,8 @@ export class InputsPanel {
     assign(this.fields.min_tokens_per_s, 'hidden', state.view !== 'calculator' || !show.has('batch'));
     assign(this.picks, 'hidden', !show.has('context'));
     assign(this.engineOptions, 'hidden', !show.has('engine'));
+    assign(this.fields.draft_model, 'hidden', !show.has('engine') || state.view !== 'calculator');
+    assign(this.fields.draft_tokens, 'hidden', !state.draft_model || !show.has('engine') || state.view !== 'calculator');
     // Each fine-tuning input shows where the core takes it (LoRA's rank with LoRA and QLoRA, SGD's momentum with SGD).
     if (finetune) for (const name of finetuneInputs(this.ctx.catalog)) assign(this.fields[name], 'hidden', !appliesTo(this.ctx.catalog, name, state));
     assign(this.sections.custom, 'hidden', state.model !== CUSTOM);
