@@ -167,13 +167,14 @@ double push_mxfp4_layout(InferencePlan& plan, const ModelSpec& model, std::int64
   const double bytes = std::max(0.0, d(moe_layers * experts) * (per.kept - per.checkpoint));
   Term term{"mxfp4_layout", {"term.mxfp4_layout"}, bytes, {}, {}};
   if (explain) {
-    term.formula = {"formula.mxfp4_layout",
-                    obj({{"layers", moe_layers},
-                         {"experts", experts},
-                         {"kept", per.kept},
-                         {"checkpoint", per.checkpoint},
-                         {"backend", Message{std::string("mxfp4_backend.") + backend_name(backend)}},
-                         {"bytes", bytes}})};
+    term.formula = {
+        "formula.mxfp4_layout",
+        obj({{"layers", moe_layers},
+             {"experts", experts},
+             {"kept", per.kept},
+             {"checkpoint", per.checkpoint},
+             {"backend", Message{std::string("mxfp4_backend.") + backend_name(backend)}},
+             {"bytes", bytes}})};
     term.inputs = obj({{"backend", backend_name(backend)},
                        {"hidden", model.hidden_size},
                        {"expert_width", width},
