@@ -21,10 +21,16 @@ export function caseRequest(root, c) {
 
 /** The value a predict expression picks from an answer, in bytes when it is memory. */
 function pick(result, predict) {
+  // "term:a" or a sum of terms, "term:weights+mxfp4_layout" (what vLLM's
+  // "Model loading took" counts for gpt-oss).
   if (predict.startsWith('term:')) {
-    const term = result.terms.find((t) => t.id === predict.slice(5));
-    if (!term) throw new Error(`no term ${predict}`);
-    return { value: term.gb * GB, memory: true };
+    let gb = 0;
+    for (const id of predict.slice(5).split('+')) {
+      const term = result.terms.find((t) => t.id === id);
+      if (!term) throw new Error(`no term ${id} in ${predict}`);
+      gb += term.gb;
+    }
+    return { value: gb * GB, memory: true };
   }
   const value = predict.split('.').reduce((node, key) => (node == null ? undefined : node[key]), result);
   if (typeof value !== 'number') throw new Error(`no number at ${predict}`);

@@ -255,6 +255,7 @@ const BY_ID = {
   'error.choice': { choices: ['vllm', 'sglang', 'llamacpp'] },
   'error.too_large': { size: 2e9 },
   'fleet.describe': { items: ['HBM3', 'Hopper'] },
+  'formula.mxfp4_layout': { backend: { id: 'mxfp4_backend.triton' } },
   'formula.kv': { groups: [{ id: 'formula.kv_group', params: { attention: { id: 'attention.global' }, bytes: 2, k_dim: 128, kv_heads: 8, layers: 32, tokens: 8192, v_dim: 128 } }, { id: 'formula.kv_group', params: { attention: { id: 'attention.sliding' }, bytes: 2, k_dim: 128, kv_heads: 8, layers: 32, tokens: 4096, v_dim: 128 } }] },
   'model.guideName': { size: '70B' },
   'problem.catalogJson': { detail: { id: 'jsonWhere.line', params: { line: 3, column: 5 } } },

@@ -170,7 +170,11 @@ double predicted(const json& answer, const LoggedQuantity& q) {
   auto from_budget = [&](const char* key, double scale) {
     return budget.contains(key) ? budget.at(key).get<double>() * scale : NAN;
   };
-  if (q.id == "weights" || q.id == "model_buffer") return term_bytes(answer, "weights");
+  // vLLM's "Model loading took" counts the MXFP4 experts as its kernel keeps them.
+  if (q.id == "weights" || q.id == "model_buffer") {
+    const double layout = term_bytes(answer, "mxfp4_layout");
+    return term_bytes(answer, "weights") + (std::isnan(layout) ? 0.0 : layout);
+  }
   if (q.id == "kv_buffer") return term_bytes(answer, "kv_cache");
   if (q.id == "compute_buffer") return term_bytes(answer, "compute_buffer");
   if (q.id == "non_torch") return term_bytes(answer, "non_torch");

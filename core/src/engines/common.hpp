@@ -90,6 +90,31 @@ double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, 
 /** "warning.draft_vocab" when the draft's vocabulary is not the model's. */
 void warn_draft_vocab(InferencePlan& plan, const InferenceSetup& setup, bool explain);
 
+// --- vLLM's MXFP4 MoE layout (mxfp4_layout.cpp) -------------------------------
+/** The MXFP4 MoE backend vLLM picks on a card (mxfp4.py get_mxfp4_backend). */
+enum class Mxfp4Backend { kNone, kMarlin, kTriton, kFlashinfer };
+const char* backend_name(Mxfp4Backend backend);
+/** kNone off CUDA or without a card. */
+Mxfp4Backend vllm_mxfp4_backend(const Gpu* gpu);
+/** One expert of one layer: the checkpoint's bytes and what the backend keeps. */
+struct Mxfp4ExpertBytes {
+  double checkpoint = 0;
+  double kept = 0;
+  std::int64_t hidden = 0;        ///< H as the backend pads it
+  std::int64_t intermediate = 0;  ///< the expert's width on the card, padded
+};
+Mxfp4ExpertBytes mxfp4_expert_bytes(Mxfp4Backend backend, std::int64_t hidden,
+                                    std::int64_t intermediate, bool bias);
+/** Whether the weights keep the routed experts in MXFP4 (gpt-oss's checkpoint). */
+bool mxfp4_experts(const WeightsSize& weights);
+/**
+ * "mxfp4_layout": what the backend keeps beyond the checkpoint's MXFP4
+ * experts on the fullest card, over the stage's first `layers` layers;
+ * pushed onto the plan when there is any. Its bytes (0 when none).
+ */
+double push_mxfp4_layout(InferencePlan& plan, const ModelSpec& model, std::int64_t layers,
+                         const Gpu* gpu, bool explain);
+
 // --- formats -----------------------------------------------------------------
 /** Safetensors checkpoints (AWQ, GPTQ, FP8, NVFP4...), not GGUF files: vLLM, SGLang, transformers.
  */

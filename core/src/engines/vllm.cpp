@@ -100,6 +100,10 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   const KvCacheSize& cache = stage.cache;
   const double weights_bytes = stage.weights_bytes;
   const std::int64_t dp = plan.data_parallel;
+  // gpt-oss's MXFP4 experts as the card's MoE backend keeps them: padded,
+  // swizzled, with FP32 biases (mxfp4_layout.cpp); counted in "Model loading
+  // took", before the profile.
+  const double layout = push_mxfp4_layout(plan, m, local.num_layers(), gpu, explain);
   // Adapter slots are made when the model loads (lora.cpp), before the profile.
   push_lora_slots(plan, m, local.num_layers(), o, explain);
   const double lora = plan.terms.back().id == "lora_slots" ? plan.terms.back().bytes : 0.0;
@@ -188,7 +192,7 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
            : 0.0);
   budget_card(b, gpu, in.gpus, held_share(in, plan));
   if (!b.present) return;
-  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - lora - draft_weights -
+  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - layout - lora - draft_weights -
                       non_torch * kBytesPerGiB - activations - graphs * kBytesPerGiB;
   const double block = o.at("block_size").get<double>();
   std::int64_t rank_tokens = 0;  // one data-parallel rank's cache
