@@ -122,6 +122,16 @@ struct InferenceSetup {
   const WeightsSize* draft_weights = nullptr;
   const KvFormat* draft_kv = nullptr;
   std::int64_t draft_tokens = 0;
+  /**
+   * A second model served on the same card (an embedding or reranker model
+   * beside this one, under the same engine): its weights as loaded (as the
+   * draft's), its KV format (FP16), and the tokens of one of its requests.
+   * None without one (engines/companion.cpp).
+   */
+  const ModelSpec* companion = nullptr;
+  const WeightsSize* companion_weights = nullptr;
+  const KvFormat* companion_kv = nullptr;
+  std::int64_t companion_context = 0;
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */
@@ -143,6 +153,12 @@ struct InferencePlan {
   std::vector<Message> warnings;
   nlohmann::json options = nlohmann::json::object();  ///< knobs used, defaults filled in
   double host_bytes = 0;  ///< memory the engine keeps on the host (llama.cpp token embeddings)
+  /**
+   * The companion's server under vLLM or SGLang: its own share of the card
+   * (--gpu-memory-utilization, --mem-fraction-static); 0 without one or
+   * without a card (engines/companion.cpp).
+   */
+  double companion_share = 0;
 };
 
 /**
