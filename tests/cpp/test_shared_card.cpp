@@ -67,8 +67,8 @@ TEST_CASE("Every engine counts the companion once on the card: weights, KV, forw
     CHECK(f.at("kv").get<double>() == doctest::Approx(kCompanionKvPerToken * 512));
     CHECK(f.at("runtime").get<double>() > 0);
     // The sizing guides count no activations for a model, so none for the companion either.
-    CHECK((f.at("activations").get<double>() > 0) == (std::string(engine) != "guide" &&
-                                                      std::string(engine) != "percent"));
+    CHECK((f.at("activations").get<double>() > 0) ==
+          (std::string(engine) != "guide" && std::string(engine) != "percent"));
     CHECK(both.at("total_gb").get<double>() ==
           doctest::Approx(alone.at("total_gb").get<double>() + t.at("gb").get<double>()));
   }
@@ -160,7 +160,8 @@ TEST_CASE("llama.cpp: a second llama-server for embeddings, every layer on the G
 TEST_CASE("A card with no room is a named error; so is a companion the catalog does not know") {
   json r = {{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu", "rtx-4090"}};
   r["gpu_used_gb"] = 30;
-  CHECK(refusal(r) == std::make_pair(std::string("error.used_over_card"), std::string("gpu_used_gb")));
+  CHECK(refusal(r) ==
+        std::make_pair(std::string("error.used_over_card"), std::string("gpu_used_gb")));
   r["gpu_used_gb"] = 3;
   r["companion_model"] = "llama-3.1-70b";
   CHECK(refusal(r) ==

@@ -85,11 +85,10 @@ double vllm_companion_share(const EngineInput& in, InferencePlan& plan, double s
   plan.companion_share = companion;
   plan.options["gpu_memory_utilization"] = model;
   if (in.explain) {
-    plan.warnings.push_back(
-        {"warning.vllm_companion", obj({{"companion", in.setup.companion->name},
-                                        {"companion_share", companion},
-                                        {"share", model},
-                                        {"total", share}})});
+    plan.warnings.push_back({"warning.vllm_companion", obj({{"companion", in.setup.companion->name},
+                                                            {"companion_share", companion},
+                                                            {"share", model},
+                                                            {"total", share}})});
   }
   return model;
 }
@@ -102,15 +101,15 @@ double sglang_companion_bytes(const EngineInput& in, InferencePlan& plan) {
   // fraction covering what the card already holds and itself; then it comes off the model's
   // pool one for one.
   const double usable = in.gpus.usable_bytes(*in.gpu);
-  const double companion = usable > 0 ? hundredths((in.setup.held_bytes + need) / usable, true) : 0.0;
+  const double companion =
+      usable > 0 ? hundredths((in.setup.held_bytes + need) / usable, true) : 0.0;
   plan.companion_share = companion;
   if (in.explain) {
-    plan.warnings.push_back(
-        {"warning.sglang_companion",
-         obj({{"companion", in.setup.companion->name},
-              {"companion_share", companion},
-              {"share", in.options.at("mem_fraction_static").get<double>()},
-              {"bytes", need}})});
+    plan.warnings.push_back({"warning.sglang_companion",
+                             obj({{"companion", in.setup.companion->name},
+                                  {"companion_share", companion},
+                                  {"share", in.options.at("mem_fraction_static").get<double>()},
+                                  {"bytes", need}})});
   }
   return need;
 }
