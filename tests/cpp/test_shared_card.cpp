@@ -107,6 +107,9 @@ TEST_CASE("vLLM: the two servers' --gpu-memory-utilization add up to the model's
   // The model's pool is its own share's: smaller by the companion's.
   CHECK(both.at("budget").at("reserved_gb").get<double>() == doctest::Approx(usable * model));
   CHECK(both.at("kv_budget_gb").get<double>() < alone.at("kv_budget_gb").get<double>());
+  // The fit holds both servers' terms against both shares.
+  CHECK(both.at("fit").at("capacity_gb").get<double>() ==
+        doctest::Approx(usable * (model + companion)));
   // Two commands, each with its share; the companion on its own port, as a pooling model.
   const json& launch = both.at("launch");
   CHECK(has(command(launch), "--gpu-memory-utilization " + json(model).dump()));

@@ -81,7 +81,9 @@ struct EngineBudget {
   bool present = false;     ///< false without a GPU to size against
   double usable_bytes = 0;  ///< what CUDA reports as the card's total
   bool usable_estimated = false;
-  double reserved_bytes = 0;      ///< the engine's share: usable x utilization
+  double reserved_bytes = 0;  ///< the engine's share: usable x utilization
+  /** vLLM: a companion server's own share of the card beside the model's (companion.cpp). */
+  double companion_reserved_bytes = 0;
   double kv_budget_bytes = 0;     ///< left for the KV cache
   double kv_bytes_per_token = 0;  ///< as the engine pages it, per GPU
   std::int64_t kv_blocks = 0;

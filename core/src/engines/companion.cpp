@@ -83,6 +83,7 @@ double vllm_companion_share(const EngineInput& in, InferencePlan& plan, double s
   const double companion = usable > 0 ? hundredths(need / usable, true) : 0.0;
   const double model = std::max(0.0, hundredths(share - companion, false));
   plan.companion_share = companion;
+  plan.budget.companion_reserved_bytes = companion * usable;
   plan.options["gpu_memory_utilization"] = model;
   if (in.explain) {
     plan.warnings.push_back({"warning.vllm_companion", obj({{"companion", in.setup.companion->name},
