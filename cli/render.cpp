@@ -283,6 +283,11 @@ std::string render_estimate(const json& r, const Words& say) {
   if (r.contains("launch")) {
     const json& launch = r.at("launch");
     out << say("cli.launch") << "\n  $ " << launch.at("command").get<std::string>() << "\n";
+    // A second model's server on the same card, on its own port.
+    if (launch.contains("companion")) {
+      out << say("cli.launch_companion") << "\n  $ "
+          << launch.at("companion").at("command").get<std::string>() << "\n";
+    }
     for (const json& other : launch.value("also", json::array())) {
       out << say("cli.launch_also", {{"name", other.at("name")}}) << "\n  $ "
           << other.at("command").get<std::string>() << "\n";

@@ -80,6 +80,16 @@ export interface EstimateRequest {
   gpu?: string;
   gpu_count?: number;
   budget_gb?: number;
+  /** Memory other processes already hold on each card, GB (inference); default 0. */
+  gpu_used_gb?: number;
+  /**
+   * A second model served on the same card, such as an embedding or reranker
+   * model (inference): a preset id, or absent for none. Its term is
+   * `companion`; its server's command is `launch.companion`.
+   */
+  companion_model?: string;
+  /** Tokens of one request to the companion (inference); default 512. */
+  companion_context?: number;
   catalog?: GpuCatalog;
   mode?: Mode;
   finetune_profile?: 'physical' | 'guide';
@@ -297,6 +307,11 @@ export interface EstimateResult {
     launcher?: string;
     launcher_gpus?: number;
     notes?: Message[];
+    /**
+     * The companion's server (`companion_model`) on its own port; under vLLM
+     * and SGLang only with a card, whose share it carries.
+     */
+    companion?: Launch;
   };
   /** Only when the setup fits. */
   decode?: {

@@ -39,6 +39,7 @@ json carried(const std::string& what, const LaunchPlan& p) {
     return "'" + config.dump() + "'";
   }
   if (what == "weights") return p.weights;
+  if (what == "share") return p.share > 0 ? json(p.share) : json();
   // Whether a knob is on: a switch, or a count above 0 (LoRA's max_loras).
   const std::string on = "option_on:";
   if (what.rfind(on, 0) == 0) {
@@ -65,7 +66,9 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
   for (const json& f : l.at("flags")) {
     // A flag that belongs to a feature ("when") is written only with it on.
     if (f.contains("when") && carried(f.at("when").get<std::string>(), plan) != true) continue;
-    json value = carried(f.at("carries").get<std::string>(), plan);
+    // A fixed value ("value"), or the plan's.
+    json value =
+        f.contains("value") ? f.at("value") : carried(f.at("carries").get<std::string>(), plan);
     if (value.is_null()) continue;
     if (f.contains("values")) {
       // An id of ours, worded as the engine spells it; absent: the engine's default.
@@ -135,6 +138,16 @@ json launch_json(const EngineProfile& engine, const LaunchPlan& plan) {
     out["also"] = also;
   }
   return out;
+}
+
+json companion_launch_json(const EngineProfile& engine, const LaunchPlan& plan) {
+  if (!engine.launch.is_object() || !engine.launch.contains("companion")) return nullptr;
+  json section = engine.launch;
+  for (const auto& [key, value] : engine.launch.at("companion").items()) section[key] = value;
+  section.erase("companion");
+  section.erase("also");
+  section.erase("offload");
+  return section_json(engine.id, section, plan);
 }
 
 namespace {

@@ -108,9 +108,11 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
     p.kv_bytes[i] = kv_cache(one, *setup.kv, cells, 1).bytes;
   }
   p.compute_bytes = term_bytes(plan, "compute_buffer");
-  // A draft model stays on the GPU whatever -ngl leaves there (-ngld): fixed, as the context.
+  // A draft model stays on the GPU whatever -ngl leaves there (-ngld), and so does a second
+  // server's companion model: fixed, as the context.
   p.context_bytes = term_bytes(plan, "cuda_context") + term_bytes(plan, "draft_weights") +
-                    term_bytes(plan, "draft_kv") + term_bytes(plan, "draft_compute");
+                    term_bytes(plan, "draft_kv") + term_bytes(plan, "draft_compute") +
+                    term_bytes(plan, "companion");
   if (m.moe.num_experts > 0) {
     const DecodeCeiling ceiling = decode_ceiling(m, plan, 1.0, setup.batch);
     p.experts_read_share = std::min(1.0, ceiling.experts_touched / d(m.moe.num_experts));

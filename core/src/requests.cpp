@@ -57,6 +57,8 @@ void from_json(const json& j, EstimateRequest& r) {
   if (v.contains("split_gpus")) r.split_gpus = json_read::list_of<std::string>(v.at("split_gpus"));
   r.budget_gb = optional<double>(v, "budget_gb");
   r.gpu_used_gb = v.at("gpu_used_gb").get<double>();
+  r.companion_model = optional<std::string>(v, "companion_model");
+  r.companion_context = v.at("companion_context").get<std::int64_t>();
   r.catalog = optional<json>(v, "catalog");
   r.checkpoint = optional<json>(v, "checkpoint");
   r.finetune_profile =

@@ -124,7 +124,7 @@ std::vector<FieldSpec> make_estimate_fields() {
   // in and gone before the next is built, so the module carries no
   // clean-up for 35 of them at once and no copy of each (2 KB of wasm).
   std::vector<FieldSpec> fields;
-  fields.reserve(37);
+  fields.reserve(39);
   fields.push_back(std::move(model));
   fields.push_back(field("config", FieldType::kObject, nullptr));
   fields.push_back(field("name", FieldType::kString, nullptr));
@@ -152,6 +152,10 @@ std::vector<FieldSpec> make_estimate_fields() {
   fields.push_back(budget_field());
   // What nvidia-smi shows in use before the engine starts (a desktop, another model).
   fields.push_back(ranged("gpu_used_gb", FieldType::kNumber, 0, 0, 1e6, "GB", kInf));
+  // A second model served on the same card (an embedding or reranker model beside the LLM).
+  fields.push_back(choice("companion_model", nullptr, {}, ChoiceSource::kModels, kInf));
+  fields.push_back(ranged("companion_context", FieldType::kInt, 512, 1,
+                          static_cast<double>(limits::kMaxRequestContext), "tokens", kInf));
   fields.push_back(catalog_field());
   fields.push_back(field("checkpoint", FieldType::kObject, nullptr));
   fields.push_back(choice("finetune_profile", "physical", names(kFinetuneProfileNames),

@@ -195,7 +195,9 @@ ServingFit serving_fit(const InferencePlan& plan, const EngineProfile& engine, c
     // vLLM, SGLang: the engine's own budget on each card.
     const EngineBudget& b = plan.budget;
     f.per_gpu_need_bytes = plan.total_bytes;
-    f.per_gpu_capacity_bytes = b.reserved_bytes;
+    // Under vLLM a companion's server has its own share beside the model's; its term is in the
+    // need, so its share is in the capacity.
+    f.per_gpu_capacity_bytes = b.reserved_bytes + b.companion_reserved_bytes;
     f.kv_budget_bytes = b.kv_budget_bytes;
     f.kv_bytes_per_token = b.kv_bytes_per_token;
     f.kv_tokens = b.kv_tokens;

@@ -182,6 +182,7 @@ const BY_NAME = {
   // Names, formats, keys, flags, paths: Latin text.
   arch: 'llama',
   cards: 'RTX 3090 + RTX 4090',
+  companion: 'Qwen2.5 0.5B',
   draft: 'Llama 3.2 1B',
   flag: '--tensor-split',
   architecture: 'Ampere',

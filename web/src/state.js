@@ -51,6 +51,8 @@ export const PAGE_DEFAULTS = Object.freeze({
   split_gpus: Object.freeze([]),
   // Speculative decoding's draft, a model of the catalog; '': none.
   draft_model: '',
+  // A second model served on the same card (an embedding or reranker model); '': none.
+  companion_model: '',
   // A memory budget of the reader's own ("my card has 20 GB"): the core
   // fits against it instead of the card's capacity. null: the card's.
   budget_gb: null,
@@ -125,6 +127,8 @@ const CORE_PARAMS = {
   draft_tokens: ['estimate', 'draft_tokens'],
   budget_gb: ['estimate', 'budget_gb'],
   gpu_used_gb: ['estimate', 'gpu_used_gb'],
+  companion_model: ['estimate', 'companion_model'],
+  companion_context: ['estimate', 'companion_context'],
   usable_fraction: ['devices', 'usable_fraction'],
 };
 
@@ -239,6 +243,8 @@ function schemaFor(catalog) {
     specs.split_gpus = { kind: 'cards', max: catalog.schema.limits.split_gpus.max_items };
     // A draft is a model of the page's catalog, or none.
     specs.draft_model = enumOf((c) => ['', ...c.models.map((m) => m.id)]);
+    // So is a second model on the card.
+    specs.companion_model = enumOf((c) => ['', ...c.models.map((m) => m.id)]);
     // Empty: no budget of one's own, the card's capacity.
     specs.budget_gb = { ...specs.budget_gb, optional: true };
     // A link's number reads as a typed one does: "32k", "32,768", "3.2e4",
@@ -656,6 +662,7 @@ function linkParams(state, defaults, catalog) {
   if (state.gpu_used_gb !== defaults.gpu_used_gb) names.push('gpu_used_gb');
   if (state.split_gpus.length) names.push('split_gpus');
   if (state.draft_model) names.push('draft_model', 'draft_tokens');
+  if (state.companion_model) names.push('companion_model', 'companion_context');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
   // A link made in Persian opens in Persian: the language goes with it once chosen.
   if (state.lang) names.push('lang');
@@ -737,6 +744,11 @@ export function estimateRequest(state, catalog, page) {
     if (!state.draft_model) {
       delete request.draft_model;
       delete request.draft_tokens;
+    }
+    // No second model: neither key.
+    if (!state.companion_model) {
+      delete request.companion_model;
+      delete request.companion_context;
     }
   } else {
     request.mode = state.mode;

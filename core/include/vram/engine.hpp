@@ -81,7 +81,9 @@ struct EngineBudget {
   bool present = false;     ///< false without a GPU to size against
   double usable_bytes = 0;  ///< what CUDA reports as the card's total
   bool usable_estimated = false;
-  double reserved_bytes = 0;      ///< the engine's share: usable x utilization
+  double reserved_bytes = 0;  ///< the engine's share: usable x utilization
+  /** vLLM: a companion server's own share of the card beside the model's (companion.cpp). */
+  double companion_reserved_bytes = 0;
   double kv_budget_bytes = 0;     ///< left for the KV cache
   double kv_bytes_per_token = 0;  ///< as the engine pages it, per GPU
   std::int64_t kv_blocks = 0;
@@ -122,6 +124,16 @@ struct InferenceSetup {
   const WeightsSize* draft_weights = nullptr;
   const KvFormat* draft_kv = nullptr;
   std::int64_t draft_tokens = 0;
+  /**
+   * A second model served on the same card (an embedding or reranker model
+   * beside this one, under the same engine): its weights as loaded (as the
+   * draft's), its KV format (FP16), and the tokens of one of its requests.
+   * None without one (engines/companion.cpp).
+   */
+  const ModelSpec* companion = nullptr;
+  const WeightsSize* companion_weights = nullptr;
+  const KvFormat* companion_kv = nullptr;
+  std::int64_t companion_context = 0;
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */
@@ -143,6 +155,12 @@ struct InferencePlan {
   std::vector<Message> warnings;
   nlohmann::json options = nlohmann::json::object();  ///< knobs used, defaults filled in
   double host_bytes = 0;  ///< memory the engine keeps on the host (llama.cpp token embeddings)
+  /**
+   * The companion's server under vLLM or SGLang: its own share of the card
+   * (--gpu-memory-utilization, --mem-fraction-static); 0 without one or
+   * without a card (engines/companion.cpp).
+   */
+  double companion_share = 0;
 };
 
 /**

@@ -37,6 +37,7 @@ struct LaunchPlan {
   bool draft = false;  ///< speculative decoding with a draft model
   std::string draft_repo;         ///< the draft's hub repository, or empty
   std::int64_t draft_tokens = 0;  ///< tokens drafted a step
+  double share = 0;               ///< a companion server's fraction of the card; 0: none written
 };
 
 /**
@@ -49,6 +50,15 @@ struct LaunchPlan {
  * ("offload_note") carries that note, with its own option, in `notes`.
  */
 nlohmann::json launch_json(const EngineProfile& engine, const LaunchPlan& plan);
+
+/**
+ * The companion's server (a second model on the same card): the engine's
+ * launch section overlaid with its "companion" entry (its own flags, each
+ * a plan value or a fixed "value", and placeholder), filled from `plan`
+ * (the companion's context, layers and share); null where the engine has
+ * none.
+ */
+nlohmann::json companion_launch_json(const EngineProfile& engine, const LaunchPlan& plan);
 
 /**
  * {engine, version, source, model, args: [{call, flag, value}], command,

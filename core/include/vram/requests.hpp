@@ -50,9 +50,11 @@ struct EstimateRequest {
   std::vector<std::string>
       split_gpus;  ///< unequal cards split by layers (llama.cpp), in CUDA order
   std::optional<double> budget_gb;
-  double gpu_used_gb = 0;                    ///< memory other processes already hold on each card
-  std::optional<nlohmann::json> catalog;     ///< a replacement GPU catalog
-  std::optional<nlohmann::json> checkpoint;  ///< a GGUF/safetensors header (checkpoint.hpp)
+  double gpu_used_gb = 0;                      ///< memory other processes already hold on each card
+  std::optional<std::string> companion_model;  ///< a second model on the same card, a preset id
+  std::int64_t companion_context = 0;          ///< the companion's tokens a request
+  std::optional<nlohmann::json> catalog;       ///< a replacement GPU catalog
+  std::optional<nlohmann::json> checkpoint;    ///< a GGUF/safetensors header (checkpoint.hpp)
   FinetuneProfile finetune_profile = FinetuneProfile::kPhysical;
   std::int64_t seq = 0;
   std::int64_t micro_batch = 0;

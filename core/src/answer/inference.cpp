@@ -3,6 +3,7 @@
 
 #include "answer/sections.hpp"
 #include "tables.hpp"
+#include "vram/error.hpp"
 #include "vram/units.hpp"
 
 namespace vram::answer {
@@ -32,6 +33,30 @@ InferenceSetup setup_of(const Catalog& catalog, const EstimateRequest& req, cons
   return setup;
 }
 
+/** error.used_over_card: what other processes hold leaves nothing of the card. */
+void check_shared_card(const Inference& in) {
+  const double usable = in.gpus.usable_bytes(*in.gpu);
+  if (in.setup.held_bytes < usable) return;
+  throw Error::make(
+      "invalid_value", "gpu_used_gb", "error.used_over_card",
+      obj({{"used", in.setup.held_bytes}, {"gpu", in.gpu->name}, {"usable", usable}}));
+}
+
+/** error.companion_over_card: the companion alone needs more than the card has free. */
+void check_companion(const Inference& in) {
+  if (in.setup.companion == nullptr) return;
+  const double usable = in.gpus.usable_bytes(*in.gpu);
+  const double free = usable - in.setup.held_bytes;
+  for (const Term& t : in.plan.terms) {
+    if (t.id != "companion" || t.bytes <= free) continue;
+    throw Error::make("invalid_value", "companion_model", "error.companion_over_card",
+                      obj({{"companion", in.setup.companion->name},
+                           {"need", t.bytes},
+                           {"gpu", in.gpu->name},
+                           {"free", free}}));
+  }
+}
+
 std::optional<CheckpointWeights> checkpoint_of(const EstimateRequest& req) {
   if (!req.checkpoint) return std::nullopt;
   return checkpoint_from_json(*req.checkpoint, "checkpoint");
@@ -58,24 +83,37 @@ Inference::Inference(const Catalog& catalog_in, const EstimateRequest& req)
       budget_gb(req.budget_gb),
       min_tokens_per_s(req.min_tokens_per_s) {
   setup.gpus = req.split_gpus.empty() ? layout.gpus : static_cast<int>(req.split_gpus.size());
+  // The draft and the companion as loaded: a GGUF type asked of the model is their files' too
+  // (llama.cpp takes .gguf files); otherwise each as its checkpoint stores it (vLLM's
+  // --quantization is the model's, not theirs).
+  const WeightFormat* gguf =
+      setup.weights != nullptr && setup.weights->gguf ? setup.weights : nullptr;
+  const auto loaded = [&](const ModelSpec& m) {
+    const ParamTotals totals = param_totals(m);
+    return gguf != nullptr ? weights_in_format(m, totals, *gguf, catalog_in.formats)
+                           : weights_native(m, totals, catalog_in.formats);
+  };
   if (req.draft_model) {
-    // The draft as loaded: a GGUF type asked of the model is the draft file's too (llama.cpp
-    // takes two .gguf files); otherwise the draft as its checkpoint stores it (vLLM's
-    // --quantization is the model's, not the draft's).
     draft.emplace(catalog_in.resolve(catalog_in.model(*req.draft_model, "draft_model")));
-    const ModelSpec& dm = draft->model;
-    const ParamTotals totals = param_totals(dm);
-    const WeightFormat* gguf =
-        setup.weights != nullptr && setup.weights->gguf ? setup.weights : nullptr;
-    draft_weights.emplace(gguf != nullptr ? weights_in_format(dm, totals, *gguf, catalog_in.formats)
-                                          : weights_native(dm, totals, catalog_in.formats));
-    setup.draft = &dm;
+    draft_weights.emplace(loaded(draft->model));
+    setup.draft = &draft->model;
     setup.draft_weights = &*draft_weights;
     setup.draft_kv = &catalog_in.formats.kv("fp16", "draft_model");
     setup.draft_tokens = req.draft_tokens;
   }
+  if (req.companion_model) {
+    companion.emplace(
+        catalog_in.resolve(catalog_in.model(*req.companion_model, "companion_model")));
+    companion_weights.emplace(loaded(companion->model));
+    setup.companion = &companion->model;
+    setup.companion_weights = &*companion_weights;
+    setup.companion_kv = &catalog_in.formats.kv("fp16", "companion_model");
+    setup.companion_context = req.companion_context;
+  }
+  if (gpu != nullptr) check_shared_card(*this);
   plan = plan_inference(setup, *engine.profile, engine.options, gpu, gpus, catalog.formats);
   if (gpu != nullptr) {
+    check_companion(*this);
     fit = serving_fit(plan, *engine.profile, *gpu, gpus, setup.context, setup.batch);
   }
   mixed = mixed_of(*this, req);

@@ -53,7 +53,23 @@ json launch_section(const Inference& in, const Placement& placement,
     }
     if (!reordered) lp.devices.clear();
   }
-  return obj({{"launch", launch_json(*in.engine.profile, lp)}});
+  json launch = launch_json(*in.engine.profile, lp);
+  // A second model's server on the card: where its engine divides the card by fractions
+  // (vLLM, SGLang), only once the card gives its share.
+  const bool shared = in.engine.profile->rules->paged;
+  if (in.companion && (!shared || in.plan.companion_share > 0)) {
+    LaunchPlan cp;
+    const ModelSpec& c = in.companion->model;
+    cp.context = setup.companion_context;
+    cp.layers = c.num_layers();
+    cp.weights = lp.weights == "native" ? lp.weights : in.weights_id;
+    cp.kv = setup.companion_kv->id;
+    cp.model = c.repo;
+    cp.share = in.plan.companion_share;
+    json command = companion_launch_json(*in.engine.profile, cp);
+    if (!command.is_null()) launch["companion"] = std::move(command);
+  }
+  return obj({{"launch", std::move(launch)}});
 }
 
 }  // namespace vram::answer

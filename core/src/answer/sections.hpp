@@ -63,8 +63,10 @@ struct Inference {
   InferencePlan plan;
   std::optional<ServingFit> fit;    ///< the plan on `gpu`, when one is given
   std::optional<MixedCards> mixed;  ///< the plan over unequal cards, when "split_gpus" lists them
-  std::optional<ImportedModel> draft;        ///< speculative decoding's draft ("draft_model")
-  std::optional<WeightsSize> draft_weights;  ///< its weights as loaded (setup.draft_weights)
+  std::optional<ImportedModel> draft;            ///< speculative decoding's draft ("draft_model")
+  std::optional<WeightsSize> draft_weights;      ///< its weights as loaded (setup.draft_weights)
+  std::optional<ImportedModel> companion;        ///< a second model on the card ("companion_model")
+  std::optional<WeightsSize> companion_weights;  ///< its weights as loaded
 };
 
 /** The split over the request's "split_gpus" (split_section.cpp); nullopt without them. */

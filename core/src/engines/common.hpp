@@ -51,6 +51,12 @@ void layer_share(Term& term, std::int64_t cards, std::int64_t here, std::int64_t
 /** The model as one GPU of a tensor-parallel group holds it: KV heads split, latents not. */
 ModelSpec shard(const ModelSpec& model, int tp);
 
+/**
+ * Bytes per token alive at the widest point of vLLM's profiling forward pass
+ * on one GPU of a tensor-parallel group (vllm.cpp).
+ */
+double vllm_forward_bytes_per_token(const ModelSpec& m, int tp, int expert_split);
+
 /** The card's usable memory and the engine's `share` of it, when there is a card. */
 void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, double share);
 
@@ -114,6 +120,21 @@ bool mxfp4_experts(const WeightsSize& weights);
  */
 double push_mxfp4_layout(InferencePlan& plan, const ModelSpec& model, std::int64_t layers,
                          const Gpu* gpu, bool explain);
+
+// --- a second model on the same card (companion.cpp) ---------------------------
+/**
+ * "companion": the companion's weights, its KV cache and forward pass at
+ * companion_context tokens, and its server's runtime memory under the
+ * engine; its bytes, 0 (and no term) without one.
+ */
+double push_companion(const EngineInput& in, InferencePlan& plan);
+/**
+ * vLLM: pushes the companion, gives it its --gpu-memory-utilization (need /
+ * card, up to a hundredth) and the model `share` less that; the model's.
+ */
+double vllm_companion_share(const EngineInput& in, InferencePlan& plan, double share);
+/** SGLang: pushes the companion and sets its --mem-fraction-static; its bytes. */
+double sglang_companion_bytes(const EngineInput& in, InferencePlan& plan);
 
 // --- formats -----------------------------------------------------------------
 /** Safetensors checkpoints (AWQ, GPTQ, FP8, NVFP4...), not GGUF files: vLLM, SGLang, transformers.

@@ -31,6 +31,8 @@ void plan_convention(const EngineInput& in, const Overhead& overhead, InferenceP
     term.inputs = obj({{"kind", in.engine.kind()}, {"overhead_gb", bytes_to_gb(bytes)}});
   }
   plan.terms.push_back(std::move(term));
+  // A second model's server on one of the cards (companion.cpp).
+  push_companion(in, plan);
   // Whole-model terms against every card's memory added up: each card's share of it.
   push_held(plan, setup, std::max(1, setup.gpus), explain);
 }

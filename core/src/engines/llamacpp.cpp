@@ -121,7 +121,9 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
   }
   plan.terms.push_back(
       gib_term("cuda_context", o.at("cuda_context_gib").get<double>(), "outside_ggml", explain));
-  // Its buffers are allocated from the card's free memory: what others hold is not.
+  // Its buffers are allocated from the card's free memory: what others hold is not, nor a
+  // second llama-server's model on the card, whole on the fullest (companion.cpp).
+  push_companion(in, plan);
   push_held(plan, setup, 1, explain);
 }
 

@@ -35,10 +35,12 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   if (setup.draft != nullptr && explain) {
     plan.warnings.push_back({"warning.draft_sglang", obj({{"draft", setup.draft->name}})});
   }
+  // A companion's server, started first, is memory the card holds too (companion.cpp).
+  const double companion = sglang_companion_bytes(in, plan);
   budget_card(b, in.gpu, in.gpus, o.at("mem_fraction_static").get<double>());
   if (!b.present) return;
-  b.kv_budget_bytes =
-      b.reserved_bytes - weights_bytes - lora - non_torch * kBytesPerGiB - setup.held_bytes;
+  b.kv_budget_bytes = b.reserved_bytes - weights_bytes - lora - non_torch * kBytesPerGiB -
+                      setup.held_bytes - companion;
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
     const auto rank_tokens =
         static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / b.kv_bytes_per_token));

@@ -176,6 +176,8 @@ void plan_transformers(const EngineInput& in, InferencePlan& plan) {
   // Assisted generation (assistant_model): the draft's weights and cache beside the model's.
   push_draft(plan, setup, 1, 1, *setup.kv, setup.context, setup.batch, explain);
   warn_draft_vocab(plan, setup, explain);
+  // A second model's process on the card (companion.cpp).
+  push_companion(in, plan);
   push_held(plan, setup, 1, explain);
   if (!explain) return;
   bool state = false;

@@ -10,7 +10,6 @@
 #include "vram/units.hpp"
 
 namespace vram::engines {
-namespace {
 
 /**
  * Bytes per token alive at the widest point of vLLM's profiling forward
@@ -41,6 +40,8 @@ double vllm_forward_bytes_per_token(const ModelSpec& m, int tp, int expert_split
   }
   return widest * 2.0;
 }
+
+namespace {
 
 /**
  * Bytes per token as a paged engine allocates them. Layers of one kind
@@ -190,7 +191,8 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
       (setup.draft != nullptr
            ? paged_bytes_per_token(shard(*setup.draft, plan.tensor_parallel), *setup.kv)
            : 0.0);
-  budget_card(b, gpu, in.gpus, held_share(in, plan));
+  // A companion's server on the card takes its own share of the card (companion.cpp).
+  budget_card(b, gpu, in.gpus, vllm_companion_share(in, plan, held_share(in, plan)));
   if (!b.present) return;
   b.kv_budget_bytes = b.reserved_bytes - weights_bytes - layout - lora - draft_weights -
                       non_torch * kBytesPerGiB - activations - graphs * kBytesPerGiB;

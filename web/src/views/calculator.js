@@ -376,11 +376,18 @@ function launchBlock(t, say, launch, training) {
   const notes = (launch.notes || []).length
     ? h('ul', { class: 'small launch-notes' }, launch.notes.map((note) => h('li', {}, sayQuoted(say, note))))
     : null;
+  // A second model's server on the same card, on its own port.
+  const companion = launch.companion
+    ? h('div', { class: 'launch-companion', dataset: { engine: launch.companion.engine } },
+      h('h4', {}, t('launch.companion')),
+      ...commandParts(t, say, launch.companion))
+    : null;
   return h('section', { class: 'block launch', dataset: { engine: launch.engine } },
     h('h3', {}, t(training ? 'launch.training_title' : 'launch.title')),
     ...commandParts(t, say, launch),
     notes,
     launcher,
+    companion,
     ...also);
 }
 

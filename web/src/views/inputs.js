@@ -126,6 +126,9 @@ export class InputsPanel {
     this.controls.budget_gb.el.setAttribute('aria-describedby', 'budget_gb-help budget_gb-error');
     this.controls.budget_gb.el.placeholder = t('input.budgetPlaceholder');
     number('usable_fraction');
+    // A second model served on the same card (an embedding or reranker model), and its tokens.
+    select('companion_model', [['', t('input.companion_none')], ...catalog.models.map((m) => [m.id, modelName(t, catalog.models, m.id, m.name)])]);
+    number('companion_context');
     for (const name of Object.keys(SHAPE)) number(name);
     number('params');
 
@@ -179,6 +182,8 @@ export class InputsPanel {
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
       devices: h('div', { class: 'stack' }, f('usable_fraction')),
     };
+    // What shares the card: a second model's server, after the engine's inputs.
+    this.sections.inference.append(f('companion_model'), f('companion_context'));
     // tabindex -1: focusable from a script (the phone's jump to the inputs), not a Tab stop.
     this.element = h('form', { class: 'inputs', tabindex: -1, 'aria-label': t('input.panel'), onsubmit: (e) => e.preventDefault() },
       this.groups.model = section('input.modelGroup',
@@ -677,6 +682,9 @@ export class InputsPanel {
     // Memory others hold on the reader's own card: the calculator's inference answer.
     assign(this.fields.gpu_used_gb, 'hidden', !state.gpu || !show.has('gpu') || state.view !== 'calculator' || state.mode !== 'inference');
     assign(this.fields.budget_gb, 'hidden', !show.has('gpu'));
+    // A second model on the card: the calculator's inference answer; its tokens once one is chosen.
+    assign(this.fields.companion_model, 'hidden', !show.has('engine') || state.view !== 'calculator');
+    assign(this.fields.companion_context, 'hidden', !state.companion_model || !show.has('engine') || state.view !== 'calculator');
     assign(this.groups.model, 'hidden', !show.has('model'));
     assign(this.groups.workload, 'hidden', !['weights', 'kv', 'context', 'batch', 'mode', 'engine'].some((name) => show.has(name)));
     assign(this.groups.hardware, 'hidden', !show.has('gpu') && !show.has('usable_fraction'));

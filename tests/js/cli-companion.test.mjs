@@ -1,0 +1,45 @@
+// A second model on the same card from the CLI (issue 42 part 2):
+// --companion-model and --companion-context, read from the core's schema
+// like every other flag (docs/cli.md).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { root } from './module.mjs';
+
+const cli = join(root, 'build/native/vramcalc');
+const run = (...args) => spawnSync(cli, args, { encoding: 'utf8' });
+const base = ['estimate', '--model', 'llama-3.1-8b', '--weights', 'bf16', '--engine', 'vllm', '--gpu', 'h100-sxm'];
+
+test('--companion-model and --companion-context size the companion and write its command', () => {
+  const r = run(...base, '--companion-model', 'qwen2.5-0.5b', '--companion-context', '2048', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  const term = out.terms.find((t) => t.id === 'companion');
+  assert.ok(term, 'a companion term');
+  assert.equal(term.inputs.companion_model, 'qwen2.5-0.5b');
+  assert.equal(term.inputs.companion_context, 2048);
+  assert.ok(out.warnings.some((w) => w.id === 'warning.vllm_companion'));
+  assert.match(out.launch.companion.command, /^vllm serve Qwen\/Qwen2\.5-0\.5B .*--port 8001/);
+  assert.match(out.launch.companion.command, /--max-model-len 2048/);
+  // The readable output names the term and prints both commands.
+  const text = run(...base, '--companion-model', 'qwen2.5-0.5b');
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /Companion model/);
+  assert.match(text.stdout, /--runner pooling/);
+});
+
+test("--help lists both flags with the schema's default; bad values name the flag", () => {
+  const help = run('estimate', '--help');
+  assert.match(help.stdout, /--companion-model/);
+  assert.match(help.stdout, /--companion-context\s+.*default 512/);
+  const unknown = run(...base, '--companion-model', 'no-such-model');
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /companion_model|no-such-model/);
+  const zero = run(...base, '--companion-model', 'qwen2.5-0.5b', '--companion-context', '0');
+  assert.equal(zero.status, 2);
+  assert.match(zero.stderr, /--companion-context/);
+  const used = run(...base, '--gpu-used-gb', '90');
+  assert.equal(used.status, 2);
+  assert.match(used.stderr, /gpu_used_gb/);
+});
