@@ -122,6 +122,12 @@ struct InferenceSetup {
   const WeightsSize* draft_weights = nullptr;
   const KvFormat* draft_kv = nullptr;
   std::int64_t draft_tokens = 0;
+  /**
+   * Images in each request and the tokens each becomes (VisionSpec::
+   * tokens_per_image); `context` already holds them. 0 without images.
+   */
+  std::int64_t images = 0;
+  std::int64_t image_tokens = 0;
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */
@@ -143,6 +149,8 @@ struct InferencePlan {
   std::vector<Message> warnings;
   nlohmann::json options = nlohmann::json::object();  ///< knobs used, defaults filled in
   double host_bytes = 0;  ///< memory the engine keeps on the host (llama.cpp token embeddings)
+  /** The vision tower's bytes among `weights` that the engine loads apart (llama.cpp's mmproj). */
+  double vision_bytes = 0;
 };
 
 /**

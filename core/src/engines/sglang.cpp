@@ -35,6 +35,11 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   if (setup.draft != nullptr && explain) {
     plan.warnings.push_back({"warning.draft_sglang", obj({{"draft", setup.draft->name}})});
   }
+  // Images: the tower's weights are in the weights and their tokens in the context; its
+  // activations and SGLang's multimodal embedding cache are not counted.
+  if (setup.images > 0 && explain) {
+    plan.assumptions.push_back({"assumption.sglang_vision", obj({{"images", setup.images}})});
+  }
   budget_card(b, in.gpu, in.gpus, o.at("mem_fraction_static").get<double>());
   if (!b.present) return;
   b.kv_budget_bytes =
