@@ -66,8 +66,10 @@ TEST_CASE("images are refused by a model without a vision tower, and by an unkno
 
   // A vision_config that says nothing of an image's tokens: refused, never guessed.
   json config = testing::read_json("tests/configs/gemma-2-9b-it/config.json");
-  config["vision_config"] = {{"hidden_size", 1152}, {"intermediate_size", 4304},
-                             {"num_hidden_layers", 27}, {"image_size", 896},
+  config["vision_config"] = {{"hidden_size", 1152},
+                             {"intermediate_size", 4304},
+                             {"num_hidden_layers", 27},
+                             {"image_size", 896},
                              {"patch_size", 14}};
   const vram::Error unknown = error_of({{"config", config}, {"images", 1}});
   CHECK(unknown.message().id == "error.vision_tokens");
@@ -147,8 +149,8 @@ TEST_CASE("llama.cpp: the model file leaves the tower out; --mmproj loads it wit
     model_buffer = t.at("gb").get<double>();
     CHECK(t.at("formula").at("id") == "formula.model_buffer_vision");
   }
-  const double per_param = none.at("weights_gb").get<double>() /
-                           none.at("model").at("params_total").get<double>();
+  const double per_param =
+      none.at("weights_gb").get<double>() / none.at("model").at("params_total").get<double>();
   const double host = none.at("terms")[0].at("inputs").at("host_gb").get<double>();
   CHECK(model_buffer ==
         doctest::Approx(none.at("weights_gb").get<double>() - host - vision * per_param));
@@ -173,7 +175,8 @@ TEST_CASE("llama.cpp: the model file leaves the tower out; --mmproj loads it wit
 TEST_CASE("SGLang and the conventions: the tokens are counted, SGLang says what is not") {
   const json sglang = serve("sglang", 1);
   bool noted = false;
-  for (const json& a : sglang.at("assumptions")) noted = noted || a.at("id") == "assumption.sglang_vision";
+  for (const json& a : sglang.at("assumptions"))
+    noted = noted || a.at("id") == "assumption.sglang_vision";
   CHECK(noted);
   CHECK(testing::term_gb(sglang, "encoder_cache") == 0);
   const json guide = testing::estimate({{"model", "gemma-3-27b"}, {"images", 4}});

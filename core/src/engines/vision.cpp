@@ -58,7 +58,8 @@ double push_vllm_vision(InferencePlan& plan, const InferenceSetup& setup, const 
   // the MLP's input, its two intermediate tensors (split by TP as vLLM's
   // SigLIP shards its MLP); freed before the text pass, so only what exceeds
   // that pass's peak is more.
-  const double items = std::max(1.0, std::min(std::floor(embeds / per_item), seqs * d(setup.images)));
+  const double items =
+      std::max(1.0, std::min(std::floor(embeds / per_item), seqs * d(setup.images)));
   const double per_patch =
       (2.0 * d(v.hidden_size) + 2.0 * d(v.intermediate_size) / d(plan.tensor_parallel)) *
       kSixteenBit;
@@ -119,9 +120,8 @@ void push_mmproj(InferencePlan& plan, const InferenceSetup& setup, bool flash, b
                                                      {"scores", scores},
                                                      {"hidden", hidden},
                                                      {"bytes", compute}})};
-    buffer.inputs = obj({{"flash_attn", flash},
-                         {"image_size", v.image_size},
-                         {"patch_size", v.patch_size}});
+    buffer.inputs =
+        obj({{"flash_attn", flash}, {"image_size", v.image_size}, {"patch_size", v.patch_size}});
   }
   plan.terms.push_back(std::move(buffer));
 }
