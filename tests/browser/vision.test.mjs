@@ -26,7 +26,7 @@ test('Images typed for Gemma 3 27B under vLLM: the encoder cache in the terms, t
     await page.waitForFunction(() => new URL(location.href).searchParams.get('images') === '2');
     await page.waitForFunction(() => /--limit-mm-per-prompt/.test(document.querySelector('vram-calculator').shadowRoot.querySelector('section.launch')?.textContent || ''));
     assert.match(await text(page, LAUNCH), /--limit-mm-per-prompt '\{"image":2\}'/);
-    assert.match(plain(await text(page, TERMS)), new RegExp(`Encoder cache \\(image embeddings\\)\\s*${cache.gb.toFixed(2)} GB`));
+    assert.match(plain(await text(page, TERMS)), new RegExp(`Encoder cache \\(image embeddings\\)\\s*${cache.gb.toFixed(1)} GB`));
     assert.match(plain(await text(page, TERMS)), /Vision tower profiling peak/);
     // Under llama.cpp the same images: the mmproj file and its flag.
     await page.locator('vram-calculator #engine').selectOption('llamacpp');
