@@ -71,6 +71,14 @@ export interface EstimateRequest {
   batch?: number;
   /** The service floor: each user's expected decode speed, tokens/s (inference); default 10, 0 for none. */
   min_tokens_per_s?: number;
+  /**
+   * Images in each request (inference), 0 to 64; default 0. Only a model with
+   * a vision tower takes more (else error.no_vision; a config that does not
+   * say how many tokens an image becomes: error.vision_tokens). Each image's
+   * tokens join the context; vLLM adds the terms encoder_cache and
+   * vision_peak, llama.cpp mmproj and mmproj_compute.
+   */
+  images?: number;
   overhead_gb?: number;
   overhead_pct?: number;
   /** 'guide' (default), 'percent', 'vllm', 'sglang', 'llamacpp'. */
@@ -519,7 +527,8 @@ export interface DataVersions {
 /** The result of `presets`: what the pickers offer, and the data's dates. */
 export interface PresetsResult {
   /** family and aliases: the names the page's model search matches ("deepseek r1", "r1"). */
-  models: Array<{ id: string; name: string; group: string; family: string; aliases: string[]; source: string; placeholders: string[] }>;
+  /** image_tokens: the tokens one image becomes, for a model with a vision tower (none otherwise). */
+  models: Array<{ id: string; name: string; group: string; family: string; aliases: string[]; source: string; placeholders: string[]; image_tokens?: number }>;
   weight_formats: Array<{ id: string; name: string; bits_per_weight: number; requires: string[]; gguf: boolean; covers: 'all' | 'linear'; covers_source?: string; source: string }>;
   kv_formats: Array<{ id: string; name: string; bits_per_element: number; source: string }>;
   gpus: GpuCatalog['gpus'];

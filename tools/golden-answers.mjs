@@ -91,6 +91,13 @@ function sweepRequests() {
   add({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q8_0', context: 32768, gpu: 'apple-m4-16gb' });
   add({ model: 'qwen3-30b-a3b', engine: 'llamacpp', weights: 'q8_0', gpu: 'apple-m4-24gb' });
   add({ model: 'llama-3.1-70b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'apple-m4-max-64gb' });
+  // A vision model's images: vLLM's encoder cache and tower pass, llama.cpp's mmproj (and its
+  // model buffer without the tower at 0 images), SGLang's note, the conventions' context.
+  add({ model: 'gemma-3-27b', engine: 'vllm', gpu: 'h100-sxm', images: 2 });
+  add({ model: 'gemma-3-27b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-4090', images: 1 });
+  add({ model: 'gemma-3-27b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-4090' });
+  add({ model: 'gemma-3-12b', engine: 'sglang', gpu: 'h100-sxm', images: 4 });
+  add({ model: 'gemma-3-4b', images: 8 });
   // FP8 on a card without it; the conventions' overhead knobs.
   add({ model: 'guide-70b', weights: 'fp8', gpu: 'a100-sxm', gpu_count: 2 });
   add({ model: 'guide-7b', overhead_gb: 3, gpu: 'rtx-4090' });

@@ -54,6 +54,11 @@ json Calculator::presets() const {
       }
       entry["as_stored_for"] = std::move(wider);
     }
+    // A vision tower whose image tokens the config gives: the page offers images.
+    const ModelSpec vision_model = catalog_.resolve(preset).model;
+    if (vision_model.vision.present() && vision_model.vision.tokens_per_image > 0) {
+      entry["image_tokens"] = vision_model.vision.tokens_per_image;
+    }
     models.push_back(std::move(entry));
   }
   json engines = json::array();

@@ -213,6 +213,14 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
   for (const Term& term : plan.terms) plan.total_bytes += term.bytes;
 
   if (!explain) return plan;
+  if (setup.images > 0) {
+    // A vision model's images are tokens of the context the KV cache holds.
+    plan.assumptions.push_back(
+        {"assumption.image_tokens", obj({{"images", setup.images},
+                                         {"per_image", setup.image_tokens},
+                                         {"tokens", setup.images * setup.image_tokens},
+                                         {"context", setup.context}})});
+  }
   // Each knob with its value and where its default comes from (data/engines.json).
   for (auto it = o.begin(); it != o.end(); ++it) {
     const std::string why = engine.option_sources.value(it.key(), "");

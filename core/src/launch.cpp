@@ -38,6 +38,12 @@ json carried(const std::string& what, const LaunchPlan& p) {
     const json config = obj({{"model", p.draft_repo}, {"num_speculative_tokens", p.draft_tokens}});
     return "'" + config.dump() + "'";
   }
+  // A vision model's images: whether there are any, and vLLM's per-prompt limit as JSON.
+  if (what == "images") return p.images > 0;
+  if (what == "limit_mm_per_prompt") {
+    if (p.images <= 0) return json();
+    return "'" + obj({{"image", p.images}}).dump() + "'";
+  }
   if (what == "weights") return p.weights;
   if (what == "share") return p.share > 0 ? json(p.share) : json();
   // Whether a knob is on: a switch, or a count above 0 (LoRA's max_loras).

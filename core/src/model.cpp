@@ -71,6 +71,14 @@ void validate(const ModelSpec& m) {
   require(m.declared_params_active >= 0, "model.params_active", "error.non_negative");
 }
 
+double vision_params(const ModelSpec& model) {
+  double count = 0;
+  for (const ExtraParams& extra : model.extras) {
+    if (extra.id == "vision") count += extra.count;
+  }
+  return count;
+}
+
 std::int64_t experts_per_gpu(const ModelSpec& model, int ep) {
   const std::int64_t e = std::max<std::int64_t>(0, model.moe.num_experts);
   const std::int64_t n = std::max(1, ep);

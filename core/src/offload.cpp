@@ -41,7 +41,8 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
   const ParamCount& c = plan.params.computed;
   const std::size_t n = m.layers.size();
   OffloadParts p;
-  const double total = plan.weights.bytes;
+  // The model's GGUF: without a vision tower, which is the mmproj file's.
+  const double total = plan.weights.bytes - plan.vision_bytes;
   const double average = plan.params.total > 0 ? total / plan.params.total : 0;
   // token_embd, as plan_llamacpp (engines/llamacpp.cpp) sized it.
   p.embedding_bytes = plan.host_bytes;
@@ -112,7 +113,9 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
   // server's companion model: fixed, as the context.
   p.context_bytes = term_bytes(plan, "cuda_context") + term_bytes(plan, "draft_weights") +
                     term_bytes(plan, "draft_kv") + term_bytes(plan, "draft_compute") +
-                    term_bytes(plan, "companion");
+                    term_bytes(plan, "companion") +
+                    // The --mmproj tower and its buffer stay on the GPU too.
+                    term_bytes(plan, "mmproj") + term_bytes(plan, "mmproj_compute");
   if (m.moe.num_experts > 0) {
     const DecodeCeiling ceiling = decode_ceiling(m, plan, 1.0, setup.batch);
     p.experts_read_share = std::min(1.0, ceiling.experts_touched / d(m.moe.num_experts));

@@ -124,7 +124,7 @@ std::vector<FieldSpec> make_estimate_fields() {
   // in and gone before the next is built, so the module carries no
   // clean-up for 35 of them at once and no copy of each (2 KB of wasm).
   std::vector<FieldSpec> fields;
-  fields.reserve(39);
+  fields.reserve(40);
   fields.push_back(std::move(model));
   fields.push_back(field("config", FieldType::kObject, nullptr));
   fields.push_back(field("name", FieldType::kString, nullptr));
@@ -144,6 +144,11 @@ std::vector<FieldSpec> make_estimate_fields() {
   // Speculative decoding: a smaller model of the catalog drafts tokens the model checks.
   fields.push_back(choice("draft_model", nullptr, {}, ChoiceSource::kModels, kInf));
   fields.push_back(ranged("draft_tokens", FieldType::kInt, 5, 1, 32, "tokens", kInf));
+  // Images in each request: a vision model's tower turns each into tokens of the context.
+  FieldSpec images = ranged("images", FieldType::kInt, 0, 0,
+                            static_cast<double>(limits::kMaxImagesPerRequest), "images", kInf);
+  images.needs_vision = true;
+  fields.push_back(std::move(images));
   fields.push_back(choice("gpu", nullptr, {}, ChoiceSource::kGpus));
   fields.push_back(gpu_count_field());
   // Unequal cards under a layer-splitting engine (llama.cpp's --tensor-split),
@@ -420,6 +425,7 @@ json field_json(const FieldSpec& f, const Catalog& catalog) {
   out["modes"] = modes;
   if (!f.when.empty()) out["applies_when"] = obj({{f.when.c_str(), f.when_values}});
   if (!f.max_field.empty()) out["max_field"] = f.max_field;
+  if (f.needs_vision) out["needs"] = "vision";
   return out;
 }
 

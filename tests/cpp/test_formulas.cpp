@@ -45,6 +45,19 @@ double evaluate(const json& m) {
          return (num(q, "rest") / num(q, "tp") + num(q, "routed") * num(q, "num") / num(q, "den")) /
                 num(q, "pp");
        }},
+      {"formula.model_buffer_vision",
+       [](const json& q) {
+         return sum_of(q.at("parts"), evaluate) - num(q, "host") - num(q, "vision");
+       }},
+      {"formula.encoder_cache",
+       [](const json& q) { return num(q, "embeds") * num(q, "hidden") * num(q, "width"); }},
+      {"formula.vision_peak",
+       [](const json& q) {
+         return std::max(
+             0.0, num(q, "items") * num(q, "patches") * num(q, "per_patch") - num(q, "text"));
+       }},
+      {"formula.mmproj", [](const json& q) { return num(q, "params") * num(q, "width"); }},
+      {"formula.mmproj_compute", [](const json& q) { return num(q, "scores") + num(q, "hidden"); }},
       {"formula.model_buffer",
        [](const json& q) { return sum_of(q.at("parts"), evaluate) - num(q, "host"); }},
       {"formula.kv_group",

@@ -99,9 +99,10 @@ TEST_CASE("property: a plan fits its budget, and host + GPU weights are the mode
         CHECK(o.per_gpu_bytes <= capacity);
         CHECK(o.per_gpu_bytes ==
               doctest::Approx(vram::offload_card_bytes(s.parts, o.gpu_layers, o.n_cpu_moe, cards)));
-        // A tied model's output layer is a second copy of token_embd, on the GPU.
+        // A tied model's output layer is a second copy of token_embd, on the GPU; a vision
+        // tower is not in the model's GGUF (the mmproj file's).
         CHECK(o.host_weights_bytes + o.gpu_weights_bytes ==
-              doctest::Approx(s.plan.weights.bytes + tied).epsilon(1e-9));
+              doctest::Approx(s.plan.weights.bytes - s.plan.vision_bytes + tied).epsilon(1e-9));
         CHECK(o.host_bytes ==
               doctest::Approx(o.host_weights_bytes + o.host_kv_bytes + o.host_compute_bytes));
         // Partial: something is always left on the host, and -ngl counts the output layer.
@@ -311,7 +312,8 @@ TEST_CASE("property: more GPU layers never lower VRAM nor raise host RAM; host +
         host_before = o.host_bytes;
         // -ngl 0 keeps the output layer on the host too: no second copy of a tied one.
         CHECK(o.host_weights_bytes + o.gpu_weights_bytes ==
-              doctest::Approx(s.plan.weights.bytes + (ngl > 0 ? tied : 0.0)).epsilon(1e-9));
+              doctest::Approx(s.plan.weights.bytes - s.plan.vision_bytes + (ngl > 0 ? tied : 0.0))
+                  .epsilon(1e-9));
         CHECK(o.host_bytes ==
               doctest::Approx(o.host_weights_bytes + o.host_kv_bytes + o.host_compute_bytes));
         CHECK(o.per_gpu_bytes == doctest::Approx(vram::placement_card_bytes(s.parts, ngl, moe, 1)));
@@ -492,7 +494,8 @@ TEST_CASE(
       CHECK(o.gpu_layers == std::min(ngl, n));
       const bool head = ngl > n;
       CHECK(o.host_weights_bytes + o.gpu_weights_bytes ==
-            doctest::Approx(s.plan.weights.bytes + (head ? tied : 0.0)).epsilon(1e-9));
+            doctest::Approx(s.plan.weights.bytes - s.plan.vision_bytes + (head ? tied : 0.0))
+                .epsilon(1e-9));
       CHECK(o.per_gpu_bytes >= before);
       before = o.per_gpu_bytes;
       // The same tensors as today's count one slot further, less the output layer below n_layer

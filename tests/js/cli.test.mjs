@@ -348,3 +348,19 @@ test('under partial offload the serving plan says its users are those of every l
   assert.match(out.stdout, /does not fit, \d+\.\d\d GB short/);
   assert.doesNotMatch(out.stdout, /spare -/);
 });
+
+test('--images sizes a vision model\'s images and names a text model\'s refusal', () => {
+  const vllm = run('estimate', '--model', 'gemma-3-27b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--images', '2', '--json');
+  assert.equal(vllm.status, 0, vllm.stderr);
+  const out = JSON.parse(vllm.stdout);
+  for (const id of ['encoder_cache', 'vision_peak']) assert.ok(out.terms.some((t) => t.id === id), id);
+  assert.match(out.launch.command, /--limit-mm-per-prompt '\{"image":2\}'/);
+  const llama = run('estimate', '--model', 'gemma-3-27b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--images', '1');
+  assert.equal(llama.status, 0, llama.stderr);
+  assert.match(llama.stdout, /Vision tower and projector \(mmproj\)/);
+  assert.match(llama.stdout, /--mmproj mmproj\.gguf/);
+  const text = run('estimate', '--model', 'llama-3.1-8b', '--images', '1');
+  assert.equal(text.status, 2);
+  assert.match(text.stderr, /--images: .*no vision tower/);
+  assert.match(run('estimate', '--model', 'gemma-3-27b', '--images', '65').stderr, /--images: images must be between 0 and 64/);
+});

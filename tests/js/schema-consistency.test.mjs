@@ -58,6 +58,8 @@ const urlText = (value) => (Array.isArray(value) ? value.join(',') : String(valu
 /** A request that takes `field`: a fine-tuning mode for its keys, and what its applies_when asks. */
 function base(field) {
   const request = { model: 'guide-7b' };
+  // A field only a vision model takes (images): a preset with a vision tower.
+  if (field.needs === 'vision') request.model = catalog.models.find((m) => m.image_tokens).id;
   if (field.modes && !field.modes.includes('inference')) request.mode = 'lora';
   for (const [on, values] of Object.entries(field.applies_when || {})) request[on] = values[0];
   return request;

@@ -125,6 +125,7 @@ const CORE_PARAMS = {
   split_gpus: ['estimate', 'split_gpus'],
   draft_model: ['estimate', 'draft_model'],
   draft_tokens: ['estimate', 'draft_tokens'],
+  images: ['estimate', 'images'],
   budget_gb: ['estimate', 'budget_gb'],
   gpu_used_gb: ['estimate', 'gpu_used_gb'],
   companion_model: ['estimate', 'companion_model'],
@@ -663,6 +664,7 @@ function linkParams(state, defaults, catalog) {
   if (state.split_gpus.length) names.push('split_gpus');
   if (state.draft_model) names.push('draft_model', 'draft_tokens');
   if (state.companion_model) names.push('companion_model', 'companion_context');
+  if (state.images) names.push('images');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
   // A link made in Persian opens in Persian: the language goes with it once chosen.
   if (state.lang) names.push('lang');
@@ -688,6 +690,17 @@ export function toQuery(state, catalog) {
 }
 
 /** Whether the state's unequal cards are the answer's: listed, inference, an engine that takes them. */
+/**
+ * Whether the state's model takes images: a preset whose vision tower the
+ * core reports (presets' image_tokens), or a pasted config with a
+ * vision_config (the core refuses one it cannot size, error.vision_tokens).
+ */
+export function takesImages(catalog, state) {
+  if (state.model === IMPORTED) return /"vision_config"/.test(state.config || '');
+  const model = (catalog.models || []).find((m) => m.id === state.model);
+  return Boolean(model && model.image_tokens);
+}
+
 export function splitsCards(catalog, state) {
   if (state.mode !== 'inference' || !state.split_gpus.length) return false;
   const engine = engineById(catalog, state.engine);
@@ -740,6 +753,8 @@ export function estimateRequest(state, catalog, page) {
       delete request.gpu;
       delete request.gpu_count;
     } else delete request.split_gpus;
+    // Images only for a model that takes them, and 0 is the core's default.
+    if (!state.images || !takesImages(page, state)) delete request.images;
     // No draft: neither key (the core takes a draft's id, never an empty one).
     if (!state.draft_model) {
       delete request.draft_model;

@@ -134,6 +134,12 @@ struct InferenceSetup {
   const WeightsSize* companion_weights = nullptr;
   const KvFormat* companion_kv = nullptr;
   std::int64_t companion_context = 0;
+  /**
+   * Images in each request and the tokens each becomes (VisionSpec::
+   * tokens_per_image); `context` already holds them. 0 without images.
+   */
+  std::int64_t images = 0;
+  std::int64_t image_tokens = 0;
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */
@@ -161,6 +167,8 @@ struct InferencePlan {
    * without a card (engines/companion.cpp).
    */
   double companion_share = 0;
+  /** The vision tower's bytes among `weights` that the engine loads apart (llama.cpp's mmproj). */
+  double vision_bytes = 0;
 };
 
 /**

@@ -54,6 +54,12 @@ struct FieldSpec {
   std::vector<std::string> when_values;
   /** A field of the same table whose value this one may not exceed either. */
   std::string max_field;
+  /**
+   * The field takes a value other than its default only for a model with a
+   * vision tower (images): else error.no_vision, raised where the model is
+   * known (the schema reports it as "needs": "vision").
+   */
+  bool needs_vision = false;
 };
 
 /** The word a number knob takes when the plan picks its value (llama.cpp's placement). */

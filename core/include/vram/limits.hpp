@@ -42,6 +42,8 @@ inline constexpr std::int64_t kMaxMambaState = 65'536;        // d_state (128)
 inline constexpr std::int64_t kMaxMambaConv = 1'024;          // d_conv (4)
 inline constexpr std::int64_t kMaxImageSize = 65'536;         // vision image_size (896)
 inline constexpr std::int64_t kMaxImageChannels = 64;         // (3)
+inline constexpr std::int64_t kMaxImageTokens = 1'048'576;    // mm_tokens_per_image (256)
+inline constexpr std::int64_t kMaxImagesPerRequest = 64;      // the request's images
 /** A config's max_position_embeddings and sliding_window: 2^30 tokens (10M, Llama 4 Scout). */
 inline constexpr std::int64_t kMaxModelContext = 1'073'741'824;
 /** Parameters of one model, counted or stated (about 2e12 published). */

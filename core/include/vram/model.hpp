@@ -76,6 +76,29 @@ struct ExtraParams {
 };
 
 /**
+ * A vision tower (vision_config): its shape, for the memory an image pass
+ * takes, and the tokens one image becomes in the language model's context.
+ * `layers` 0: no tower. `tokens_per_image` 0: the config does not say (a
+ * request with images is then refused, error.vision_tokens).
+ */
+struct VisionSpec {
+  std::int64_t hidden_size = 0;
+  std::int64_t intermediate_size = 0;
+  std::int64_t layers = 0;
+  std::int64_t heads = 0;
+  std::int64_t image_size = 0;  ///< pixels a side the tower takes
+  std::int64_t patch_size = 0;
+  std::int64_t tokens_per_image = 0;
+
+  bool present() const { return layers > 0; }
+  /** Patches one image is cut into: (image_size / patch_size)^2. */
+  std::int64_t patches() const {
+    const std::int64_t side = patch_size > 0 ? image_size / patch_size : 0;
+    return side * side;
+  }
+};
+
+/**
  * One model, described finely enough to count its parameters and size its
  * KV cache layer by layer. Built from a Hugging Face config.json
  * (hf_config.hpp) or from a preset in data/models.json.
@@ -116,6 +139,7 @@ struct ModelSpec {
   MlaSpec mla;
   SsmSpec ssm;
   std::vector<ExtraParams> extras;
+  VisionSpec vision;  ///< the vision tower, when vision_config describes one
 
   /** Parameter counts stated by the source; 0 means "compute them". */
   double declared_params_total = 0;
@@ -157,5 +181,8 @@ void validate(const ModelSpec& model);
 std::int64_t experts_per_gpu(const ModelSpec& model, int ep);
 
 const char* to_string(LayerAttention attention);
+
+/** Parameters of the vision tower and projector (the extras "vision"); 0 without one. */
+double vision_params(const ModelSpec& model);
 
 }  // namespace vram

@@ -30,6 +30,22 @@ InferenceSetup setup_of(const Catalog& catalog, const EstimateRequest& req, cons
   setup.weights = no_wider_than_stored(model, asked, catalog.formats);
   setup.kv = &catalog.formats.kv(req.kv, "kv");
   setup.held_bytes = gb_to_bytes(req.gpu_used_gb);
+  if (req.images > 0) {
+    // Images only for a model with a vision tower, and only when its config says
+    // what an image costs in tokens: never a guess.
+    if (!model.vision.present()) {
+      throw Error::make("not_applicable", "images", "error.no_vision",
+                        obj({{"model", model.name}}));
+    }
+    if (model.vision.tokens_per_image <= 0) {
+      throw Error::make("invalid_value", "images", "error.vision_tokens",
+                        obj({{"model", model.name}}));
+    }
+    setup.images = req.images;
+    setup.image_tokens = model.vision.tokens_per_image;
+    // Each image's tokens join the context the KV cache is sized for.
+    setup.context = req.context + req.images * setup.image_tokens;
+  }
   return setup;
 }
 

@@ -28,6 +28,7 @@ json launch_section(const Inference& in, const Placement& placement,
   lp.kv = setup.kv->id;
   lp.options = in.plan.options;
   lp.model = in.model.repo;
+  lp.images = setup.images;
   if (in.draft) {
     lp.draft = true;
     lp.draft_repo = in.draft->model.repo.empty() ? "DRAFT" : in.draft->model.repo;

@@ -136,6 +136,24 @@ double vllm_companion_share(const EngineInput& in, InferencePlan& plan, double s
 /** SGLang: pushes the companion and sets its --mem-fraction-static; its bytes. */
 double sglang_companion_bytes(const EngineInput& in, InferencePlan& plan);
 
+// --- a vision model's images (vision.cpp) ------------------------------------
+/**
+ * vLLM V1's multimodal terms for a request with images: "encoder_cache"
+ * (the encoder cache budget's embeddings) and "vision_peak" (the tower's
+ * profiling pass over the dummy images, beyond the text pass's
+ * `activations`). Their bytes, which come off the KV cache; 0 without images.
+ */
+double push_vllm_vision(InferencePlan& plan, const InferenceSetup& setup, const json& options,
+                        double activations, bool explain);
+/** The vision tower's bytes among `plan.weights` (a GGUF model file leaves them out). */
+double vision_weight_bytes(const InferencePlan& plan, const InferenceSetup& setup);
+/**
+ * llama.cpp's --mmproj file for a request with images: "mmproj" (the tower
+ * and projector in F16) and "mmproj_compute" (the clip context's buffer for
+ * one image). None without images.
+ */
+void push_mmproj(InferencePlan& plan, const InferenceSetup& setup, bool flash, bool explain);
+
 // --- formats -----------------------------------------------------------------
 /** Safetensors checkpoints (AWQ, GPTQ, FP8, NVFP4...), not GGUF files: vLLM, SGLang, transformers.
  */

@@ -43,11 +43,20 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
   }
   const double host = m.tied_embeddings ? 0.0 : embedding;
   plan.host_bytes = embedding;
+  // The model's GGUF leaves a vision tower out: it is the --mmproj file's (vision.cpp).
+  const double vision = vision_weight_bytes(plan, setup);
+  plan.vision_bytes = vision;
   Term weights = weights_term(plan.weights, plan.params, 1, explain);
   weights.label = {"term.model_buffer"};
-  weights.bytes = plan.weights.bytes - host;
+  weights.bytes = plan.weights.bytes - host - vision;
   if (explain) {
-    if (host > 0) {
+    if (vision > 0) {
+      weights.formula = {"formula.model_buffer_vision", obj({{"parts", weight_parts(plan.weights)},
+                                                             {"host", host},
+                                                             {"vision", vision},
+                                                             {"bytes", weights.bytes}})};
+      weights.inputs["vision_gb"] = bytes_to_gb(vision);
+    } else if (host > 0) {
       weights.formula = {
           "formula.model_buffer",
           obj({{"parts", weight_parts(plan.weights)}, {"host", host}, {"bytes", weights.bytes}})};
@@ -98,6 +107,8 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
                          {"logits_bytes", logits}});
   }
   plan.terms.push_back(std::move(buffer));
+  // --mmproj: the vision tower and its clip context, on the first card (vision.cpp).
+  push_mmproj(plan, setup, flash, explain);
   if (setup.draft != nullptr) {
     // -md with -ngld: the draft on the GPU, one context per slot of the slot's n_ctx, its
     // cache in F16 (--cache-type-k-draft), each with a compute buffer of its own.

@@ -37,6 +37,11 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   }
   // A companion's server, started first, is memory the card holds too (companion.cpp).
   const double companion = sglang_companion_bytes(in, plan);
+  // Images: the tower's weights are in the weights and their tokens in the context; its
+  // activations and SGLang's multimodal embedding cache are not counted.
+  if (setup.images > 0 && explain) {
+    plan.assumptions.push_back({"assumption.sglang_vision", obj({{"images", setup.images}})});
+  }
   budget_card(b, in.gpu, in.gpus, o.at("mem_fraction_static").get<double>());
   if (!b.present) return;
   b.kv_budget_bytes = b.reserved_bytes - weights_bytes - lora - non_torch * kBytesPerGiB -

@@ -181,6 +181,8 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
                       {"sampler_gb", bytes_to_gb(sampler)}});
   }
   plan.terms.push_back(std::move(act));
+  // A vision model's images: the encoder cache and the tower's profiling pass (vision.cpp).
+  const double vision = push_vllm_vision(plan, setup, o, activations, explain);
   const bool eager = o.at("enforce_eager").get<bool>();
   const double graphs = eager ? 0.0 : o.at("cuda_graph_gib").get<double>();
   plan.terms.push_back(gib_term("cuda_graph", graphs, eager ? "eager" : "cuda_graphs", explain));
@@ -195,7 +197,7 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   budget_card(b, gpu, in.gpus, vllm_companion_share(in, plan, held_share(in, plan)));
   if (!b.present) return;
   b.kv_budget_bytes = b.reserved_bytes - weights_bytes - layout - lora - draft_weights -
-                      non_torch * kBytesPerGiB - activations - graphs * kBytesPerGiB;
+                      non_torch * kBytesPerGiB - activations - vision - graphs * kBytesPerGiB;
   const double block = o.at("block_size").get<double>();
   std::int64_t rank_tokens = 0;  // one data-parallel rank's cache
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {

@@ -43,12 +43,51 @@ void common_gemma(Context& c) {
   m.qkv_bias = m.o_bias = c.attention_bias;
 }
 
+/**
+ * The tokens one image becomes: the config's mm_tokens_per_image (Gemma 3;
+ * transformers' Gemma3Config defaults it to 256), else the patches a side
+ * over the merge factor squared where the config gives both
+ * (spatial_merge_size), else 0: unknown, and a request with images is
+ * refused rather than guessed.
+ */
+std::int64_t image_tokens(const Context& c, const json& vision, const std::string& vprefix,
+                          const VisionSpec& v) {
+  if (auto given = jr::opt_int_in(c.root, "mm_tokens_per_image", c.root_prefix, 1,
+                                  limits::kMaxImageTokens)) {
+    return *given;
+  }
+  if (c.outer_type == "gemma3") return 256;
+  const bool shape_given =
+      jr::find(vision, "image_size") != nullptr && jr::find(vision, "patch_size") != nullptr;
+  std::optional<std::int64_t> merge =
+      jr::opt_int_in(vision, "spatial_merge_size", vprefix, 1, limits::kMaxImageSize);
+  if (!merge) {
+    merge = jr::opt_int_in(c.root, "spatial_merge_size", c.root_prefix, 1, limits::kMaxImageSize);
+  }
+  if (!shape_given || !merge) return 0;
+  const std::int64_t side = v.image_size / v.patch_size / *merge;
+  return side * side;
+}
+
 void read_vision(Context& c) {
   if (const json* vision = jr::find(c.root, "vision_config")) {
     const std::string vprefix = jr::field_path(c.root_prefix, "vision_config");
     jr::expect_object(*vision, vprefix);
     c.m.extras.push_back({"vision", "SigLIP vision tower and projector",
                           siglip_params(*vision, vprefix, c.m.hidden_size), true});
+    // The tower's shape, as siglip_params reads it (the same defaults).
+    VisionSpec& v = c.m.vision;
+    v.hidden_size = jr::get_int_in(*vision, "hidden_size", vprefix, 1, limits::kMaxHidden);
+    v.intermediate_size =
+        jr::get_int_in(*vision, "intermediate_size", vprefix, 1, limits::kMaxIntermediate);
+    v.layers = jr::get_int_in(*vision, "num_hidden_layers", vprefix, 1, limits::kMaxLayers);
+    // SigLIP so400m, the tower Gemma 3 ships: 16 heads.
+    v.heads =
+        jr::opt_int_in(*vision, "num_attention_heads", vprefix, 1, limits::kMaxHeads).value_or(16);
+    v.image_size =
+        jr::opt_int_in(*vision, "image_size", vprefix, 1, limits::kMaxImageSize).value_or(896);
+    v.patch_size = jr::opt_int_in(*vision, "patch_size", vprefix, 1, v.image_size).value_or(14);
+    v.tokens_per_image = image_tokens(c, *vision, vprefix, v);
   }
 }
 

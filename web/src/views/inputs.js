@@ -15,7 +15,7 @@ import { modelName, nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
-  appliesTo, choicesOf, engineById, finetuneInputs, splitsCards, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
+  appliesTo, choicesOf, engineById, finetuneInputs, splitsCards, takesImages, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
 } from '../state.js';
 
 /**
@@ -80,6 +80,7 @@ export class InputsPanel {
     number('context');
     number('batch');
     number('min_tokens_per_s');
+    number('images');
     select('mode', choicesOf(catalog, 'mode').map((m) => [m, t(`mode.${m}`)]));
     number('seq');
     number('micro_batch');
@@ -176,7 +177,7 @@ export class InputsPanel {
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('engine'), this.engineOptions, f('draft_model'), f('draft_tokens')),
+      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('images'), f('engine'), this.engineOptions, f('draft_model'), f('draft_tokens')),
       // The fine-tuning inputs: the core's (its schema's modes), in the page's order.
       finetune: h('div', { class: 'stack' }, finetuneInputs(catalog).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
@@ -665,6 +666,8 @@ export class InputsPanel {
     assign(this.sections.finetune, 'hidden', !finetune || !show.has('mode'));
     for (const name of ['weights', 'kv', 'context', 'batch', 'mode', 'engine', 'gpu']) assign(this.fields[name], 'hidden', !show.has(name));
     assign(this.fields.min_tokens_per_s, 'hidden', state.view !== 'calculator' || !show.has('batch'));
+    // Images per request: the calculator's, for a model with a vision tower.
+    assign(this.fields.images, 'hidden', state.view !== 'calculator' || !show.has('batch') || !takesImages(this.ctx.catalog, state));
     assign(this.picks, 'hidden', !show.has('context'));
     assign(this.engineOptions, 'hidden', !show.has('engine'));
     assign(this.fields.draft_model, 'hidden', !show.has('engine') || state.view !== 'calculator');
