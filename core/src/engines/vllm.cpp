@@ -221,11 +221,10 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   // sampler.py, ops/topk_topp_sampler.py forward_cuda). Where they run in
   // PyTorch (V0; V1 without FlashInfer's sampler, profile_top_k) the sort is
   // the peak, 38 bytes an element: the same 16-bit logits (2) and their fp32
-  // copy (4); torch.sort's values
-  // (4) and int64 indices (8), the int64 indices it starts from (8) and cub's
-  // alternate key and value buffers (4 + 8) (aten/src/ATen/native/cuda/
-  // SortStable.cu, segmented_sort_pairs); the forward's output, tokens x
-  // hidden x 2 bytes, is still held.
+  // copy (4); torch.sort's values (4) and int64 indices (8), the int64
+  // indices it starts from (8) and cub's alternate key and value buffers
+  // (4 + 8) (aten/src/ATen/native/cuda/SortStable.cu, segmented_sort_pairs);
+  // the forward's output, tokens x hidden x 2 bytes, is still held.
   const bool top_k = o.at("profile_top_k").get<bool>();
   const double sampler = top_k ? rows * d(m.vocab_size) * 38.0 + tokens * d(m.hidden_size) * 2.0
                                : rows * d(m.vocab_size) * (2.0 + 4.0 + 4.0);
