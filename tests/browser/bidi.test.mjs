@@ -151,6 +151,7 @@ const BY_NAME = {
   declared: { id: 'note.stored_dtype', params: { dtype: 'bfloat16' } },
   detail: 'unexpected end of data',
   device: quote('CUDA0'),
+  excluded: quote('a100'),
   expected: { id: 'value.whole' },
   flags: quote('--tensor-split 3,1'),
   flash_attention: { id: 'word.off' },

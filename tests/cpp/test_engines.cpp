@@ -33,8 +33,11 @@ TEST_CASE("vLLM: KV budget = usable x utilization - weights - non-torch - activa
   // 32 heads, 8 KV heads of 128, vocabulary 128,256.
   const double weights = 8030261248.0 * 2;
   const double per_token = (3.0 * 14336 + 2.0 * 4096 + (32 + 2 * 8) * 128.0) * 2;
-  // The forward pass (8,192 tokens) outweighs the sampler (256 x 128,256 x 8 bytes).
-  const double activations = std::max(8192 * per_token, 256 * 128256.0 * 8);
+  // vllm serve on an 80 GB H100: 8,192 batched tokens and 1,024 sequences
+  // (vllm/engine/arg_utils.py). The sampler's warm-up (1,024 x 128,256 x 10
+  // bytes) outweighs the forward pass.
+  const double activations = std::max(8192 * per_token, 1024 * 128256.0 * 10);
+  CHECK(activations > 8192 * per_token);
   const double budget = 79.18 * kGiB * 0.9 - weights - 0.3 * kGiB - activations - 0.5 * kGiB;
   CHECK(r.at("kv_budget_gb").get<double>() == doctest::Approx(budget / 1e9).epsilon(1e-12));
   const double kv_per_token = 32 * 2 * 8 * 128 * 2.0;
@@ -45,19 +48,20 @@ TEST_CASE("vLLM: KV budget = usable x utilization - weights - non-torch - activa
   CHECK(term_gb(r, "activations") == doctest::Approx(activations / 1e9));
 }
 
-TEST_CASE("vLLM V0's profile sorts the vocabulary: profile_top_k") {
-  // Llama 3.1 8B at 2,048 batched tokens: V1's sampler warm-up (fp32 logits
-  // and probabilities, 8 bytes an element) is below the forward pass; V0's
-  // top-k sort, 38 bytes an element, plus the forward's output it still
-  // holds, is above it and sets the peak.
+TEST_CASE("vLLM's profile sorts the vocabulary where top-k runs in PyTorch: profile_top_k") {
+  // Llama 3.1 8B at 2,048 batched tokens and V0's 256 sequences: the peak is
+  // the larger of the forward pass and the sampler warm-up through
+  // FlashInfer's kernel (16-bit logits, fp32 logits and probabilities, 10
+  // bytes an element); the PyTorch top-k sort, 38 bytes an element, plus the
+  // forward's output it still holds, is above both and sets the peak.
   json request = {{"model", "llama-3.1-8b"},
                   {"engine", "vllm"},
                   {"gpu", "h100-sxm"},
-                  {"engine_options", {{"max_num_batched_tokens", 2048}}}};
+                  {"engine_options", {{"max_num_batched_tokens", 2048}, {"max_num_seqs", 256}}}};
   const double per_token = (3.0 * 14336 + 2.0 * 4096 + (32 + 2 * 8) * 128.0) * 2;
   const json v1 = testing::estimate(request);
   CHECK(term_gb(v1, "activations") ==
-        doctest::Approx(std::max(2048 * per_token, 256 * 128256.0 * 8) / 1e9));
+        doctest::Approx(std::max(2048 * per_token, 256 * 128256.0 * 10) / 1e9));
   request["engine_options"]["profile_top_k"] = true;
   const json v0 = testing::estimate(request);
   const double sort = 256 * 128256.0 * 38 + 2048 * 4096.0 * 2;

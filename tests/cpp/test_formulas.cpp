@@ -81,7 +81,7 @@ double evaluate(const json& m) {
       {"formula.vllm_activations",
        [](const json& q) {
          return std::max(num(q, "tokens") * num(q, "bytes_per_token"),
-                         num(q, "seqs") * num(q, "vocab") * 8);
+                         num(q, "seqs") * num(q, "vocab") * 10);
        }},
       {"formula.compute_buffer",
        [](const json& q) {

@@ -3,8 +3,10 @@
 // non-torch memory and the CUDA graphs.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iterator>
+#include <string>
 
 #include "common.hpp"
 #include "vram/units.hpp"
@@ -42,6 +44,17 @@ double vllm_forward_bytes_per_token(const ModelSpec& m, int tp, int expert_split
 }
 
 namespace {
+
+/**
+ * `vllm serve`'s batch defaults (vllm/engine/arg_utils.py): on a "large"
+ * card, 70 GiB or more as CUDA reports it, 8192 batched tokens and 1024
+ * sequences; on any other, 2048 and 256.
+ */
+constexpr double kVllmLargeCardGiB = 70;
+constexpr std::int64_t kVllmLargeTokens = 8192;
+constexpr std::int64_t kVllmLargeSeqs = 1024;
+constexpr std::int64_t kVllmSmallTokens = 2048;
+constexpr std::int64_t kVllmSmallSeqs = 256;
 
 /**
  * Bytes per token as a paged engine allocates them. Layers of one kind
@@ -87,6 +100,52 @@ double held_share(const EngineInput& in, InferencePlan& plan) {
   }
   plan.options["gpu_memory_utilization"] = lowered;
   return lowered;
+}
+
+/**
+ * max_num_batched_tokens and max_num_seqs as `vllm serve` picks them when
+ * they are not given (vllm/engine/arg_utils.py, EngineArgs
+ * _set_default_args_v1, get_batch_defaults in later releases): on a card
+ * whose memory as CUDA reports it is at least 70 GiB and whose name lacks
+ * "a100", 8192 tokens and 1024 sequences; on any other, and where vLLM
+ * cannot read the device (here: no card named), 2048 and 256. The memory
+ * rule came with v0.8.5 (PR #17073), the A100 exception with v0.9.0 (PR
+ * #17885, "Setting large max_num_batched_tokens for A100 reduces
+ * throughput"). Written into the plan's options, so the answer and its
+ * assumptions carry the values the plan used; a number the request gives
+ * stays.
+ */
+void resolve_batch(const EngineInput& in, InferencePlan& plan) {
+  const bool tokens_auto = in.options.at("max_num_batched_tokens").is_string();
+  const bool seqs_auto = in.options.at("max_num_seqs").is_string();
+  if (!tokens_auto && !seqs_auto) return;
+  const Gpu* gpu = in.gpu;
+  const double memory = gpu != nullptr ? in.gpus.usable_bytes(*gpu) : 0.0;
+  std::string name = gpu != nullptr ? gpu->name + " " + gpu->id : std::string();
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const bool large =
+      memory >= kVllmLargeCardGiB * kBytesPerGiB && name.find("a100") == std::string::npos;
+  const std::int64_t tokens = large ? kVllmLargeTokens : kVllmSmallTokens;
+  const std::int64_t seqs = large ? kVllmLargeSeqs : kVllmSmallSeqs;
+  if (tokens_auto) plan.options["max_num_batched_tokens"] = tokens;
+  if (seqs_auto) plan.options["max_num_seqs"] = seqs;
+  if (!in.explain) return;
+  plan.assumptions.push_back(
+      {gpu == nullptr ? "assumption.vllm_batch_no_card" : "assumption.vllm_batch",
+       obj({{"gpu", gpu != nullptr ? json(gpu->name) : json("")},
+            {"memory_gib", memory / kBytesPerGiB},
+            {"tokens", plan.options.at("max_num_batched_tokens")},
+            {"seqs", plan.options.at("max_num_seqs")},
+            {"large_gib", kVllmLargeCardGiB},
+            {"large_tokens", kVllmLargeTokens},
+            {"large_seqs", kVllmLargeSeqs},
+            {"small_tokens", kVllmSmallTokens},
+            {"small_seqs", kVllmSmallSeqs},
+            {"excluded", quotation("a100")},
+            {"command", quotation("vllm serve")},
+            {"source",
+             quotation("vllm/engine/arg_utils.py, v0.9.0 and later; PRs #17073 and #17885")}})});
 }
 
 void plan_vllm(const EngineInput& in, InferencePlan& plan) {
@@ -144,25 +203,31 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
       "non_torch", non_torch,
       plan.gpus > 1 ? (nvlink ? "nccl_nvlink" : "nccl_pcie") : "cuda_workspaces", explain));
 
+  resolve_batch(in, plan);  // "auto": the card's own (o is plan.options)
   const double tokens = o.at("max_num_batched_tokens").get<double>();
   const double seqs = o.at("max_num_seqs").get<double>();
+  // The dummy batch holds min(tokens, max_num_seqs) requests, one sampled row each.
+  const double rows = std::min(tokens, seqs);
   const double per_token = vllm_forward_bytes_per_token(
       m, plan.tensor_parallel,
       plan.expert_parallel ? 1 : plan.tensor_parallel * plan.data_parallel);
   const double forward = tokens * per_token;
-  // The sampler's warm-up over max_num_seqs rows of the vocabulary. V1
-  // skips top-k and top-p: fp32 logits and probabilities, 8 bytes an
-  // element. V0's profile samples with top-k and top-p (vllm/worker/
-  // model_runner.py profile_run, "to reflect the accurate memory usage"),
-  // and the sort is the peak, 38 bytes an element: the 16-bit logits the
-  // runner holds (2) and their fp32 copy (4); torch.sort's values (4) and
-  // int64 indices (8), the int64 indices it starts from (8) and cub's
-  // alternate key and value buffers (4 + 8) (aten/src/ATen/native/cuda/
-  // SortStable.cu, segmented_sort_pairs); the forward's output, tokens x
-  // hidden x 2 bytes, is still held.
+  // The sampler's warm-up over those rows of the vocabulary, with top-k and
+  // top-p (V0: vllm/worker/model_runner.py profile_run, "to reflect the
+  // accurate memory usage"; V1: v1/worker/gpu_model_runner.py
+  // _dummy_sampler_run, top_k = vocab - 1, top_p = 0.9). FlashInfer's kernel
+  // filters without sorting: the 16-bit logits the runner holds (2), their
+  // fp32 copy (4) and the probabilities (4), 10 bytes an element (v1/sample/
+  // sampler.py, ops/topk_topp_sampler.py forward_cuda). Where they run in
+  // PyTorch (V0; V1 without FlashInfer's sampler, profile_top_k) the sort is
+  // the peak, 38 bytes an element: the same 16-bit logits (2) and their fp32
+  // copy (4); torch.sort's values (4) and int64 indices (8), the int64
+  // indices it starts from (8) and cub's alternate key and value buffers
+  // (4 + 8) (aten/src/ATen/native/cuda/SortStable.cu, segmented_sort_pairs);
+  // the forward's output, tokens x hidden x 2 bytes, is still held.
   const bool top_k = o.at("profile_top_k").get<bool>();
-  const double sampler = top_k ? seqs * d(m.vocab_size) * 38.0 + tokens * d(m.hidden_size) * 2.0
-                               : seqs * d(m.vocab_size) * 4.0 * 2.0;
+  const double sampler = top_k ? rows * d(m.vocab_size) * 38.0 + tokens * d(m.hidden_size) * 2.0
+                               : rows * d(m.vocab_size) * (2.0 + 4.0 + 4.0);
   // The forward pass frees its activations before the sampler runs.
   const double activations = std::max(forward, sampler);
   Term act{"activations", {"term.vllm_activations"}, activations, {}, {}};
@@ -170,7 +235,7 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
     act.formula = {top_k ? "formula.vllm_activations_top_k" : "formula.vllm_activations",
                    obj({{"tokens", tokens},
                         {"bytes_per_token", per_token},
-                        {"seqs", seqs},
+                        {"seqs", rows},
                         {"vocab", m.vocab_size},
                         {"hidden", m.hidden_size},
                         {"bytes", activations}})};
