@@ -15,10 +15,10 @@ using nlohmann::json;
 
 namespace {
 
-json request(const std::string& model, const std::string& engine, const std::string& gpu,
-             int gpus, bool mtp) {
-  json r = {{"model", model}, {"engine", engine},  {"gpu", gpu},
-            {"gpu_count", gpus}, {"context", 8192}, {"draft_tokens", 1}};
+json request(const std::string& model, const std::string& engine, const std::string& gpu, int gpus,
+             bool mtp) {
+  json r = {{"model", model},    {"engine", engine}, {"gpu", gpu},
+            {"gpu_count", gpus}, {"context", 8192},  {"draft_tokens", 1}};
   if (mtp) r["speculative"] = "mtp";
   return r;
 }
