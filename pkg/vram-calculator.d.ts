@@ -79,6 +79,22 @@ export interface EstimateRequest {
    * vision_peak, llama.cpp mmproj and mmproj_compute.
    */
   images?: number;
+  /**
+   * Speculative decoding's draft (inference): a preset id, or absent for none.
+   * Its terms are draft_weights and draft_kv (llama.cpp adds draft_compute).
+   */
+  draft_model?: string;
+  /** Tokens the draft (or the MTP layers) drafts a step, 1 to 32 (inference); default 5. */
+  draft_tokens?: number;
+  /**
+   * Who drafts (inference): 'draft' (default), the draft model when draft_model
+   * names one; 'mtp', the model's own multi-token-prediction layers (a model
+   * whose config has num_nextn_predict_layers, such as DeepSeek V3 or
+   * GLM-4.5; else error.no_mtp; beside a draft_model: error.mtp_draft). Its
+   * terms are mtp_weights and mtp_kv; under vLLM and SGLang only
+   * (llama.cpp and transformers: warning.mtp_engine).
+   */
+  speculative?: 'draft' | 'mtp';
   overhead_gb?: number;
   overhead_pct?: number;
   /** 'guide' (default), 'percent', 'vllm', 'sglang', 'llamacpp'. */
@@ -527,8 +543,11 @@ export interface DataVersions {
 /** The result of `presets`: what the pickers offer, and the data's dates. */
 export interface PresetsResult {
   /** family and aliases: the names the page's model search matches ("deepseek r1", "r1"). */
-  /** image_tokens: the tokens one image becomes, for a model with a vision tower (none otherwise). */
-  models: Array<{ id: string; name: string; group: string; family: string; aliases: string[]; source: string; placeholders: string[]; image_tokens?: number }>;
+  /**
+   * image_tokens: the tokens one image becomes, for a model with a vision tower (none otherwise);
+   * mtp_layers: its own multi-token-prediction modules, for a model that carries them (speculative 'mtp').
+   */
+  models: Array<{ id: string; name: string; group: string; family: string; aliases: string[]; source: string; placeholders: string[]; image_tokens?: number; mtp_layers?: number }>;
   weight_formats: Array<{ id: string; name: string; bits_per_weight: number; requires: string[]; gguf: boolean; covers: 'all' | 'linear'; covers_source?: string; source: string }>;
   kv_formats: Array<{ id: string; name: string; bits_per_element: number; source: string }>;
   gpus: GpuCatalog['gpus'];

@@ -98,6 +98,11 @@ function sweepRequests() {
   add({ model: 'gemma-3-27b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-4090' });
   add({ model: 'gemma-3-12b', engine: 'sglang', gpu: 'h100-sxm', images: 4 });
   add({ model: 'gemma-3-4b', images: 8 });
+  // Speculative decoding: the model's own MTP layers under vLLM (its head, the blocks beside
+  // the model's) and SGLang (EAGLE, the draft pool), and SGLang's draft worker for a draft model.
+  add({ model: 'deepseek-v3', engine: 'vllm', gpu: 'h200-sxm', gpu_count: 8, speculative: 'mtp', draft_tokens: 1 });
+  add({ model: 'glm-4.5-air', weights: 'fp8', engine: 'sglang', gpu: 'h200-sxm', speculative: 'mtp', draft_tokens: 3 });
+  add({ model: 'llama-3.1-8b', weights: 'bf16', engine: 'sglang', gpu: 'h100-sxm', draft_model: 'llama-3.2-1b' });
   // FP8 on a card without it; the conventions' overhead knobs.
   add({ model: 'guide-70b', weights: 'fp8', gpu: 'a100-sxm', gpu_count: 2 });
   add({ model: 'guide-7b', overhead_gb: 3, gpu: 'rtx-4090' });

@@ -55,10 +55,12 @@ json Calculator::presets() const {
       entry["as_stored_for"] = std::move(wider);
     }
     // A vision tower whose image tokens the config gives: the page offers images.
-    const ModelSpec vision_model = catalog_.resolve(preset).model;
-    if (vision_model.vision.present() && vision_model.vision.tokens_per_image > 0) {
-      entry["image_tokens"] = vision_model.vision.tokens_per_image;
+    const ModelSpec resolved = catalog_.resolve(preset).model;
+    if (resolved.vision.present() && resolved.vision.tokens_per_image > 0) {
+      entry["image_tokens"] = resolved.vision.tokens_per_image;
     }
+    // Multi-token-prediction layers of its own: the page offers them as the drafter.
+    if (resolved.mtp_layers > 0) entry["mtp_layers"] = resolved.mtp_layers;
     models.push_back(std::move(entry));
   }
   json engines = json::array();

@@ -29,13 +29,20 @@ json carried(const std::string& what, const LaunchPlan& p) {
   if (what == "tensor_split") return p.tensor_split.empty() ? json() : json(p.tensor_split);
   if (what == "devices") return p.devices.empty() ? json() : json(p.devices);
   if (what == "kv") return p.kv;
-  // Speculative decoding: whether there is a draft, its repository, and vLLM's JSON for it.
+  // Speculative decoding: whether there is a draft model, its repository, who drafts (a draft
+  // model or the model's MTP layers: SGLang's algorithm), and vLLM's JSON for it.
   if (what == "draft") return p.draft;
+  if (what == "speculative") return p.draft || p.mtp;
+  if (what == "speculative_algorithm") {
+    return p.draft ? json("STANDALONE") : p.mtp ? json("EAGLE") : json();
+  }
   if (what == "draft_repo") return p.draft ? json(p.draft_repo) : json();
-  if (what == "draft_tokens") return p.draft ? json(p.draft_tokens) : json();
+  if (what == "draft_tokens") return p.draft || p.mtp ? json(p.draft_tokens) : json();
   if (what == "speculative_config") {
-    if (!p.draft) return json();
-    const json config = obj({{"model", p.draft_repo}, {"num_speculative_tokens", p.draft_tokens}});
+    if (!p.draft && !p.mtp) return json();
+    const json config =
+        p.mtp ? obj({{"method", "mtp"}, {"num_speculative_tokens", p.draft_tokens}})
+              : obj({{"model", p.draft_repo}, {"num_speculative_tokens", p.draft_tokens}});
     return "'" + config.dump() + "'";
   }
   // A vision model's images: whether there are any, and vLLM's per-prompt limit as JSON.

@@ -51,6 +51,7 @@ void from_json(const json& j, EstimateRequest& r) {
   r.engine_options = v.value("engine_options", json::object());
   r.draft_model = optional<std::string>(v, "draft_model");
   r.draft_tokens = v.at("draft_tokens").get<std::int64_t>();
+  r.speculative = v.at("speculative").get<std::string>();
   r.images = v.at("images").get<std::int64_t>();
   r.gpu = optional<std::string>(v, "gpu");
   r.gpu_count = v.at("gpu_count").get<std::int64_t>();

@@ -124,7 +124,7 @@ std::vector<FieldSpec> make_estimate_fields() {
   // in and gone before the next is built, so the module carries no
   // clean-up for 35 of them at once and no copy of each (2 KB of wasm).
   std::vector<FieldSpec> fields;
-  fields.reserve(40);
+  fields.reserve(41);
   fields.push_back(std::move(model));
   fields.push_back(field("config", FieldType::kObject, nullptr));
   fields.push_back(field("name", FieldType::kString, nullptr));
@@ -144,10 +144,16 @@ std::vector<FieldSpec> make_estimate_fields() {
   // Speculative decoding: a smaller model of the catalog drafts tokens the model checks.
   fields.push_back(choice("draft_model", nullptr, {}, ChoiceSource::kModels, kInf));
   fields.push_back(ranged("draft_tokens", FieldType::kInt, 5, 1, 32, "tokens", kInf));
+  // Who drafts: the draft model, when draft_model names one, or the model's own
+  // multi-token-prediction layers (DeepSeek V3, GLM-4.5: num_nextn_predict_layers).
+  FieldSpec speculative =
+      choice("speculative", "draft", {"draft", "mtp"}, ChoiceSource::kNone, kInf);
+  speculative.needs = "mtp";
+  fields.push_back(std::move(speculative));
   // Images in each request: a vision model's tower turns each into tokens of the context.
   FieldSpec images = ranged("images", FieldType::kInt, 0, 0,
                             static_cast<double>(limits::kMaxImagesPerRequest), "images", kInf);
-  images.needs_vision = true;
+  images.needs = "vision";
   fields.push_back(std::move(images));
   fields.push_back(choice("gpu", nullptr, {}, ChoiceSource::kGpus));
   fields.push_back(gpu_count_field());
@@ -425,7 +431,7 @@ json field_json(const FieldSpec& f, const Catalog& catalog) {
   out["modes"] = modes;
   if (!f.when.empty()) out["applies_when"] = obj({{f.when.c_str(), f.when_values}});
   if (!f.max_field.empty()) out["max_field"] = f.max_field;
-  if (f.needs_vision) out["needs"] = "vision";
+  if (!f.needs.empty()) out["needs"] = f.needs;
   return out;
 }
 

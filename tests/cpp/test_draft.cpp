@@ -76,11 +76,35 @@ TEST_CASE("A partial offload under llama.cpp keeps the draft on the GPU: less ro
   CHECK(b.at("gpu_layers").get<int>() < a.at("gpu_layers").get<int>());
 }
 
-TEST_CASE("A draft of another tokenizer is said; SGLang's draft is said not to be counted") {
+TEST_CASE("A draft of another tokenizer is said; SGLang's draft worker caches the pool's tokens") {
   CHECK(testing::warns(with_draft("vllm", "fp8", "qwen3-4b"), "warning.draft_vocab"));
-  const json sglang = with_draft("sglang", "fp8", "llama-3.2-1b");
-  CHECK(testing::warns(sglang, "warning.draft_sglang"));
-  CHECK(testing::term_gb(sglang, "draft_weights") == 0);
+  // Llama 3.1 8B in BF16 on one H100: SGLang's pool holds about 400k tokens.
+  json r = {{"model", "llama-3.1-8b"},
+            {"weights", "bf16"},
+            {"engine", "sglang"},
+            {"gpu", "h100-sxm"},
+            {"context", 8192}};
+  const json alone = testing::estimate(r);
+  r["draft_model"] = "llama-3.2-1b";
+  const json sglang = testing::estimate(r);
+  const double draft_gb = testing::estimate({{"model", "llama-3.2-1b"}, {"weights", "native"}})
+                              .at("weights_gb")
+                              .get<double>();
+  CHECK(testing::term_gb(sglang, "draft_weights") == doctest::Approx(draft_gb));
+  // The model's pool is sized first and does not move; the draft worker's cache holds as many
+  // tokens, + 1 request x (2 x 5 + 1) + 100 for drafting and verifying (model_runner.py).
+  const json& budget = sglang.at("budget");
+  CHECK(budget.at("kv_tokens") == alone.at("budget").at("kv_tokens"));
+  CHECK(budget.at("kv_tokens").get<double>() > 350'000);
+  const double tokens = budget.at("kv_tokens").get<double>() + 11 + 100;
+  CHECK(testing::term_gb(sglang, "draft_kv") == doctest::Approx(tokens * kDraftKvPerToken / 1e9));
+  // The 12% of the card mem_fraction_static leaves holds the draft's 2.5 GB of weights but not
+  // that cache besides: said (the model's share still holds the model).
+  CHECK(testing::warns(sglang, "warning.sglang_draft_room"));
+  CHECK(budget.at("fits") == true);
+  // With the fraction lowered to make room, nothing to say.
+  r["engine_options"] = {{"mem_fraction_static", 0.7}};
+  CHECK_FALSE(testing::warns(testing::estimate(r), "warning.sglang_draft_room"));
   CHECK(command(sglang).find("--speculative-algorithm STANDALONE --speculative-draft-model-path "
                              "meta-llama/Llama-3.2-1B --speculative-num-steps 5 "
                              "--speculative-eagle-topk 1") != std::string::npos);

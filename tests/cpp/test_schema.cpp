@@ -51,6 +51,8 @@ json base(const std::string& method, const std::string& key) {
   const vram::FieldSpec* f = vram::find_field(vram::estimate_fields(), key);
   if (f != nullptr && f->modes == vram::kFinetuneMode) r["mode"] = "lora";
   if (f != nullptr && !f->when.empty()) r[f->when] = f->when_values.front();
+  // A field only a model with its own MTP layers takes (speculative): such a preset.
+  if (f != nullptr && f->needs == "mtp") r["model"] = "glm-4.5-air";
   return r;
 }
 

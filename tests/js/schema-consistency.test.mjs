@@ -60,6 +60,8 @@ function base(field) {
   const request = { model: 'guide-7b' };
   // A field only a vision model takes (images): a preset with a vision tower.
   if (field.needs === 'vision') request.model = catalog.models.find((m) => m.image_tokens).id;
+  // One only a model with its own MTP layers takes (speculative): such a preset.
+  if (field.needs === 'mtp') request.model = catalog.models.find((m) => m.mtp_layers).id;
   if (field.modes && !field.modes.includes('inference')) request.mode = 'lora';
   for (const [on, values] of Object.entries(field.applies_when || {})) request[on] = values[0];
   return request;

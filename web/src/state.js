@@ -125,6 +125,7 @@ const CORE_PARAMS = {
   split_gpus: ['estimate', 'split_gpus'],
   draft_model: ['estimate', 'draft_model'],
   draft_tokens: ['estimate', 'draft_tokens'],
+  speculative: ['estimate', 'speculative'],
   images: ['estimate', 'images'],
   budget_gb: ['estimate', 'budget_gb'],
   gpu_used_gb: ['estimate', 'gpu_used_gb'],
@@ -663,6 +664,8 @@ function linkParams(state, defaults, catalog) {
   if (state.gpu_used_gb !== defaults.gpu_used_gb) names.push('gpu_used_gb');
   if (state.split_gpus.length) names.push('split_gpus');
   if (state.draft_model) names.push('draft_model', 'draft_tokens');
+  // The model's own MTP layers drafting: the choice and its tokens, for a model that has them.
+  if (state.speculative !== defaults.speculative && takesMtp(catalog, state)) names.push('speculative', 'draft_tokens');
   if (state.companion_model) names.push('companion_model', 'companion_context');
   if (state.images) names.push('images');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
@@ -699,6 +702,13 @@ export function takesImages(catalog, state) {
   if (state.model === IMPORTED) return /"vision_config"/.test(state.config || '');
   const model = (catalog.models || []).find((m) => m.id === state.model);
   return Boolean(model && model.image_tokens);
+}
+
+/** Whether the state's model carries its own multi-token-prediction layers (speculative mtp). */
+export function takesMtp(catalog, state) {
+  if (state.model === IMPORTED) return /"num_nextn_predict_layers"\s*:\s*[1-9]/.test(state.config || '');
+  const model = (catalog.models || []).find((m) => m.id === state.model);
+  return Boolean(model && model.mtp_layers);
 }
 
 export function splitsCards(catalog, state) {
@@ -755,8 +765,13 @@ export function estimateRequest(state, catalog, page) {
     } else delete request.split_gpus;
     // Images only for a model that takes them, and 0 is the core's default.
     if (!state.images || !takesImages(page, state)) delete request.images;
+    // The model's MTP layers draft (the core refuses a draft model beside them); else the
+    // core's default, a draft model when one is chosen.
+    const mtp = state.speculative === 'mtp' && takesMtp(page, state);
+    if (mtp) delete request.draft_model;
+    else delete request.speculative;
     // No draft: neither key (the core takes a draft's id, never an empty one).
-    if (!state.draft_model) {
+    if (!state.draft_model && !mtp) {
       delete request.draft_model;
       delete request.draft_tokens;
     }

@@ -125,6 +125,15 @@ struct InferenceSetup {
   const KvFormat* draft_kv = nullptr;
   std::int64_t draft_tokens = 0;
   /**
+   * The draft is the model's own multi-token-prediction layers (speculative
+   * "mtp"): `draft` is then those layers as a model of their own and
+   * `draft_weights` their decoder layers, eh_proj and norms in the model's
+   * storage; `mtp_head_bytes` the output head each keeps (vLLM loads it,
+   * SGLang shares the model's). The embedding is the model's under both.
+   */
+  bool mtp = false;
+  double mtp_head_bytes = 0;
+  /**
    * A second model served on the same card (an embedding or reranker model
    * beside this one, under the same engine): its weights as loaded (as the
    * draft's), its KV format (FP16), and the tokens of one of its requests.

@@ -56,10 +56,12 @@ struct FieldSpec {
   std::string max_field;
   /**
    * The field takes a value other than its default only for a model with a
-   * vision tower (images): else error.no_vision, raised where the model is
-   * known (the schema reports it as "needs": "vision").
+   * vision tower ("vision": images, else error.no_vision) or with its own
+   * multi-token-prediction layers ("mtp": speculative, else error.no_mtp),
+   * raised where the model is known (the schema reports it as "needs").
+   * Empty: any model.
    */
-  bool needs_vision = false;
+  std::string needs;
 };
 
 /** The word a number knob takes when the plan picks its value (llama.cpp's placement). */

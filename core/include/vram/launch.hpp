@@ -37,6 +37,7 @@ struct LaunchPlan {
   bool draft = false;  ///< speculative decoding with a draft model
   std::string draft_repo;         ///< the draft's hub repository, or empty
   std::int64_t draft_tokens = 0;  ///< tokens drafted a step
+  bool mtp = false;               ///< speculative decoding with the model's own MTP layers
   double share = 0;               ///< a companion server's fraction of the card; 0: none written
   std::int64_t images = 0;        ///< images in each request (a vision model's)
 };

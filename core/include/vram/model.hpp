@@ -140,6 +140,8 @@ struct ModelSpec {
   SsmSpec ssm;
   std::vector<ExtraParams> extras;
   VisionSpec vision;  ///< the vision tower, when vision_config describes one
+  /** Multi-token-prediction modules the checkpoint holds (num_nextn_predict_layers); 0: none. */
+  std::int64_t mtp_layers = 0;
 
   /** Parameter counts stated by the source; 0 means "compute them". */
   double declared_params_total = 0;

@@ -44,6 +44,7 @@ struct EstimateRequest {
   nlohmann::json engine_options = nlohmann::json::object();
   std::optional<std::string> draft_model;  ///< speculative decoding's draft, a preset id
   std::int64_t draft_tokens = 0;           ///< tokens it drafts a step
+  std::string speculative;                 ///< who drafts: "draft" (draft_model) or "mtp"
   std::int64_t images = 0;                 ///< images in each request (a vision model's)
   std::optional<std::string> gpu;
   std::int64_t gpu_count = 0;

@@ -73,6 +73,65 @@ void check_companion(const Inference& in) {
   }
 }
 
+/**
+ * The model's multi-token-prediction modules as a model of their own: each
+ * repeats its last decoder layer (DeepSeek-V3 report, section 2.2; vLLM's
+ * deepseek_mtp.py DeepSeekMultiTokenPredictorLayer.mtp_block), with the
+ * model's embedding and head.
+ */
+ModelSpec mtp_model(const ModelSpec& m) {
+  ModelSpec one = m;
+  one.name = m.name + " MTP";
+  one.layers.assign(static_cast<std::size_t>(m.mtp_layers), m.layers.back());
+  one.extras.clear();
+  one.vision = VisionSpec{};
+  one.tied_embeddings = false;
+  one.declared_params_total = 0;
+  one.declared_params_active = 0;
+  return one;
+}
+
+/** Weights of `m` in the model's storage: the format asked, else the checkpoint's own. */
+double stored_bytes(const ModelSpec& m, const WeightFormat* asked, const FormatCatalog& formats) {
+  const ParamTotals totals = param_totals(m);
+  return asked != nullptr ? weights_in_format(m, totals, *asked, formats).bytes
+                          : weights_native(m, totals, formats).bytes;
+}
+
+/** The model's own MTP layers as the draft (speculative "mtp"), checked and sized. */
+void mtp_draft(Inference& in, const EstimateRequest& req) {
+  // The model's own MTP layers draft: refused beside a draft model, and for a model without.
+  if (req.draft_model) {
+    throw Error::make("invalid_value", "speculative", "error.mtp_draft",
+                      obj({{"draft", in.draft->model.name}}));
+  }
+  if (in.model.mtp_layers <= 0) {
+    throw Error::make("not_applicable", "speculative", "error.no_mtp",
+                      obj({{"model", in.model.name}}));
+  }
+  // Each module's decoder layer in the model's storage (twice the layers less once), its
+  // output head (untied less tied), and eh_proj (2h x h) with its three RMSNorms in BF16
+  // (nn.Linear without a quantization config).
+  const ModelSpec& mtp_spec = in.mtp.emplace(mtp_model(in.model));
+  ModelSpec twice = mtp_spec;
+  twice.layers.insert(twice.layers.end(), mtp_spec.layers.begin(), mtp_spec.layers.end());
+  ModelSpec tied = mtp_spec;
+  tied.tied_embeddings = true;
+  const double once = stored_bytes(mtp_spec, in.setup.weights, in.catalog.formats);
+  const double h = static_cast<double>(in.model.hidden_size);
+  WeightsSize layers;
+  layers.bytes = stored_bytes(twice, in.setup.weights, in.catalog.formats) - once +
+                 static_cast<double>(in.model.mtp_layers) * (2.0 * h * h + 3.0 * h) * 2.0;
+  layers.native = in.setup.weights == nullptr;
+  in.draft_weights.emplace(std::move(layers));
+  in.setup.draft = &mtp_spec;
+  in.setup.draft_weights = &*in.draft_weights;
+  in.setup.draft_kv = in.setup.kv;
+  in.setup.draft_tokens = req.draft_tokens;
+  in.setup.mtp = true;
+  in.setup.mtp_head_bytes = once - stored_bytes(tied, in.setup.weights, in.catalog.formats);
+}
+
 std::optional<CheckpointWeights> checkpoint_of(const EstimateRequest& req) {
   if (!req.checkpoint) return std::nullopt;
   return checkpoint_from_json(*req.checkpoint, "checkpoint");
@@ -117,6 +176,7 @@ Inference::Inference(const Catalog& catalog_in, const EstimateRequest& req)
     setup.draft_kv = &catalog_in.formats.kv("fp16", "draft_model");
     setup.draft_tokens = req.draft_tokens;
   }
+  if (req.speculative == "mtp") mtp_draft(*this, req);
   if (req.companion_model) {
     companion.emplace(
         catalog_in.resolve(catalog_in.model(*req.companion_model, "companion_model")));

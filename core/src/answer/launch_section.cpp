@@ -34,6 +34,10 @@ json launch_section(const Inference& in, const Placement& placement,
     lp.draft_repo = in.draft->model.repo.empty() ? "DRAFT" : in.draft->model.repo;
     lp.draft_tokens = setup.draft_tokens;
   }
+  if (setup.mtp) {
+    lp.mtp = true;
+    lp.draft_tokens = setup.draft_tokens;
+  }
   if (offload) {
     lp.gpu_layers = offload->ngl;
     lp.n_cpu_moe = offload->n_cpu_moe;

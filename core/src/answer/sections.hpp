@@ -65,6 +65,7 @@ struct Inference {
   std::optional<MixedCards> mixed;  ///< the plan over unequal cards, when "split_gpus" lists them
   std::optional<ImportedModel> draft;            ///< speculative decoding's draft ("draft_model")
   std::optional<WeightsSize> draft_weights;      ///< its weights as loaded (setup.draft_weights)
+  std::optional<ModelSpec> mtp;                  ///< the model's own MTP layers as the draft
   std::optional<ImportedModel> companion;        ///< a second model on the card ("companion_model")
   std::optional<WeightsSize> companion_weights;  ///< its weights as loaded
 };

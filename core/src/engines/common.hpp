@@ -89,10 +89,30 @@ void push_lora_slots(InferencePlan& plan, const ModelSpec& m, std::int64_t layer
  * The draft model's terms on one card: "draft_weights" (its weights over
  * `shards`) and "draft_kv" (its cache of `context` tokens for `users`, in
  * `kv`, K/V heads split by `tp`); its KV bytes per token on the card. None
- * and 0 without a draft.
+ * and 0 without a draft. With the model's own MTP layers as the draft
+ * (setup.mtp), "mtp_weights" and "mtp_kv" instead, with the output head
+ * each module keeps when `own_head` (vLLM), else the model's (SGLang).
  */
 double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
-                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain);
+                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
+                  bool own_head = false);
+/**
+ * "warning.mtp_engine" when the model's MTP layers are asked of an engine
+ * that does not run them (llama.cpp, transformers): nothing is counted; true
+ * then, so the engine leaves the draft out.
+ */
+bool mtp_not_run(InferencePlan& plan, const InferenceSetup& setup, const char* engine,
+                 bool explain);
+/**
+ * SGLang's draft worker: its cache holds as many tokens as the model's pool
+ * (`pool_tokens` a rank, at `per_token` bytes) and a headroom for drafting
+ * and verifying; the draft's cache term is resized so. Its weights and that
+ * cache come from what mem_fraction_static leaves (`room`):
+ * "warning.sglang_draft_room" when they need more. The model's own fit (its
+ * share of the card) does not move.
+ */
+void sglang_draft_pool(InferencePlan& plan, const InferenceSetup& setup, double per_token,
+                       std::int64_t pool_tokens, double room, bool explain);
 /** "warning.draft_vocab" when the draft's vocabulary is not the model's. */
 void warn_draft_vocab(InferencePlan& plan, const InferenceSetup& setup, bool explain);
 

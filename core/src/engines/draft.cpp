@@ -3,7 +3,13 @@
 // the KV cache groups and share their block count, vllm/v1/worker/
 // gpu_model_runner.py get_kv_cache_spec; llama.cpp's llama-server: a draft
 // context per slot of the slot's n_ctx, tools/server/server.cpp
-// load_model, params_dft.n_ctx = n_ctx / n_parallel).
+// load_model, params_dft.n_ctx = n_ctx / n_parallel). Or the model's own
+// multi-token-prediction layers (speculative "mtp"): vLLM's DeepSeekMTP and
+// Glm4MoeMTP (vllm/model_executor/models/deepseek_mtp.py, glm4_moe_mtp.py)
+// build each module's decoder layer, eh_proj, norms and a SharedHead whose
+// ParallelLMHead they load, while vllm/v1/spec_decode/eagle.py load_model
+// gives them the model's embed_tokens; their attention layers take KV blocks
+// beside the model's as a draft's do.
 
 #include <algorithm>
 
@@ -11,11 +17,47 @@
 #include "vram/units.hpp"
 
 namespace vram::engines {
+namespace {
+
+double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
+                const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
+                bool own_head) {
+  const ModelSpec& layers = *setup.draft;
+  const int gpus = std::max(1, shards);
+  const double head = own_head ? setup.mtp_head_bytes : 0.0;
+  const double bytes = (setup.draft_weights->bytes + head) / gpus;
+  Term weights{"mtp_weights", {"term.mtp_weights"}, bytes, {}, {}};
+  if (explain) {
+    weights.formula = {own_head ? "formula.mtp_weights" : "formula.mtp_weights_shared",
+                       obj({{"modules", layers.num_layers()},
+                            {"layers", setup.draft_weights->bytes},
+                            {"head", head},
+                            {"gpus", gpus},
+                            {"bytes", bytes}})};
+    weights.inputs = obj({{"speculative", "mtp"},
+                          {"mtp_layers", layers.num_layers()},
+                          {"draft_tokens", setup.draft_tokens},
+                          {"gpus", gpus}});
+  }
+  plan.terms.push_back(std::move(weights));
+  // One cache layer per module, in the model's KV format, whatever the tokens drafted.
+  const ModelSpec local = shard(layers, tp);
+  const KvCacheSize cache = kv_cache(local, kv, context, users);
+  Term cache_term = kv_term(local, kv, cache, users, setup, explain);
+  cache_term.id = "mtp_kv";
+  cache_term.label = {"term.mtp_kv"};
+  plan.terms.push_back(std::move(cache_term));
+  return cache.bytes_per_token;
+}
+
+}  // namespace
 
 double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
-                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain) {
+                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
+                  bool own_head) {
   if (setup.draft == nullptr || setup.draft_weights == nullptr) return 0;
   const ModelSpec& draft = *setup.draft;
+  if (setup.mtp) return push_mtp(plan, setup, shards, tp, kv, context, users, explain, own_head);
   const double bytes = setup.draft_weights->bytes / std::max(1, shards);
   Term weights{"draft_weights", {"term.draft_weights"}, bytes, {}, {}};
   if (explain) {
@@ -35,6 +77,46 @@ double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, 
   cache_term.label = {"term.draft_kv"};
   plan.terms.push_back(std::move(cache_term));
   return cache.bytes_per_token;
+}
+
+void sglang_draft_pool(InferencePlan& plan, const InferenceSetup& setup, double per_token,
+                       std::int64_t pool_tokens, double room, bool explain) {
+  if (setup.draft == nullptr || pool_tokens <= 0) return;
+  // python/sglang/srt/model_executor/model_runner.py init_memory_pool: the target's pool
+  // becomes draft_runner_cache_size = max_total_num_tokens + max_num_reqs x (num_steps x
+  // eagle_topk + num_draft_tokens) + 100, and the draft worker's pool takes that many tokens
+  // of its own layers. The command sets max_num_reqs (--max-running-requests, the users a
+  // rank serves) and topk 1, so num_draft_tokens is num_steps + 1.
+  const std::int64_t dp = std::max<std::int64_t>(1, plan.data_parallel);
+  const std::int64_t reqs = (setup.batch + dp - 1) / dp;
+  const std::int64_t headroom = reqs * (2 * setup.draft_tokens + 1) + 100;
+  double need = 0;
+  for (Term& t : plan.terms) {
+    if (t.id == "draft_kv" || t.id == "mtp_kv") {
+      t.bytes = d(pool_tokens + headroom) * per_token;
+      if (explain) {
+        t.formula = {"formula.sglang_draft_pool", obj({{"pool", pool_tokens},
+                                                       {"headroom", headroom},
+                                                       {"per_token", per_token},
+                                                       {"bytes", t.bytes}})};
+      }
+    }
+    if (t.id == "draft_kv" || t.id == "mtp_kv" || t.id == "draft_weights" ||
+        t.id == "mtp_weights") {
+      need += t.bytes;
+    }
+  }
+  if (need <= room || !explain) return;
+  plan.warnings.push_back(
+      {"warning.sglang_draft_room",
+       obj({{"draft", setup.draft->name}, {"need", need}, {"room", std::max(0.0, room)}})});
+}
+
+bool mtp_not_run(InferencePlan& plan, const InferenceSetup& setup, const char* engine,
+                 bool explain) {
+  if (!setup.mtp) return false;
+  if (explain) plan.warnings.push_back({"warning.mtp_engine", obj({{"engine", engine}})});
+  return true;
 }
 
 void warn_draft_vocab(InferencePlan& plan, const InferenceSetup& setup, bool explain) {

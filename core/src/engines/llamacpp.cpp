@@ -109,7 +109,7 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
   plan.terms.push_back(std::move(buffer));
   // --mmproj: the vision tower and its clip context, on the first card (vision.cpp).
   push_mmproj(plan, setup, flash, explain);
-  if (setup.draft != nullptr) {
+  if (setup.draft != nullptr && !mtp_not_run(plan, setup, "llama.cpp", explain)) {
     // -md with -ngld: the draft on the GPU, one context per slot of the slot's n_ctx, its
     // cache in F16 (--cache-type-k-draft), each with a compute buffer of its own.
     const std::size_t first = plan.terms.size();

@@ -30,11 +30,13 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   // available_gpu_memory - total_gpu_memory * (1 - mem_fraction_static)): memory other
   // processes hold comes off the pool one for one.
   push_held(plan, setup, 1, explain);
-  // SGLang sizes its pool before the draft worker loads, which takes its
-  // weights and cache from what mem_fraction_static leaves: not counted here.
-  if (setup.draft != nullptr && explain) {
-    plan.warnings.push_back({"warning.draft_sglang", obj({{"draft", setup.draft->name}})});
-  }
+  // A draft (a draft model, STANDALONE, or the model's MTP layers, EAGLE) loads after the
+  // pool is sized, its embedding and head the model's (eagle_worker.py, set_embed_and_head):
+  // its weights, and its cache at the request's tokens until the pool is known.
+  const std::int64_t users = (setup.batch + dp - 1) / dp;
+  const double draft_per_token = push_draft(plan, setup, plan.tensor_parallel, plan.tensor_parallel,
+                                            *setup.kv, setup.context, users, explain);
+  warn_draft_vocab(plan, setup, explain);
   // A companion's server, started first, is memory the card holds too (companion.cpp).
   const double companion = sglang_companion_bytes(in, plan);
   // Images: the tower's weights are in the weights and their tokens in the context; its
@@ -46,15 +48,18 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   if (!b.present) return;
   b.kv_budget_bytes = b.reserved_bytes - weights_bytes - lora - non_torch * kBytesPerGiB -
                       setup.held_bytes - companion;
+  std::int64_t rank_tokens = 0;  // one data-parallel rank's pool
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
-    const auto rank_tokens =
-        static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / b.kv_bytes_per_token));
+    rank_tokens = static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / b.kv_bytes_per_token));
     b.kv_tokens = rank_tokens * dp;
     b.kv_blocks = b.kv_tokens;  // SGLang pages one token at a time
     b.max_concurrency = d(b.kv_tokens) / d(setup.context);
   }
   b.data_parallel = static_cast<int>(dp);
   b.fits = b.kv_budget_bytes > 0 && cache.bytes <= b.kv_budget_bytes;
+  // The draft's cache holds as many tokens as the pool, outside mem_fraction_static (draft.cpp).
+  sglang_draft_pool(plan, setup, draft_per_token, rank_tokens, b.usable_bytes - b.reserved_bytes,
+                    explain);
   if (!b.fits && explain) {
     plan.warnings.push_back(
         Message{"warning.sglang_short", obj({{"pool", std::max(0.0, b.kv_budget_bytes)}})});

@@ -174,8 +174,10 @@ void plan_transformers(const EngineInput& in, InferencePlan& plan) {
   plan.terms.push_back(
       gib_term("non_torch", o.at("non_torch_gib").get<double>(), "cuda_context_cublas", explain));
   // Assisted generation (assistant_model): the draft's weights and cache beside the model's.
-  push_draft(plan, setup, 1, 1, *setup.kv, setup.context, setup.batch, explain);
-  warn_draft_vocab(plan, setup, explain);
+  if (!mtp_not_run(plan, setup, "transformers", explain)) {
+    push_draft(plan, setup, 1, 1, *setup.kv, setup.context, setup.batch, explain);
+    warn_draft_vocab(plan, setup, explain);
+  }
   // A second model's process on the card (companion.cpp).
   push_companion(in, plan);
   push_held(plan, setup, 1, explain);

@@ -183,12 +183,12 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   // layers share the KV cache's block count (draft.cpp).
   const std::int64_t users = (setup.batch + dp - 1) / dp;
   push_draft(plan, setup, plan.tensor_parallel, plan.tensor_parallel, *setup.kv, setup.context,
-             users, explain);
+             users, explain, /*own_head=*/true);
   warn_draft_vocab(plan, setup, explain);
   double draft_weights = 0, draft_cache = 0;
   for (const Term& t : plan.terms) {
-    if (t.id == "draft_weights") draft_weights = t.bytes;
-    if (t.id == "draft_kv") draft_cache = t.bytes;
+    if (t.id == "draft_weights" || t.id == "mtp_weights") draft_weights = t.bytes;
+    if (t.id == "draft_kv" || t.id == "mtp_kv") draft_cache = t.bytes;
   }
 
   // NCCL and vLLM's custom all-reduce keep buffers per peer over NVLink;

@@ -40,6 +40,7 @@ void deepseek_moe(Context& c) {
     m.extras.push_back(
         {"mtp", "multi-token-prediction modules", static_cast<double>(mtp) * module, false});
     m.import_notes.push_back({"import.mtp", obj({{"modules", mtp}})});
+    m.mtp_layers = mtp;
   }
 }
 

@@ -15,7 +15,7 @@ import { modelName, nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
-  appliesTo, choicesOf, engineById, finetuneInputs, splitsCards, takesImages, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
+  appliesTo, choicesOf, engineById, finetuneInputs, splitsCards, takesImages, takesMtp, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
 } from '../state.js';
 
 /**
@@ -100,6 +100,8 @@ export class InputsPanel {
     // Speculative decoding: a smaller model of the catalog as the draft.
     select('draft_model', [['', t('input.draft_none')], ...catalog.models.map((m) => [m.id, modelName(t, catalog.models, m.id, m.name)])]);
     number('draft_tokens');
+    // Who drafts, for a model that carries its own MTP layers: a draft model, or those layers.
+    select('speculative', choicesOf(catalog, 'speculative').map((s) => [s, t(s === 'mtp' ? 'input.draft_mtp' : 'input.speculative_draft')]));
     const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
     for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
       const list = catalog.gpus.filter((g) => (g.monthly_usd != null || g.hourly_usd != null) === rentable);
@@ -177,7 +179,7 @@ export class InputsPanel {
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('images'), f('engine'), this.engineOptions, f('draft_model'), f('draft_tokens')),
+      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('images'), f('engine'), this.engineOptions, f('speculative'), f('draft_model'), f('draft_tokens')),
       // The fine-tuning inputs: the core's (its schema's modes), in the page's order.
       finetune: h('div', { class: 'stack' }, finetuneInputs(catalog).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
@@ -670,8 +672,13 @@ export class InputsPanel {
     assign(this.fields.images, 'hidden', state.view !== 'calculator' || !show.has('batch') || !takesImages(this.ctx.catalog, state));
     assign(this.picks, 'hidden', !show.has('context'));
     assign(this.engineOptions, 'hidden', !show.has('engine'));
-    assign(this.fields.draft_model, 'hidden', !show.has('engine') || state.view !== 'calculator');
-    assign(this.fields.draft_tokens, 'hidden', !state.draft_model || !show.has('engine') || state.view !== 'calculator');
+    // The model's own MTP layers, when it has them, stand instead of a draft model.
+    const speculating = show.has('engine') && state.view === 'calculator';
+    const mtp = takesMtp(this.ctx.catalog, state);
+    assign(this.fields.speculative, 'hidden', !speculating || !mtp);
+    const ownLayers = mtp && state.speculative === 'mtp';
+    assign(this.fields.draft_model, 'hidden', !speculating || ownLayers);
+    assign(this.fields.draft_tokens, 'hidden', !(state.draft_model || ownLayers) || !speculating);
     // Each fine-tuning input shows where the core takes it (LoRA's rank with LoRA and QLoRA, SGD's momentum with SGD).
     if (finetune) for (const name of finetuneInputs(this.ctx.catalog)) assign(this.fields[name], 'hidden', !appliesTo(this.ctx.catalog, name, state));
     assign(this.sections.custom, 'hidden', state.model !== CUSTOM);

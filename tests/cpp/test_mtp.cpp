@@ -1,0 +1,158 @@
+// Speculative decoding with the model's own multi-token-prediction layers
+// (issue 42 part 2, speculative "mtp"): DeepSeek V3 and GLM-4.5 carry them in
+// their checkpoints; vLLM and SGLang load them as the drafter, their weights
+// and one KV layer each beside the model's, with the flags that turn them on.
+
+#include <string>
+#include <utility>
+
+#include <doctest/doctest.h>
+
+#include "helpers.hpp"
+#include "vram/error.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json request(const std::string& model, const std::string& engine, const std::string& gpu, int gpus,
+             bool mtp) {
+  json r = {{"model", model},    {"engine", engine}, {"gpu", gpu},
+            {"gpu_count", gpus}, {"context", 8192},  {"draft_tokens", 1}};
+  if (mtp) r["speculative"] = "mtp";
+  return r;
+}
+
+const json& term(const json& answer, const std::string& id) {
+  for (const json& t : answer.at("terms")) {
+    if (t.at("id") == id) return t;
+  }
+  throw std::runtime_error("no term " + id);
+}
+
+/** The message id and field of the error `r` is refused with, or "" when it is not. */
+std::pair<std::string, std::string> refusal(const json& r) {
+  try {
+    testing::estimate(r);
+  } catch (const vram::Error& e) {
+    return {e.message().id, e.field()};
+  }
+  return {"", ""};
+}
+
+std::string command(const json& answer) {
+  return answer.at("launch").at("command").get<std::string>();
+}
+
+// DeepSeek V3: 61 MLA layers and one MTP module; a vocabulary of 129,280 over 7,168.
+constexpr double kDeepSeekHeadBytes = 129280.0 * 7168 * 2;  // the MTP module's head, BF16
+
+}  // namespace
+
+TEST_CASE("vLLM: DeepSeek V3's MTP module, its head and one latent cache layer on each card") {
+  const json alone = testing::estimate(request("deepseek-v3", "vllm", "h200-sxm", 8, false));
+  const json both = testing::estimate(request("deepseek-v3", "vllm", "h200-sxm", 8, true));
+  const json& weights = term(both, "mtp_weights");
+  const json& params = weights.at("formula").at("params");
+  CHECK(weights.at("formula").at("id") == "formula.mtp_weights");
+  CHECK(params.at("modules") == 1);
+  CHECK(params.at("gpus") == 8);
+  CHECK(params.at("head").get<double>() == doctest::Approx(kDeepSeekHeadBytes));
+  // One MoE decoder layer in the checkpoint's FP8 with its block scales: about an
+  // eleventh of a billion parameters' worth of bytes per expert block, 11 to 13 GB in all.
+  const double layers_gb = params.at("layers").get<double>() / 1e9;
+  CHECK(layers_gb > 11);
+  CHECK(layers_gb < 13);
+  CHECK(weights.at("gb").get<double>() ==
+        doctest::Approx((params.at("layers").get<double>() + kDeepSeekHeadBytes) / 8 / 1e9));
+  // Every layer is MLA: one more layer's latent per token (61 before, 62 now).
+  const double per_token = alone.at("budget").at("kv_bytes_per_token").get<double>();
+  CHECK(both.at("budget").at("kv_bytes_per_token").get<double>() ==
+        doctest::Approx(per_token * 62 / 61));
+  CHECK(testing::term_gb(both, "mtp_kv") ==
+        doctest::Approx(testing::term_gb(alone, "kv_cache") / 61));
+  // The module's weights come off the KV budget before the blocks are counted.
+  CHECK(both.at("kv_budget_gb").get<double>() ==
+        doctest::Approx(alone.at("kv_budget_gb").get<double>() - weights.at("gb").get<double>())
+            .epsilon(1e-3));
+  CHECK(testing::term_gb(alone, "mtp_weights") == 0);
+  CHECK(command(both).find(
+            " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":1}'") !=
+        std::string::npos);
+  CHECK(command(alone).find("speculative") == std::string::npos);
+}
+
+TEST_CASE("GLM-4.5's MTP layer caches as its other layers do; the tokens drafted set the flag") {
+  json r = request("glm-4.5", "vllm", "h200-sxm", 8, false);
+  const json alone = testing::estimate(r);
+  r["speculative"] = "mtp";
+  r["draft_tokens"] = 3;
+  const json both = testing::estimate(r);
+  // 92 layers of grouped-query attention, and the module's one.
+  CHECK(testing::term_gb(both, "mtp_kv") ==
+        doctest::Approx(testing::term_gb(alone, "kv_cache") / 92));
+  CHECK(testing::term_gb(both, "mtp_weights") > 0);
+  CHECK(command(both).find("\"num_speculative_tokens\":3") != std::string::npos);
+}
+
+TEST_CASE("SGLang runs the MTP layers as EAGLE; the conventions add them whole") {
+  const json alone = testing::estimate(request("deepseek-v3", "sglang", "h200-sxm", 8, false));
+  const json sglang = testing::estimate(request("deepseek-v3", "sglang", "h200-sxm", 8, true));
+  // The module without a head of its own (eagle_worker.py shares the model's), and a latent
+  // cache layer for as many tokens as the model's pool, + 1 request x (2 x 1 + 1) + 100.
+  const json& weights = term(sglang, "mtp_weights");
+  CHECK(weights.at("formula").at("id") == "formula.mtp_weights_shared");
+  CHECK(weights.at("formula").at("params").at("head") == 0);
+  const json& budget = sglang.at("budget");
+  CHECK(budget.at("kv_tokens") == alone.at("budget").at("kv_tokens"));
+  const double per_layer = budget.at("kv_bytes_per_token").get<double>() / 61;
+  CHECK(term(sglang, "mtp_kv").at("formula").at("id") == "formula.sglang_draft_pool");
+  CHECK(testing::term_gb(sglang, "mtp_kv") ==
+        doctest::Approx((budget.at("kv_tokens").get<double>() + 3 + 100) * per_layer / 1e9));
+  CHECK_FALSE(testing::warns(sglang, "warning.sglang_draft_room"));
+  CHECK(budget.at("fits") == true);
+  CHECK(command(sglang).find("--speculative-algorithm EAGLE --speculative-num-steps 1 "
+                             "--speculative-eagle-topk 1") != std::string::npos);
+  CHECK(command(sglang).find("--speculative-draft-model-path") == std::string::npos);
+  json r = request("glm-4.5-air", "guide", "h200-sxm", 1, false);
+  const json guide = testing::estimate(r);
+  r["speculative"] = "mtp";
+  const json both = testing::estimate(r);
+  CHECK(both.at("total_gb").get<double>() ==
+        doctest::Approx(guide.at("total_gb").get<double>() + testing::term_gb(both, "mtp_weights") +
+                        testing::term_gb(both, "mtp_kv")));
+}
+
+TEST_CASE("llama.cpp and transformers do not run MTP layers: said, nothing counted") {
+  for (const char* engine : {"llamacpp", "transformers"}) {
+    CAPTURE(engine);
+    json r = request("glm-4.5-air", engine, "h200-sxm", 1, false);
+    r["weights"] = std::string(engine) == "llamacpp" ? "q4_k_m" : "bf16";
+    const json alone = testing::estimate(r);
+    r["speculative"] = "mtp";
+    const json both = testing::estimate(r);
+    CHECK(testing::warns(both, "warning.mtp_engine"));
+    CHECK(testing::term_gb(both, "mtp_weights") == 0);
+    CHECK(both.at("total_gb") == alone.at("total_gb"));
+  }
+}
+
+TEST_CASE("MTP needs a model that carries the layers, and no draft model beside them") {
+  using Refusal = std::pair<std::string, std::string>;
+  CHECK(refusal(request("llama-3.1-70b", "vllm", "h100-sxm", 4, true)) ==
+        Refusal{"error.no_mtp", "speculative"});
+  // Kimi K2's config says num_nextn_predict_layers 0.
+  CHECK(refusal(request("kimi-k2", "vllm", "h200-sxm", 8, true)) ==
+        Refusal{"error.no_mtp", "speculative"});
+  json r = request("deepseek-v3", "vllm", "h200-sxm", 8, true);
+  r["draft_model"] = "llama-3.2-1b";
+  CHECK(refusal(r) == Refusal{"error.mtp_draft", "speculative"});
+  r = request("deepseek-v3", "vllm", "h200-sxm", 8, false);
+  r["speculative"] = "eagle";
+  CHECK(refusal(r).second == "speculative");
+  // The default drafts with the draft model, and without one nothing is drafted.
+  r = request("deepseek-v3", "vllm", "h200-sxm", 8, false);
+  json d = r;
+  d["speculative"] = "draft";
+  CHECK(testing::estimate(d) == testing::estimate(r));
+}
