@@ -68,6 +68,10 @@ void render_terms(std::ostringstream& out, const json& r, const Words& say) {
   const double total = r.at("total_gb").get<double>();
   out << pad(say("cli.total"), 34) << pad(say.number(total, 2), 10, true) << "   "
       << say("cli.total_rounded", {{"gb", total}}) << "\n";
+  // How far measured cases of this kind landed, wider for terms none of them checked.
+  if (r.contains("measured_error") && r.at("measured_error").is_object()) {
+    out << say.msg(r.at("measured_error").at("note")) << "\n";
+  }
 }
 
 void render_notes(std::ostringstream& out, const json& r, const Words& say) {

@@ -201,6 +201,8 @@ export interface EstimateResult {
     median_abs_pct: number;
     cases: number;
     measurements: number;
+    /** Terms no measured case of this kind checked: the range is wider by their share of the total at each end. */
+    outside?: { terms: string[]; gb: number; share_pct: number };
     note: Message;
   } | null;
   kv_cache_gb?: number;

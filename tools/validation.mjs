@@ -72,6 +72,20 @@ export function loadCases(root) {
     .map((name) => ({ file: join(dir, name), ...JSON.parse(readFileSync(join(dir, name), 'utf8')) }));
 }
 
+/**
+ * The answer's terms a measurement checks: the terms it names, the KV cache
+ * for a KV figure, the weights for an offload's share of them, and every
+ * term of the answer for a total (a budget, a peak, what fits), which holds
+ * them all. The band an answer is shown with covers these terms only
+ * (data/accuracy.json `terms`).
+ */
+export function coveredTerms(result, predict) {
+  if (predict.startsWith('term:')) return predict.slice(5).split('+');
+  if (predict === 'kv_cache_gb' || predict === 'budget.kv_bytes_per_token') return ['kv_cache'];
+  if (predict.startsWith('serving.offload.')) return ['weights'];
+  return (result.terms ?? []).map((t) => t.id);
+}
+
 /** Every measurement of every case against the calculator: rows for the report. */
 export function evaluate(root, call) {
   const rows = [];
@@ -94,6 +108,7 @@ export function evaluate(root, call) {
         tolerance: m.tolerance_pct,
         gap: m.known_gap,
         inSample: fitted.has(c.id),
+        terms: coveredTerms(result, m.predict),
       });
     }
   }
@@ -199,6 +214,10 @@ export function accuracyData(rows) {
       cases: new Set(kept.map((r) => r.id)).size,
       measurements: kept.length,
     };
+    // The terms these measurements checked: an answer with a term outside
+    // them is shown with a wider band (core: answer/terms_section.cpp). A
+    // speed's band is not about memory: no terms.
+    if (category !== 'speed') out[category].terms = [...new Set(kept.flatMap((r) => r.terms))].sort();
   }
   return out;
 }

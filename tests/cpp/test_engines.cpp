@@ -246,7 +246,9 @@ TEST_CASE("a format that covers the linear layers leaves the embeddings, head an
 
 TEST_CASE("every total carries the measured error of its kind, from data/accuracy.json") {
   const auto& accuracy = testing::calculator().catalog().accuracy;
-  const json inference = testing::estimate({{"model", "llama-3.1-8b"}});
+  // Under vLLM every term of this answer has been measured (the guide's overhead has not).
+  const json inference =
+      testing::estimate({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu", "h100-sxm"}});
   const json lora = testing::estimate({{"model", "llama-3.1-8b"}, {"mode", "lora"}});
   for (const auto& [answer, category] :
        {std::pair<const json*, const char*>{&inference, "inference"}, {&lora, "finetune-device"}}) {
@@ -259,6 +261,46 @@ TEST_CASE("every total carries the measured error of its kind, from data/accurac
     CHECK(m.at("cases").get<int>() >= 10);
     CHECK(m.at("note").at("params").at("cases") == m.at("cases"));
   }
+}
+
+TEST_CASE("a term no measured case checked widens the band by its share of the total") {
+  const json& inference = testing::calculator().catalog().accuracy.at("inference");
+  const json& checked = inference.at("terms");
+  auto is_checked = [&](const std::string& id) {
+    return std::find(checked.begin(), checked.end(), json(id)) != checked.end();
+  };
+  CHECK(is_checked("weights"));
+  CHECK(is_checked("kv_cache"));
+  const json request = {{"model", "gemma-3-27b"}, {"engine", "vllm"}, {"gpu", "h100-sxm"}};
+  // Without images every term of this answer has been measured: the band as the set gives it.
+  const json plain = testing::estimate(request);
+  for (const json& term : plain.at("terms")) {
+    INFO(term.at("id"));
+    CHECK(is_checked(term.at("id").get<std::string>()));
+  }
+  CHECK_FALSE(plain.at("measured_error").contains("outside"));
+  CHECK(plain.at("measured_error").at("low_pct") == inference.at("low_pct"));
+  // Two images: the encoder cache and the tower's profiling pass, never measured.
+  json with_images = request;
+  with_images["images"] = 2;
+  const json r = testing::estimate(with_images);
+  const json& m = r.at("measured_error");
+  REQUIRE(m.contains("outside"));
+  double outside = 0;
+  for (const json& id : m.at("outside").at("terms")) {
+    CHECK_FALSE(is_checked(id.get<std::string>()));
+    outside += term_gb(r, id.get<std::string>());
+  }
+  CHECK(outside > 0);
+  const double share = m.at("outside").at("share_pct").get<double>();
+  CHECK(share == doctest::Approx(outside / r.at("total_gb").get<double>() * 100).epsilon(1e-9));
+  CHECK(m.at("low_pct").get<double>() ==
+        doctest::Approx(inference.at("low_pct").get<double>() - share));
+  CHECK(m.at("high_pct").get<double>() ==
+        doctest::Approx(inference.at("high_pct").get<double>() + share));
+  CHECK(m.at("note").at("id") == "note.measured_error_outside");
+  CHECK(m.at("note").at("params").at("measured").at("id") == "note.measured_error_inference");
+  CHECK(m.at("note").at("params").at("terms").size() == m.at("outside").at("terms").size());
 }
 
 TEST_CASE("llama.cpp warns when the weights have no GGUF type, and only then") {

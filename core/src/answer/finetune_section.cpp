@@ -132,8 +132,8 @@ json finetune_answer(const Catalog& catalog, const EstimateRequest& req) {
   out["launch"] = training_launch_json(catalog.training_launch, s);
   // The total is what the device holds during the step: the fine-tuning
   // runs measured on the device are its kind.
-  out["measured_error"] =
-      measured_error(catalog, "finetune-device", "note.measured_error_finetune");
+  out["measured_error"] = measured_error(catalog, "finetune-device", "note.measured_error_finetune",
+                                         &plan.terms, plan.total_bytes);
   const Gpu* gpu = req.gpu ? &gpus.find(*req.gpu, "gpu") : nullptr;
   merge(out, capacity_json(catalog, s, plan, gpus, gpu, req.budget_gb));
   return out;

@@ -87,8 +87,14 @@ void merge(nlohmann::json& answer, nlohmann::json section);
 
 // --- shared by inference and fine-tuning (terms_section.cpp, fit_section.cpp)
 nlohmann::json terms_json(const std::vector<Term>& terms);
-/** The measured error of answers of this kind (data/accuracy.json), or null. */
-nlohmann::json measured_error(const Catalog& catalog, const char* category, const char* note);
+/**
+ * The measured error of answers of this kind (data/accuracy.json), or null.
+ * With the answer's `terms` and total: a term no measurement of the kind
+ * checked (data/accuracy.json `terms`) widens the range at each end by its
+ * share of the total, and the answer says which terms those are.
+ */
+nlohmann::json measured_error(const Catalog& catalog, const char* category, const char* note,
+                              const std::vector<Term>* terms = nullptr, double total_bytes = 0);
 /** What the importer noticed, as messages. */
 nlohmann::json import_warnings(const ImportedModel& imported);
 /** Capacity, spare, fits and tight (SPEC section 3) over `cards` cards. */

@@ -1,6 +1,8 @@
 // The sizes: each term with its formula, the totals, and the measured error
 // of answers of this kind.
 
+#include <algorithm>
+
 #include "answer/sections.hpp"
 #include "vram/units.hpp"
 
@@ -37,20 +39,64 @@ json terms_json(const std::vector<Term>& terms) {
   return out;
 }
 
+namespace {
+
+/** Whether `id` is among the terms the measurements of a kind checked. */
+bool measured_term(const json& kind, const std::string& id) {
+  if (!kind.contains("terms")) return true;  // a kind with no terms (speed) checks totals only
+  for (const json& t : kind.at("terms")) {
+    if (t.is_string() && t.get<std::string>() == id) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 /**
  * The measured error of answers of this kind (data/accuracy.json, the
  * validation table): {category, low_pct, high_pct, cases, measurements,
- * note}; null where the set has none.
+ * note}, and `outside` where the answer holds terms no measurement of the
+ * kind checked: the range widens at each end by their share of the total
+ * (each may be off by as much as it holds). Null where the set has none.
  */
-json measured_error(const Catalog& catalog, const char* category, const char* note) {
+json measured_error(const Catalog& catalog, const char* category, const char* note,
+                    const std::vector<Term>* terms, double total_bytes) {
   if (!catalog.accuracy.contains(category)) return nullptr;
   const json& c = catalog.accuracy.at(category);
   json out = c;
+  out.erase("terms");
   out["category"] = category;
-  out["note"] = Message{note, obj({{"low", c.at("low_pct")},
-                                   {"high", c.at("high_pct")},
-                                   {"cases", c.at("cases")},
-                                   {"measurements", c.at("measurements")}})};
+  json labels = json::array();
+  json ids = json::array();
+  double unmeasured = 0;
+  if (terms != nullptr && total_bytes > 0) {
+    for (const Term& term : *terms) {
+      if (term.bytes <= 0 || measured_term(c, term.id)) continue;
+      ids.push_back(term.id);
+      labels.push_back(term.label);
+      unmeasured += term.bytes;
+    }
+  }
+  const json params = obj({{"low", c.at("low_pct")},
+                           {"high", c.at("high_pct")},
+                           {"cases", c.at("cases")},
+                           {"measurements", c.at("measurements")}});
+  if (ids.empty()) {
+    out["note"] = Message{note, params};
+    return out;
+  }
+  const double share = std::min(100.0, unmeasured / total_bytes * 100);
+  // (predicted - measured) / measured is never below -100%.
+  out["low_pct"] = std::max(-100.0, c.at("low_pct").get<double>() - share);
+  out["high_pct"] = c.at("high_pct").get<double>() + share;
+  out["outside"] = obj({{"terms", ids}, {"gb", bytes_to_gb(unmeasured)}, {"share_pct", share}});
+  json wider = params;
+  wider["low"] = out["low_pct"];
+  wider["high"] = out["high_pct"];
+  wider["terms"] = labels;
+  wider["share"] = share;
+  wider["measured"] = Message{note, params};
+  out["note"] = Message{"note.measured_error_outside", wider};
   return out;
 }
 
@@ -69,7 +115,8 @@ json terms_section(const Inference& in) {
       {"total_gb", bytes_to_gb(plan.total_bytes)},
       {"terms", terms_json(plan.terms)},
       {"overhead_gb", bytes_to_gb(overhead)},
-      {"measured_error", measured_error(in.catalog, "inference", "note.measured_error_inference")},
+      {"measured_error", measured_error(in.catalog, "inference", "note.measured_error_inference",
+                                        &plan.terms, plan.total_bytes)},
   });
   if (plan.host_bytes > 0) out["host_gb"] = bytes_to_gb(plan.host_bytes);
   return out;

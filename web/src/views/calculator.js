@@ -152,10 +152,14 @@ export class CalculatorView {
     const measured = result.measured_error;
     if (measured) {
       const range = measuredRange(t, measured);
-      out.push(this.details('measured', t('result.measured', { ...range, cases: measured.cases }), () => h('p', {}, t('result.measuredWhat', {
-        kind: KINDS[measured.category] ? { id: KINDS[measured.category], params: {} } : measured.category,
-        median: measured.median_abs_pct,
-      })), { class: 'measured small', dataset: { category: measured.category } }));
+      out.push(this.details('measured', t('result.measured', { ...range, cases: measured.cases }), () => h('div', {},
+        h('p', {}, t('result.measuredWhat', {
+          kind: KINDS[measured.category] ? { id: KINDS[measured.category], params: {} } : measured.category,
+          median: measured.median_abs_pct,
+        })),
+        // Terms no measured case checked widen the range (the core says which).
+        measured.outside ? h('p', { class: 'measured-outside' }, sayQuoted(say, measured.note)) : null,
+      ), { class: 'measured small', dataset: { category: measured.category, outside: String(Boolean(measured.outside)) } }));
     }
     const params = result.params_active < result.params_total
       ? { id: 'result.paramsActive', params: { total: result.params_total, active: result.params_active } }
