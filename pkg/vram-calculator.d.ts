@@ -528,7 +528,7 @@ export interface DataVersions {
 export interface PresetsResult {
   /** family and aliases: the names the page's model search matches ("deepseek r1", "r1"). */
   /** image_tokens: the tokens one image becomes, for a model with a vision tower (none otherwise). */
-  models: Array<{ id: string; name: string; group: string; family: string; aliases: string[]; source: string; placeholders: string[]; image_tokens?: number }>;
+  models: Array<{ id: string; name: string; group: string; task: 'generate' | 'embed' | 'rerank'; family: string; aliases: string[]; source: string; placeholders: string[]; image_tokens?: number }>;
   weight_formats: Array<{ id: string; name: string; bits_per_weight: number; requires: string[]; gguf: boolean; covers: 'all' | 'linear'; covers_source?: string; source: string }>;
   kv_formats: Array<{ id: string; name: string; bits_per_element: number; source: string }>;
   gpus: GpuCatalog['gpus'];
