@@ -546,10 +546,11 @@ export interface DataVersions {
 export interface PresetsResult {
   /** family and aliases: the names the page's model search matches ("deepseek r1", "r1"). */
   /**
+   * task: what the model serves ('embed', 'rerank': a pooling model, which holds no output head);
    * image_tokens: the tokens one image becomes, for a model with a vision tower (none otherwise);
    * mtp_layers: its own multi-token-prediction modules, for a model that carries them (speculative 'mtp').
    */
-  models: Array<{ id: string; name: string; group: string; family: string; aliases: string[]; source: string; placeholders: string[]; image_tokens?: number; mtp_layers?: number }>;
+  models: Array<{ id: string; name: string; group: string; task: 'generate' | 'embed' | 'rerank'; family: string; aliases: string[]; source: string; placeholders: string[]; image_tokens?: number; mtp_layers?: number }>;
   weight_formats: Array<{ id: string; name: string; bits_per_weight: number; requires: string[]; gguf: boolean; covers: 'all' | 'linear'; covers_source?: string; source: string }>;
   kv_formats: Array<{ id: string; name: string; bits_per_element: number; source: string }>;
   gpus: GpuCatalog['gpus'];

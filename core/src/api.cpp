@@ -36,6 +36,7 @@ json Calculator::presets() const {
     json entry = obj({{"id", preset.id},
                       {"name", preset.name},
                       {"group", preset.group},
+                      {"task", preset.task.empty() ? "generate" : preset.task},
                       {"family", preset.family},
                       {"aliases", preset.aliases},
                       {"source", preset.source},

@@ -75,6 +75,10 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
   preset.id = jr::get_string(j, "id", at);
   preset.name = jr::get_string(j, "name", at);
   preset.group = jr::opt_string(j, "group", at).value_or("popular");
+  preset.task = jr::opt_string(j, "task", at).value_or("");
+  if (!preset.task.empty() && preset.task != "embed" && preset.task != "rerank") {
+    broken("models", at + ".task", "error.data_task");
+  }
   preset.source = jr::get_string(j, "source", at);
   preset.config = embedded::model_config(index);
   if (preset.config.empty()) broken("models", at + ".config", "error.data_config");
@@ -181,6 +185,9 @@ ImportedModel with_overrides(ImportedModel imported, const ModelPreset& preset) 
   m.official_params_total = preset.official_params_total;
   m.official_params_active = preset.official_params_active;
   m.params_source = preset.params_source;
+  // A pooling model's checkpoint holds no lm_head, and vLLM's pooling runner deletes the one
+  // it would build (vllm/model_executor/models/adapters.py, _create_pooling_model_cls).
+  m.pooling = !preset.task.empty();
   for (const Message& note : preset.notes) m.notes.push_back(note);
   return imported;
 }

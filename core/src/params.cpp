@@ -104,7 +104,7 @@ ParamCount count_params(const ModelSpec& m) {
   const double h = d(m.hidden_size);
   const double norm = m.norm_bias ? 2.0 * h : h;
   c.embedding = d(m.vocab_size) * h;
-  c.lm_head = m.tied_embeddings ? 0.0 : d(m.vocab_size) * h;
+  c.lm_head = m.tied_embeddings || m.pooling ? 0.0 : d(m.vocab_size) * h;
   c.norms = norm;  // final norm
 
   const MoeSpec& moe = m.moe;

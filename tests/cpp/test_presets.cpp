@@ -21,7 +21,7 @@ TEST_CASE("every preset resolves without warnings and matches its official count
     const vram::ImportedModel imported = vram::resolve_preset(preset);
     CHECK(imported.warnings.empty());
     CHECK_FALSE(preset.source.empty());
-    if (preset.group == "popular") {
+    if (preset.group == "popular" || preset.group == "embedding") {
       ++popular;
       REQUIRE(preset.official_params_total > 0);
       const double computed = vram::count_params(imported.model).total();
@@ -30,6 +30,25 @@ TEST_CASE("every preset resolves without warnings and matches its official count
     }
   }
   CHECK(popular >= 25);
+}
+
+TEST_CASE("an embedding or reranker model counts no output head, whatever its config ties") {
+  // Qwen3-Embedding-8B's config says tie_word_embeddings false; its checkpoint has no lm_head.
+  const json m = testing::estimate({{"model", "qwen3-embedding-8b"}}).at("model");
+  CHECK_FALSE(m.at("tied_embeddings").get<bool>());
+  CHECK(m.at("params_computed").at("lm_head").get<double>() == 0);
+  CHECK(m.at("params_total").get<double>() == 7567295488.0);
+  // The same shape read as a generator (Qwen3-8B's) has its head.
+  const json llm = testing::estimate({{"model", "qwen3-8b"}}).at("model");
+  CHECK(llm.at("params_computed").at("lm_head").get<double>() > 0);
+  int pooling = 0;
+  for (const vram::ModelPreset& preset : testing::calculator().catalog().models) {
+    INFO("preset: " << preset.id);
+    // Every pooling model sits in the group the page lists them under, and only they.
+    CHECK((preset.group == "embedding") == !preset.task.empty());
+    if (!preset.task.empty()) ++pooling;
+  }
+  CHECK(pooling >= 4);
 }
 
 TEST_CASE("the guide's five shapes are exactly SPEC section 1") {

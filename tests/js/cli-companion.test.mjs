@@ -12,21 +12,35 @@ const run = (...args) => spawnSync(cli, args, { encoding: 'utf8' });
 const base = ['estimate', '--model', 'llama-3.1-8b', '--weights', 'bf16', '--engine', 'vllm', '--gpu', 'h100-sxm'];
 
 test('--companion-model and --companion-context size the companion and write its command', () => {
-  const r = run(...base, '--companion-model', 'qwen2.5-0.5b', '--companion-context', '2048', '--json');
+  const r = run(...base, '--companion-model', 'qwen3-embedding-0.6b', '--companion-context', '2048', '--json');
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   const term = out.terms.find((t) => t.id === 'companion');
   assert.ok(term, 'a companion term');
-  assert.equal(term.inputs.companion_model, 'qwen2.5-0.5b');
+  assert.equal(term.inputs.companion_model, 'qwen3-embedding-0.6b');
   assert.equal(term.inputs.companion_context, 2048);
   assert.ok(out.warnings.some((w) => w.id === 'warning.vllm_companion'));
-  assert.match(out.launch.companion.command, /^vllm serve Qwen\/Qwen2\.5-0\.5B .*--port 8001/);
+  assert.match(out.launch.companion.command, /^vllm serve Qwen\/Qwen3-Embedding-0\.6B .*--port 8001/);
   assert.match(out.launch.companion.command, /--max-model-len 2048/);
   // The readable output names the term and prints both commands.
-  const text = run(...base, '--companion-model', 'qwen2.5-0.5b');
+  const text = run(...base, '--companion-model', 'qwen3-embedding-0.6b');
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /Companion model/);
   assert.match(text.stdout, /--runner pooling/);
+});
+
+test('the embedding and reranker models are listed apart, and an 8B embedding model counts no head', () => {
+  const models = run('models');
+  assert.equal(models.status, 0, models.stderr);
+  for (const id of ['qwen3-embedding-0.6b', 'qwen3-embedding-4b', 'qwen3-embedding-8b', 'qwen3-reranker-0.6b']) {
+    assert.match(models.stdout, new RegExp(`^${id.replace(/\./g, '\\.')}\\s+embedding\\s`, 'm'));
+  }
+  // Qwen3-Embedding-8B: its config unties the head its checkpoint lacks.
+  const r = run(...base, '--companion-model', 'qwen3-embedding-8b', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const term = JSON.parse(r.stdout).terms.find((t) => t.id === 'companion');
+  // 7,567,295,488 parameters in BF16: 15.13 GB of weights, not 16.38 with a head.
+  assert.ok(term.formula.params.weights > 15.1e9 && term.formula.params.weights < 15.2e9, String(term.formula.params.weights));
 });
 
 test("--help lists both flags with the schema's default; bad values name the flag", () => {
@@ -36,7 +50,7 @@ test("--help lists both flags with the schema's default; bad values name the fla
   const unknown = run(...base, '--companion-model', 'no-such-model');
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /companion_model|no-such-model/);
-  const zero = run(...base, '--companion-model', 'qwen2.5-0.5b', '--companion-context', '0');
+  const zero = run(...base, '--companion-model', 'qwen3-embedding-0.6b', '--companion-context', '0');
   assert.equal(zero.status, 2);
   assert.match(zero.stderr, /--companion-context/);
   const used = run(...base, '--gpu-used-gb', '90');

@@ -50,6 +50,17 @@ test('"qwen 3" and "gemma3" list the Qwen3 and Gemma 3 models before any other',
   assert.deepEqual(find('gemma 3').slice(0, gemma3.length).sort(), gemma3.sort());
 });
 
+test('an embedding or reranker model is found by its kind, and after the LLM of its size', () => {
+  const pooling = models.filter((m) => m.task).map((m) => m.id);
+  assert.ok(pooling.length >= 4);
+  assert.deepEqual(find('embedding').sort(), pooling.filter((id) => id.includes('embedding')).sort());
+  assert.deepEqual(find('reranker'), ['qwen3-reranker-0.6b']);
+  assert.equal(find('Qwen/Qwen3-Embedding-8B')[0], 'qwen3-embedding-8b');
+  // "qwen3 8b" means the LLM; its embedding model of the same size comes after it.
+  assert.deepEqual(find('qwen3 8b'), ['qwen3-8b', 'qwen3-embedding-8b']);
+  assert.equal(find('qwen3 4b')[0], 'qwen3-4b');
+});
+
 test('"70b" lists every 70B model and nothing else', () => {
   const expected = models.filter((m) => /\b70B\b/.test(m.name)).map((m) => m.id);
   assert.ok(expected.length >= 2);

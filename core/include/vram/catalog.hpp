@@ -21,7 +21,10 @@ namespace vram {
 struct ModelPreset {
   std::string id;
   std::string name;
-  std::string group;  ///< "guide", "planner", "popular"
+  std::string group;  ///< "guide", "planner", "popular", "embedding"
+  /** "embed" or "rerank": a pooling model (an embedding or reranker model), whose checkpoint has
+   * no output head whatever tie_word_embeddings says; "" for a model that generates text. */
+  std::string task;
   std::string source;
   /** The Hugging Face repository the config was read from ("meta-llama/Llama-3.1-8B"); "" when
    * none. */

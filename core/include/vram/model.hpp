@@ -121,6 +121,8 @@ struct ModelSpec {
   std::int64_t max_context = 0;     ///< max_position_embeddings; 0 if unknown
 
   bool tied_embeddings = false;
+  /** An embedding or reranker model (a preset's "task"): no output head, tied or not. */
+  bool pooling = false;
   bool qkv_bias = false;
   bool o_bias = false;
   bool mlp_bias = false;

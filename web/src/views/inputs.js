@@ -129,8 +129,13 @@ export class InputsPanel {
     this.controls.budget_gb.el.setAttribute('aria-describedby', 'budget_gb-help budget_gb-error');
     this.controls.budget_gb.el.placeholder = t('input.budgetPlaceholder');
     number('usable_fraction');
-    // A second model served on the same card (an embedding or reranker model), and its tokens.
-    select('companion_model', [['', t('input.companion_none')], ...catalog.models.map((m) => [m.id, modelName(t, catalog.models, m.id, m.name)])]);
+    // A second model served on the same card (an embedding or reranker model), and its tokens:
+    // the catalog's pooling models (task 'embed' or 'rerank', the core's listing) first.
+    const companion = (m) => h('option', { value: m.id }, modelName(t, catalog.models, m.id, m.name));
+    const pooling = catalog.models.filter((m) => m.task !== 'generate');
+    this.control('companion_model', h('select', {}, h('option', { value: '' }, t('input.companion_none')),
+      pooling.length ? h('optgroup', { label: t('group.embedding') }, pooling.map(companion)) : null,
+      h('optgroup', { label: t('input.companion_other') }, catalog.models.filter((m) => m.task === 'generate').map(companion))));
     number('companion_context');
     for (const name of Object.keys(SHAPE)) number(name);
     number('params');
