@@ -19,6 +19,23 @@
 namespace vram::engines {
 namespace {
 
+/**
+ * The drafter's KV cache as term `id` ("draft_kv", "mtp_kv"): `model`'s
+ * layers split by `tp`, in `kv`, at `context` tokens for `users`; its bytes
+ * per token.
+ */
+double push_cache(InferencePlan& plan, const ModelSpec& model, const char* id, int tp,
+                  const KvFormat& kv, std::int64_t context, std::int64_t users,
+                  const InferenceSetup& setup, bool explain) {
+  const ModelSpec local = shard(model, tp);
+  const KvCacheSize cache = kv_cache(local, kv, context, users);
+  Term cache_term = kv_term(local, kv, cache, users, setup, explain);
+  cache_term.id = id;
+  cache_term.label = {std::string("term.") + id};
+  plan.terms.push_back(std::move(cache_term));
+  return cache.bytes_per_token;
+}
+
 double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
                 const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
                 bool own_head) {
@@ -41,13 +58,7 @@ double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, in
   }
   plan.terms.push_back(std::move(weights));
   // One cache layer per module, in the model's KV format, whatever the tokens drafted.
-  const ModelSpec local = shard(layers, tp);
-  const KvCacheSize cache = kv_cache(local, kv, context, users);
-  Term cache_term = kv_term(local, kv, cache, users, setup, explain);
-  cache_term.id = "mtp_kv";
-  cache_term.label = {"term.mtp_kv"};
-  plan.terms.push_back(std::move(cache_term));
-  return cache.bytes_per_token;
+  return push_cache(plan, layers, "mtp_kv", tp, kv, context, users, setup, explain);
 }
 
 }  // namespace
@@ -70,13 +81,7 @@ double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, 
                           {"gpus", std::max(1, shards)}});
   }
   plan.terms.push_back(std::move(weights));
-  const ModelSpec local = shard(draft, tp);
-  const KvCacheSize cache = kv_cache(local, kv, context, users);
-  Term cache_term = kv_term(local, kv, cache, users, setup, explain);
-  cache_term.id = "draft_kv";
-  cache_term.label = {"term.draft_kv"};
-  plan.terms.push_back(std::move(cache_term));
-  return cache.bytes_per_token;
+  return push_cache(plan, draft, "draft_kv", tp, kv, context, users, setup, explain);
 }
 
 void sglang_draft_pool(InferencePlan& plan, const InferenceSetup& setup, double per_token,
