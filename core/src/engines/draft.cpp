@@ -57,6 +57,7 @@ double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, in
                             {"layers", setup.draft_weights->bytes},
                             {"head", head},
                             {"gpus", gpus},
+                            {"over", Message{"formula.over_gpus", obj({{"gpus", gpus}})}},
                             {"bytes", bytes}})};
     weights.inputs = obj({{"speculative", "mtp"},
                           {"mtp_layers", layers.num_layers()},
