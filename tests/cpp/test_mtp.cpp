@@ -156,3 +156,75 @@ TEST_CASE("MTP needs a model that carries the layers, and no draft model beside 
   d["speculative"] = "draft";
   CHECK(testing::estimate(d) == testing::estimate(r));
 }
+
+namespace {
+
+/** The ids of the answer's assumptions. */
+bool assumes(const json& answer, const std::string& id) {
+  for (const json& a : answer.at("assumptions")) {
+    if (a.at("id") == id) return true;
+  }
+  return false;
+}
+
+json staged(json r, int tp, int pp) {
+  r.erase("gpu_count");
+  r["engine_options"] = {{"tensor_parallel_size", tp}, {"pipeline_parallel_size", pp}};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("Pipeline stages: the MTP module lives on the last stage, beside its 30 layers, not 31") {
+  // vLLM's get_pp_indices splits DeepSeek V3's 61 layers 31 + 30 (the remainder on the stages
+  // before the last); the drafter is built on the last stage only (gpu_model_runner.py).
+  for (const char* engine : {"vllm", "sglang"}) {
+    CAPTURE(engine);
+    const json whole = testing::estimate(request("deepseek-v3", engine, "h200-sxm", 8, false));
+    const json alone =
+        testing::estimate(staged(request("deepseek-v3", engine, "h200-sxm", 0, false), 8, 2));
+    const json both =
+        testing::estimate(staged(request("deepseek-v3", engine, "h200-sxm", 0, true), 8, 2));
+    const double layer = testing::term_gb(whole, "kv_cache") / 61;
+    // Without a drafter the fullest stage is the first, 31 layers.
+    CHECK(testing::term_gb(alone, "kv_cache") == doctest::Approx(layer * 31));
+    // With the module, the last stage is the fullest: 30 layers and the module's one.
+    CHECK(testing::term_gb(both, "kv_cache") == doctest::Approx(layer * 30));
+    CHECK(testing::term_gb(both, "mtp_weights") > 0);
+    CHECK(testing::term_gb(both, "weights") == testing::term_gb(alone, "weights"));
+    CHECK_FALSE(assumes(both, "assumption.draft_last_stage"));
+    if (std::string(engine) == "vllm") {
+      CHECK(testing::term_gb(both, "mtp_kv") == doctest::Approx(layer));
+      const double per_token = whole.at("budget").at("kv_bytes_per_token").get<double>() / 61;
+      CHECK(both.at("budget").at("kv_bytes_per_token").get<double>() ==
+            doctest::Approx(per_token * 31));
+    }
+  }
+}
+
+TEST_CASE(
+    "Pipeline stages: a drafter smaller than a layer's cache leaves the first stage fullest") {
+  // Command R 35B: 40 layers of 64 KV heads, 14 + 13 + 13 over three stages; Qwen2.5 0.5B
+  // drafts beside the last, with a smaller cache than one of those layers at 32 users.
+  json r = {{"model", "command-r-35b"}, {"engine", "vllm"}, {"gpu", "h200-sxm"},
+            {"context", 8192},          {"batch", 32},      {"draft_model", "qwen2.5-0.5b"},
+            {"draft_tokens", 3}};
+  r = staged(r, 1, 3);
+  json plain = r;
+  plain.erase("draft_model");
+  const json alone = testing::estimate(plain);
+  const json many = testing::estimate(r);
+  CHECK(assumes(many, "assumption.draft_last_stage"));
+  CHECK(testing::term_gb(many, "draft_weights") == 0);
+  CHECK(testing::term_gb(many, "draft_kv") == 0);
+  CHECK(testing::term_gb(many, "kv_cache") == testing::term_gb(alone, "kv_cache"));
+  CHECK(many.at("budget").at("kv_bytes_per_token") == alone.at("budget").at("kv_bytes_per_token"));
+  // One user: the last stage's 13 layers and the drafter hold more, and are the ones counted.
+  r["batch"] = 1;
+  plain["batch"] = 1;
+  const json one = testing::estimate(r);
+  CHECK_FALSE(assumes(one, "assumption.draft_last_stage"));
+  CHECK(testing::term_gb(one, "draft_weights") > 0);
+  CHECK(testing::term_gb(one, "kv_cache") ==
+        doctest::Approx(testing::term_gb(testing::estimate(plain), "kv_cache") * 13 / 14));
+}

@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './module.mjs';
 
@@ -45,4 +47,35 @@ test('Without --speculative the answer is the one it was; refusals name the fiel
   const bad = run(...base, '--speculative', 'eagle');
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--speculative/);
+});
+
+test('The MTP formula says how many modules the figure holds, and vLLM keeps a head for each', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vram-mtp-'));
+  const config = JSON.parse(readFileSync(join(root, 'tests/configs/deepseek-r1-0528/config.json'), 'utf8'));
+  const estimate = (modules, ...more) => {
+    const file = join(dir, `config-${modules}.json`);
+    writeFileSync(file, JSON.stringify({ ...config, num_nextn_predict_layers: modules }));
+    return run('estimate', '--config', file, '--engine', 'vllm', '--gpu', 'h200-sxm', '--gpu-count', '8',
+      '--speculative', 'mtp', ...more);
+  };
+  try {
+    const params = (modules) => {
+      const r = estimate(modules, '--json');
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout).terms.find((t) => t.id === 'mtp_weights').formula.params;
+    };
+    const one = params(1);
+    const three = params(3);
+    assert.equal(three.modules, 3);
+    assert.ok(Math.abs(three.layers - 3 * one.layers) < 1e-6 * one.layers);
+    assert.ok(Math.abs(three.head - 3 * one.head) < 1e-6 * one.head);
+    assert.match(estimate(1).stdout, /1 MTP module \(a decoder layer, eh_proj and norms\) [\d.]+ GB \+ its output head/);
+    const text = estimate(3).stdout;
+    assert.match(text, /3 MTP modules \(each a decoder layer, eh_proj and norms\) [\d.]+ GB \+ their 3 output heads/);
+    assert.doesNotMatch(text, /×\s*MTP module/);
+    const arabic = estimate(3, '--lang', 'ar').stdout;
+    assert.match(arabic, /عدد وحدات MTP: 3/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

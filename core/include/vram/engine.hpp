@@ -128,7 +128,7 @@ struct InferenceSetup {
    * The draft is the model's own multi-token-prediction layers (speculative
    * "mtp"): `draft` is then those layers as a model of their own and
    * `draft_weights` their decoder layers, eh_proj and norms in the model's
-   * storage; `mtp_head_bytes` the output head each keeps (vLLM loads it,
+   * storage; `mtp_head_bytes` their output heads, one a module (vLLM loads them,
    * SGLang shares the model's). The embedding is the model's under both.
    */
   bool mtp = false;

@@ -129,7 +129,10 @@ void mtp_draft(Inference& in, const EstimateRequest& req) {
   in.setup.draft_kv = in.setup.kv;
   in.setup.draft_tokens = req.draft_tokens;
   in.setup.mtp = true;
-  in.setup.mtp_head_bytes = once - stored_bytes(tied, in.setup.weights, in.catalog.formats);
+  // vLLM: each module keeps a SharedHead of its own (deepseek_mtp.py
+  // DeepSeekMultiTokenPredictorLayer.shared_head), one output head a module.
+  in.setup.mtp_head_bytes = static_cast<double>(in.model.mtp_layers) *
+                            (once - stored_bytes(tied, in.setup.weights, in.catalog.formats));
 }
 
 std::optional<CheckpointWeights> checkpoint_of(const EstimateRequest& req) {

@@ -61,17 +61,26 @@ double vllm_forward_bytes_per_token(const ModelSpec& m, int tp, int expert_split
 void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, double share);
 
 /**
- * A paged engine's first pipeline stage (the fullest: ceil(layers / pp)),
- * shared by vLLM and SGLang: its weights and the KV cache of one
- * data-parallel rank, which serves its share of the users from its own
- * cache; both terms pushed onto the plan.
+ * A paged engine's fullest pipeline stage, shared by vLLM and SGLang: its
+ * weights and the KV cache of one data-parallel rank, which serves its share
+ * of the users from its own cache; both terms pushed onto the plan. The
+ * stages split the layers as vLLM's get_pp_indices does (layers / pp each,
+ * the remainder one more on each stage before the last), and the drafter
+ * lives on the last stage only, so the fullest is the first stage
+ * (ceil(layers / pp) layers) or the last (its layers and the drafter's
+ * weights and KV cache, draft_card_bytes with `draft_head`), whichever holds
+ * more. `drafter` says which: the engine pushes the drafter's terms only on
+ * the last stage's card; on the first, "assumption.draft_last_stage" says
+ * where they are.
  */
 struct PagedStage {
   ModelSpec local;
   KvCacheSize cache;
   double weights_bytes = 0;
+  bool drafter = true;  ///< the card is the last stage's (with one stage, the only one)
 };
-PagedStage paged_stage(const InferenceSetup& setup, int pp, bool explain, InferencePlan& plan);
+PagedStage paged_stage(const InferenceSetup& setup, int pp, bool draft_head, bool explain,
+                       InferencePlan& plan);
 
 // --- LoRA adapter slots, vLLM and SGLang (lora.cpp) --------------------------
 /**
@@ -96,6 +105,12 @@ void push_lora_slots(InferencePlan& plan, const ModelSpec& m, std::int64_t layer
 double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
                   const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
                   bool own_head = false);
+/**
+ * The bytes push_draft would push on one card (the drafter's weights and its
+ * cache, with the same arguments); 0 without a draft.
+ */
+double draft_card_bytes(const InferenceSetup& setup, int shards, int tp, const KvFormat& kv,
+                        std::int64_t context, std::int64_t users, bool own_head);
 /**
  * "warning.mtp_engine" when the model's MTP layers are asked of an engine
  * that does not run them (llama.cpp, transformers): nothing is counted; true

@@ -19,6 +19,13 @@
 namespace vram::engines {
 namespace {
 
+/** The drafter's weights on one of `shards` cards: an MTP module's with its head when `own_head`.
+ */
+double draft_weights_bytes(const InferenceSetup& setup, int shards, bool own_head) {
+  const double head = setup.mtp && own_head ? setup.mtp_head_bytes : 0.0;
+  return (setup.draft_weights->bytes + head) / std::max(1, shards);
+}
+
 /**
  * The drafter's KV cache as term `id` ("draft_kv", "mtp_kv"): `model`'s
  * layers split by `tp`, in `kv`, at `context` tokens for `users`; its bytes
@@ -42,7 +49,7 @@ double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, in
   const ModelSpec& layers = *setup.draft;
   const int gpus = std::max(1, shards);
   const double head = own_head ? setup.mtp_head_bytes : 0.0;
-  const double bytes = (setup.draft_weights->bytes + head) / gpus;
+  const double bytes = draft_weights_bytes(setup, shards, own_head);
   Term weights{"mtp_weights", {"term.mtp_weights"}, bytes, {}, {}};
   if (explain) {
     weights.formula = {own_head ? "formula.mtp_weights" : "formula.mtp_weights_shared",
@@ -50,6 +57,7 @@ double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, in
                             {"layers", setup.draft_weights->bytes},
                             {"head", head},
                             {"gpus", gpus},
+                            {"over", Message{"formula.over_gpus", obj({{"gpus", gpus}})}},
                             {"bytes", bytes}})};
     weights.inputs = obj({{"speculative", "mtp"},
                           {"mtp_layers", layers.num_layers()},
@@ -63,13 +71,20 @@ double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, in
 
 }  // namespace
 
+double draft_card_bytes(const InferenceSetup& setup, int shards, int tp, const KvFormat& kv,
+                        std::int64_t context, std::int64_t users, bool own_head) {
+  if (setup.draft == nullptr || setup.draft_weights == nullptr) return 0;
+  return draft_weights_bytes(setup, shards, own_head) +
+         kv_cache(shard(*setup.draft, tp), kv, context, users).bytes;
+}
+
 double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
                   const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
                   bool own_head) {
   if (setup.draft == nullptr || setup.draft_weights == nullptr) return 0;
   const ModelSpec& draft = *setup.draft;
   if (setup.mtp) return push_mtp(plan, setup, shards, tp, kv, context, users, explain, own_head);
-  const double bytes = setup.draft_weights->bytes / std::max(1, shards);
+  const double bytes = draft_weights_bytes(setup, shards, own_head);
   Term weights{"draft_weights", {"term.draft_weights"}, bytes, {}, {}};
   if (explain) {
     weights.formula = {"formula.draft_weights", obj({{"model", draft.name},

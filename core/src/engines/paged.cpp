@@ -1,8 +1,10 @@
 // What vLLM and SGLang share: a tensor-parallel shard of the model, the
-// weights on one card of a layout, the card's budget and the first
+// weights on one card of a layout, the card's budget and the fullest
 // pipeline stage.
 
 #include <algorithm>
+#include <cstddef>
+#include <utility>
 
 #include "common.hpp"
 #include "vram/error.hpp"
@@ -63,17 +65,50 @@ void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, d
   budget.reserved_bytes = budget.usable_bytes * share;
 }
 
-PagedStage paged_stage(const InferenceSetup& setup, int pp, bool explain, InferencePlan& plan) {
+PagedStage paged_stage(const InferenceSetup& setup, int pp, bool draft_head, bool explain,
+                       InferencePlan& plan) {
   const ModelSpec& m = *setup.model;
   if (pp > m.num_layers()) {
     throw Error::make("invalid_value", "engine_options.pipeline_parallel_size",
                       "error.pipeline_over_layers", obj({{"pp", pp}, {"layers", m.num_layers()}}));
   }
-  PagedStage stage{shard(m, plan.tensor_parallel), {}, 0};
-  stage.local.layers.resize(static_cast<std::size_t>((m.num_layers() + pp - 1) / pp));
   const std::int64_t dp = plan.data_parallel;
   const std::int64_t users = (setup.batch + dp - 1) / dp;
+  const int tp = plan.tensor_parallel;
+  // vllm/distributed/utils.py get_pp_indices: layers / pp a stage, the remainder one more
+  // on each stage before the last, so the first holds ceil(layers / pp) and the last
+  // layers / pp. vllm/v1/worker/gpu_model_runner.py puts "the entire draft model on the
+  // last PP rank" (the drafter, MTP layers included, is built only where
+  // get_pp_group().is_last_rank); SGLang's draft worker likewise (PR #30775, pipeline
+  // stages with EAGLE and MTP behind SGLANG_ENABLE_PP_SPEC=1).
+  PagedStage stage{shard(m, tp), {}, 0, true};
+  const auto first_layers = static_cast<std::size_t>((m.num_layers() + pp - 1) / pp);
+  stage.local.layers.resize(first_layers);
   stage.cache = kv_cache(stage.local, *setup.kv, setup.context, users);
+  if (pp > 1 && setup.draft != nullptr) {
+    const double draft =
+        draft_card_bytes(setup, tp, tp, *setup.kv, setup.context, users, draft_head);
+    ModelSpec last = shard(m, tp);
+    const auto last_layers = static_cast<std::size_t>(m.num_layers() / pp);
+    last.layers.erase(
+        last.layers.begin(),
+        last.layers.begin() + static_cast<std::ptrdiff_t>(last.layers.size() - last_layers));
+    const KvCacheSize last_cache = kv_cache(last, *setup.kv, setup.context, users);
+    // The weights are an even share on every stage; what differs is the cache and the drafter.
+    if (last_cache.bytes + draft >= stage.cache.bytes) {
+      stage.local = std::move(last);
+      stage.cache = last_cache;
+    } else {
+      stage.drafter = false;
+      if (explain) {
+        plan.assumptions.push_back(
+            {"assumption.draft_last_stage", obj({{"draft", setup.draft->name},
+                                                 {"layers", last.num_layers()},
+                                                 {"first_layers", first_layers},
+                                                 {"bytes", draft}})});
+      }
+    }
+  }
   const Term weights = paged_weights_term(plan, m, pp, explain);
   stage.weights_bytes = weights.bytes;
   plan.terms.push_back(weights);

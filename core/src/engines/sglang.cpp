@@ -14,7 +14,9 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   const InferenceSetup& setup = in.setup;
   const json& o = in.options;
   const bool explain = in.explain;
-  const PagedStage stage = paged_stage(setup, plan.pipeline_parallel, explain, plan);
+  // The draft's head is the model's (below).
+  const PagedStage stage =
+      paged_stage(setup, plan.pipeline_parallel, /*draft_head=*/false, explain, plan);
   const KvCacheSize& cache = stage.cache;
   const double weights_bytes = stage.weights_bytes;
   const std::int64_t dp = plan.data_parallel;
@@ -32,10 +34,13 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   push_held(plan, setup, 1, explain);
   // A draft (a draft model, STANDALONE, or the model's MTP layers, EAGLE) loads after the
   // pool is sized, its embedding and head the model's (eagle_worker.py, set_embed_and_head):
-  // its weights, and its cache at the request's tokens until the pool is known.
+  // its weights, and its cache at the request's tokens until the pool is known; on the last
+  // stage's cards only (paged.cpp).
   const std::int64_t users = (setup.batch + dp - 1) / dp;
-  const double draft_per_token = push_draft(plan, setup, plan.tensor_parallel, plan.tensor_parallel,
-                                            *setup.kv, setup.context, users, explain);
+  const double draft_per_token =
+      stage.drafter ? push_draft(plan, setup, plan.tensor_parallel, plan.tensor_parallel, *setup.kv,
+                                 setup.context, users, explain)
+                    : 0.0;
   warn_draft_vocab(plan, setup, explain);
   // A companion's server, started first, is memory the card holds too (companion.cpp).
   const double companion = sglang_companion_bytes(in, plan);

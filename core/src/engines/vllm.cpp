@@ -155,7 +155,8 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   const Gpu* gpu = in.gpu;
   const ModelSpec& m = *setup.model;
   const int pp = static_cast<int>(o.at("pipeline_parallel_size").get<double>());
-  const PagedStage stage = paged_stage(setup, pp, explain, plan);
+  // Each MTP module keeps its own output head under vLLM (draft.cpp).
+  const PagedStage stage = paged_stage(setup, pp, /*draft_head=*/true, explain, plan);
   const ModelSpec& local = stage.local;
   const KvCacheSize& cache = stage.cache;
   const double weights_bytes = stage.weights_bytes;
@@ -179,11 +180,13 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
     plan.warnings.push_back(Message{"warning.vllm_lora_rank", obj({{"rank", lora_rank}})});
   }
 
-  // A draft model loads with the model, before the profile; its attention
-  // layers share the KV cache's block count (draft.cpp).
+  // A draft model loads with the model, before the profile, on the last stage's cards; its
+  // attention layers share the KV cache's block count (draft.cpp).
   const std::int64_t users = (setup.batch + dp - 1) / dp;
-  push_draft(plan, setup, plan.tensor_parallel, plan.tensor_parallel, *setup.kv, setup.context,
-             users, explain, /*own_head=*/true);
+  if (stage.drafter) {
+    push_draft(plan, setup, plan.tensor_parallel, plan.tensor_parallel, *setup.kv, setup.context,
+               users, explain, /*own_head=*/true);
+  }
   warn_draft_vocab(plan, setup, explain);
   double draft_weights = 0, draft_cache = 0;
   for (const Term& t : plan.terms) {
@@ -255,7 +258,7 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   EngineBudget& b = plan.budget;
   b.kv_bytes_per_token =
       paged_bytes_per_token(local, *setup.kv) +
-      (setup.draft != nullptr
+      (setup.draft != nullptr && stage.drafter
            ? paged_bytes_per_token(shard(*setup.draft, plan.tensor_parallel), *setup.kv)
            : 0.0);
   // A companion's server on the card takes its own share of the card (companion.cpp).
