@@ -40,6 +40,11 @@ struct LaunchPlan {
   bool mtp = false;               ///< speculative decoding with the model's own MTP layers
   double share = 0;               ///< a companion server's fraction of the card; 0: none written
   std::int64_t images = 0;        ///< images in each request (a vision model's)
+  /**
+   * What the model itself needs of this engine (its preset's "launch" in data/models.json:
+   * {flag, value | switch | omit}): written first; an engine flag of the same name gives way.
+   */
+  nlohmann::json model_flags = nlohmann::json::array();
 };
 
 /**
