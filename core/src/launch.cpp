@@ -69,6 +69,12 @@ json carried(const std::string& what, const LaunchPlan& p) {
     const json& v = p.options.at(key);
     return v.is_boolean() ? v.get<bool>() : v.is_number() && v.get<double>() > 0;
   }
+  // A knob the request set itself (a number, not "auto"): the engine picks the rest.
+  const std::string asked = "asked:";
+  if (what.rfind(asked, 0) == 0) {
+    const std::string key = what.substr(asked.size());
+    return p.asked.contains(key) && p.asked.at(key).is_number() ? p.asked.at(key) : json();
+  }
   const std::string option = "option:";
   if (what.rfind(option, 0) == 0) {
     const std::string key = what.substr(option.size());

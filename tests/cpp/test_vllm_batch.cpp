@@ -144,6 +144,9 @@ TEST_CASE("the command carries the max_num_seqs the KV budget's profile ran with
         const auto [tokens, seqs] = batch(r);
         // The command writes it, always, as the number the profile's terms used.
         CHECK(arg(r, "--max-num-seqs") == seqs);
+        // max_num_batched_tokens given is written; under auto vLLM picks the card's, as assumed.
+        CHECK(arg(r, "--max-num-batched-tokens") ==
+              (options.contains("max_num_batched_tokens") ? json(tokens) : json()));
         CHECK(r.at("engine").at("options").at("max_num_seqs") == seqs);
         // The sampler warmed up on min(tokens, max_num_seqs) rows of that value.
         const json& f = activations(r).at("formula").at("params");
@@ -172,4 +175,20 @@ TEST_CASE("max_num_seqs counts a data-parallel rank's users, as each rank schedu
   CHECK(arg(r, "--max-num-seqs") == 200);
   // 1500 users over 8 ranks: 188 a rank, within 200.
   CHECK_FALSE(testing::warns(r, "warning.vllm_seqs_users"));
+}
+
+TEST_CASE("the knobs that move the budget are in the command: eager mode and the block size") {
+  const json plain = serve({{"gpu", "h100-sxm"}});
+  CHECK(arg(plain, "--enforce-eager").is_null());
+  CHECK(arg(plain, "--block-size").is_null());  // vLLM's 16
+  const json eager = serve(
+      {{"gpu", "h100-sxm"}, {"engine_options", {{"enforce_eager", true}, {"block_size", 32}}}});
+  // No CUDA graphs counted, none captured; blocks of 32 tokens counted and allocated.
+  CHECK(testing::term_gb(eager, "cuda_graph") == 0);
+  CHECK(arg(eager, "--enforce-eager") == true);
+  CHECK(arg(eager, "--block-size") == 32);
+  const std::string command = eager.at("launch").at("command");
+  CHECK(command.find(" --enforce-eager") != std::string::npos);
+  CHECK(command.find(" --enforce-eager true") == std::string::npos);
+  CHECK(command.find(" --block-size 32") != std::string::npos);
 }

@@ -33,6 +33,8 @@ struct LaunchPlan {
   std::string weights;         ///< weight format id ("native" when the checkpoint's own)
   std::string kv;              ///< KV format id
   nlohmann::json options = nlohmann::json::object();  ///< the engine's knobs as the plan used them
+  /** The knobs as the request gave them, "auto" where it left the engine to pick ("asked:"). */
+  nlohmann::json asked = nlohmann::json::object();
   std::string model;   ///< the preset's hub repository; used where the launch section has hub_repo
   bool draft = false;  ///< speculative decoding with a draft model
   std::string draft_repo;         ///< the draft's hub repository, or empty

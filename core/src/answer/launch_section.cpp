@@ -40,6 +40,7 @@ json launch_section(const Inference& in, const Placement& placement,
                    : in.weights_id;
   lp.kv = setup.kv->id;
   lp.options = in.plan.options;
+  lp.asked = in.engine.options;
   lp.model = in.model.repo;
   lp.images = setup.images;
   lp.model_flags = model_flags(in.catalog, in.model, in.engine.profile->id);
