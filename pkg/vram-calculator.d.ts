@@ -168,8 +168,8 @@ export interface Launch {
   source: string;
   /** The model as the command names it: the preset's hub repository, or a placeholder; absent when the server names none (Ollama). */
   model?: string;
-  /** Only the flags the plan needs; each listed for the engine in data/engines.json (env: a variable set before the program; call: the Python call it belongs to). */
-  args: { flag: string; value: unknown; env?: boolean; call?: string }[];
+  /** Only the flags the plan needs; each listed for the engine in data/engines.json (env: a variable set before the program; switch: written alone; model: one of the model's own flags, its preset's `launch` in data/models.json, written first; call: the Python call it belongs to). */
+  args: { flag: string; value: unknown; env?: boolean; switch?: boolean; model?: boolean; call?: string }[];
   command: string;
 }
 

@@ -108,10 +108,100 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
     broken("models", at + ".repo", "error.data_repo");
   }
   preset.aliases = jr::opt_strings(j, "aliases", at);
+  if (const json* launch = jr::find(j, "launch")) preset.launch = *launch;  // checked in builtin()
   return preset;
 }
 
+// A launch flag's name: "-x" or "--name", lower case, as the engines spell theirs.
+bool flag_name(const std::string& flag) {
+  const std::size_t dashes = flag.rfind("--", 0) == 0 ? 2 : flag.rfind('-', 0) == 0 ? 1 : 0;
+  if (dashes == 0 || flag.size() <= dashes || flag.size() > 64) return false;
+  if (flag[dashes] < 'a' || flag[dashes] > 'z') return false;
+  for (std::size_t i = dashes; i < flag.size(); ++i) {
+    const char c = flag[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
+// A value the shell reads as one word without quotes.
+bool plain_word(const std::string& word) {
+  if (word.empty() || word.size() > 200) return false;
+  for (const char c : word) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '/' || c == ':' || c == '+' || c == '=' ||
+                    c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+constexpr std::size_t kMaxLaunchFlags = 16;
+constexpr std::size_t kMaxLaunchJson = 2000;
+
+// A launch flag's value: a plain word, a number, or JSON the command writes between single
+// quotes (so none inside).
+bool launch_value(const json& v) {
+  if (v.is_string()) return plain_word(v.get<std::string>());
+  if (v.is_number()) return true;
+  if (!v.is_structured()) return false;
+  const std::string text = v.dump();
+  return text.size() <= kMaxLaunchJson && text.find('\'') == std::string::npos;
+}
+
 }  // namespace
+
+json preset_launch_from_json(const json& launch, const std::string& at,
+                             const std::vector<EngineProfile>& engines) {
+  auto bad = [&at](const std::string& where) -> void {
+    broken("models", at + where, "error.data_launch");
+  };
+  if (!launch.is_object()) bad("");
+  for (const auto& [engine, entry] : launch.items()) {
+    const std::string here = "." + engine;
+    bool known = false;
+    for (const EngineProfile& e : engines) {
+      known = known || (e.id == engine && e.launch.is_object());
+    }
+    if (!known) bad(here);
+    if (!entry.is_object() || !entry.contains("source") || !entry.at("source").is_string() ||
+        entry.at("source").get<std::string>().empty() || !entry.contains("flags") ||
+        !entry.at("flags").is_array() || entry.at("flags").empty() ||
+        entry.at("flags").size() > kMaxLaunchFlags) {
+      bad(here);
+    }
+    for (auto it = entry.begin(); it != entry.end(); ++it) {
+      const std::string& key = it.key();
+      if (key != "flags" && key != "source" && key != "version") bad(here + "." + key);
+    }
+    std::set<std::string> seen;
+    const json& flags = entry.at("flags");
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+      const json& f = flags[i];
+      const std::string where = here + ".flags[" + std::to_string(i) + "]";
+      if (!f.is_object() || !f.contains("flag") || !f.at("flag").is_string() ||
+          !flag_name(f.at("flag").get<std::string>()) ||
+          !seen.insert(f.at("flag").get<std::string>()).second) {
+        bad(where);
+      }
+      int kinds = 0;
+      for (const auto& [key, v] : f.items()) {
+        if (key == "value") {
+          ++kinds;
+          if (!launch_value(v)) bad(where + ".value");
+        } else if (key == "switch" || key == "omit") {
+          ++kinds;
+          if (v != true) bad(where + "." + key);
+        } else if (key != "flag" && key != "meaning") {
+          // "meaning" is for people reading data/ (the page's module is built without it).
+          bad(where + "." + key);
+        }
+      }
+      if (kinds != 1) bad(where);
+    }
+  }
+  return launch;
+}
 
 Catalog Catalog::builtin() {
   Catalog catalog;
@@ -131,6 +221,11 @@ Catalog Catalog::builtin() {
   catalog.gpus = gpu_catalog_from_json(gpus, "gpus");
   const json engines = parse_embedded("engines");
   catalog.engines = engine_profiles_from_json(engines.at("engines"));
+  for (std::size_t i = 0; i < catalog.models.size(); ++i) {
+    ModelPreset& preset = catalog.models[i];
+    preset.launch = preset_launch_from_json(
+        preset.launch, "models[" + std::to_string(i) + "].launch", catalog.engines);
+  }
   catalog.training_launch = engines.at("training_launch");
   const json speed = parse_embedded("speed");
   catalog.speed = speed_data_from_json(speed);

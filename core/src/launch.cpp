@@ -1,5 +1,7 @@
 #include "vram/launch.hpp"
 
+#include <algorithm>
+
 #include "vram/error.hpp"
 #include "vram/message.hpp"
 
@@ -23,6 +25,12 @@ json carried(const std::string& what, const LaunchPlan& p) {
   if (what == "dp_attention") return p.data_parallel > 1;
   if (what == "context") return p.context;
   if (what == "batch") return p.batch;
+  // SGLang gives each attention data-parallel rank max_running_requests // dp: the users a rank
+  // serves, rounded up, times the ranks.
+  if (what == "running_requests") {
+    const std::int64_t dp = std::max(1, p.data_parallel);
+    return (p.batch + dp - 1) / dp * dp;
+  }
   if (what == "total_context") return p.context * p.batch;
   if (what == "gpu_layers") return p.gpu_layers >= 0 ? p.gpu_layers : p.layers + 1;
   if (what == "n_cpu_moe") return p.n_cpu_moe;
@@ -61,6 +69,12 @@ json carried(const std::string& what, const LaunchPlan& p) {
     const json& v = p.options.at(key);
     return v.is_boolean() ? v.get<bool>() : v.is_number() && v.get<double>() > 0;
   }
+  // A knob the request set itself (a number, not "auto"): the engine picks the rest.
+  const std::string asked = "asked:";
+  if (what.rfind(asked, 0) == 0) {
+    const std::string key = what.substr(asked.size());
+    return p.asked.contains(key) && p.asked.at(key).is_number() ? p.asked.at(key) : json();
+  }
   const std::string option = "option:";
   if (what.rfind(option, 0) == 0) {
     const std::string key = what.substr(option.size());
@@ -71,12 +85,34 @@ json carried(const std::string& what, const LaunchPlan& p) {
 
 std::string word(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-// One launch section (the engine's own, or one of its "also" entries) filled
-// with the plan's values.
-json section_json(const std::string& id, const json& l, const LaunchPlan& plan) {
+// A flag the model itself needs (its preset's "launch" for this engine, data/models.json).
+json model_arg(const json& f) {
+  const json& v = f.contains("value") ? f.at("value") : json(true);
+  json value = v.is_structured() ? json("'" + v.dump() + "'") : v;
+  json arg = obj({{"flag", f.at("flag")}, {"value", value}, {"env", false}, {"model", true}});
+  if (f.value("switch", false)) arg["switch"] = true;
+  return arg;
+}
+
+// One launch section (the engine's own, its companion's, or one of its "also" entries) filled
+// with the plan's values, after the model's own flags.
+json section_json(const std::string& id, const json& l, const LaunchPlan& plan,
+                  const json& model_flags = json::array()) {
   json args = json::array();
   std::string env;  // variables set before the program (Ollama's server settings)
+  // The model's own flags come first; one the engine's section also writes is the model's
+  // ("omit": the model runs without it).
+  auto model_has = [&model_flags](const json& flag) {
+    for (const json& f : model_flags) {
+      if (f.at("flag") == flag) return true;
+    }
+    return false;
+  };
+  for (const json& f : model_flags) {
+    if (!f.value("omit", false)) args.push_back(model_arg(f));
+  }
   for (const json& f : l.at("flags")) {
+    if (model_has(f.at("flag"))) continue;
     // A flag that belongs to a feature ("when") is written only with it on.
     if (f.contains("when") && carried(f.at("when").get<std::string>(), plan) != true) continue;
     // A fixed value ("value"), or the plan's.
@@ -140,7 +176,7 @@ json section_json(const std::string& id, const json& l, const LaunchPlan& plan) 
 
 json launch_json(const EngineProfile& engine, const LaunchPlan& plan) {
   if (!engine.launch.is_object()) return nullptr;
-  json out = section_json(engine.id, engine.launch, plan);
+  json out = section_json(engine.id, engine.launch, plan, plan.model_flags);
   // Other programs that run the same plan (Ollama over llama.cpp).
   if (engine.launch.contains("also")) {
     json also = json::array();
@@ -160,7 +196,7 @@ json companion_launch_json(const EngineProfile& engine, const LaunchPlan& plan) 
   section.erase("companion");
   section.erase("also");
   section.erase("offload");
-  return section_json(engine.id, section, plan);
+  return section_json(engine.id, section, plan, plan.model_flags);
 }
 
 namespace {

@@ -19,7 +19,13 @@ test('the vLLM command shows under the serving plan, and Copy puts it on the cli
     assert.equal(await code.getAttribute('lang'), 'en');
     const command = await code.textContent();
     assert.match(command, /^vllm serve \S+ /);
-    for (const piece of ['--tensor-parallel-size 4', '--max-model-len 32768', '--max-num-seqs 20', '--quantization fp8']) {
+    // --max-num-seqs is the max_num_seqs the KV budget's profile ran with (1024 on an H200),
+    // not the 20 users: the budget shown is the command's.
+    const answer = (await core()).estimate({ model: 'llama-3.1-70b', weights: 'fp8', context: 32768, batch: 20, engine: 'vllm', gpu: 'h200-sxm', gpu_count: 4 });
+    const seqs = answer.terms.find((t) => t.id === 'activations').inputs.max_num_seqs;
+    assert.equal(seqs, 1024);
+    assert.equal(command, answer.launch.command);
+    for (const piece of ['--tensor-parallel-size 4', '--max-model-len 32768', `--max-num-seqs ${seqs}`, '--quantization fp8']) {
       assert.ok(command.includes(` ${piece}`), piece);
     }
     // After the serving plan block.
@@ -110,6 +116,19 @@ test('a fine-tuning plan shows its transformers, PEFT and TRL calls, and the lau
     const note = page.locator(`${LAUNCH} .launch-notes li`);
     assert.equal(await note.count(), 1);
     assert.equal(await note.locator('[lang=en]').first().getAttribute('dir'), 'ltr');
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the Qwen3 reranker is served as a reranker: its preset\'s flags in the page\'s command', async () => {
+  const browser = await openPage('?model=qwen3-reranker-0.6b&engine=vllm&gpu=l4');
+  try {
+    const { page } = browser;
+    await page.locator(LAUNCH).waitFor();
+    const command = await page.locator(`${LAUNCH} code`).first().textContent();
+    assert.ok(command.startsWith('vllm serve Qwen/Qwen3-Reranker-0.6B --runner pooling --hf-overrides \'{"architectures":["Qwen3ForSequenceClassification"],"classifier_from_token":["no","yes"],"is_original_qwen3_reranker":true}\' '), command);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

@@ -69,7 +69,8 @@ TEST_CASE("the issue's case: vllm serve with TP 4, 32k context, 20 sequences, FP
   CHECK(cmd.rfind("vllm serve ", 0) == 0);
   CHECK(cmd.find(" --tensor-parallel-size 4") != std::string::npos);
   CHECK(cmd.find(" --max-model-len 32768") != std::string::npos);
-  CHECK(cmd.find(" --max-num-seqs 20") != std::string::npos);
+  // The max_num_seqs the profile ran with: vllm serve's 1024 on an H200, 20 users within it.
+  CHECK(cmd.find(" --max-num-seqs 1024") != std::string::npos);
   CHECK(cmd.find(" --quantization fp8") != std::string::npos);
   // Defaults are not emitted: one pipeline stage, the default memory fraction.
   CHECK(cmd.find("--pipeline-parallel-size") == std::string::npos);
@@ -201,13 +202,20 @@ TEST_CASE("property: emitted flags are listed for their engine, and carry the pl
         const json& l = r.at("launch");
         CHECK(l.at("engine") == engine);
         const auto args = args_of(l);
+        // The model's own flags (its preset's "launch") besides the engine's.
+        std::set<std::string> own;
+        if (entry.launch.contains(engine)) {
+          for (const json& f : entry.launch.at(engine).at("flags")) own.insert(f.at("flag"));
+        }
         for (const auto& [flag, value] : args) {
           CAPTURE(flag);
-          CHECK(listed.at(engine).count(flag) == 1);
+          CHECK(listed.at(engine).count(flag) + own.count(flag) >= 1);
           // The command line carries each flag with its value.
           std::ostringstream piece;
-          piece << " " << flag << " "
-                << (value.is_string() ? value.get<std::string>() : value.dump());
+          piece << " " << flag;  // a switch alone
+          if (value != true) {
+            piece << " " << (value.is_string() ? value.get<std::string>() : value.dump());
+          }
           CHECK(l.at("command").get<std::string>().find(piece.str()) != std::string::npos);
         }
         const json& sv = r.at("serving");
@@ -217,7 +225,8 @@ TEST_CASE("property: emitted flags are listed for their engine, and carry the pl
           CHECK(value_or(args, "--tensor-parallel-size", 1) == sv.at("tensor_parallel"));
           CHECK(value_or(args, "--pipeline-parallel-size", 1) == sv.at("pipeline_parallel"));
           CHECK(args.at("--max-model-len") == r.at("context"));
-          CHECK(value_or(args, "--max-num-seqs", 256) == r.at("batch"));
+          // The max_num_seqs the KV budget's profile used, not the users.
+          CHECK(args.at("--max-num-seqs") == opt.at("max_num_seqs"));
           CHECK(value_or(args, "--gpu-memory-utilization", 0.9) ==
                 opt.at("gpu_memory_utilization"));
         } else if (e == "sglang") {
@@ -424,4 +433,136 @@ TEST_CASE("property: expert parallel and DP attention flags are listed and carry
     }
   }
   CHECK(checked > 150);
+}
+
+TEST_CASE("SGLang's --max-running-requests gives every attention rank the users the plan counts") {
+  // SGLang gives each rank max_running_requests // dp (model_runner.py): 5 users over 4 ranks
+  // are 2 a rank, as the draft pool's headroom counts them, so the command asks for 8.
+  for (const int dp : {1, 2, 4}) {
+    CAPTURE(dp);
+    const json r = testing::estimate({{"model", "qwen3-30b-a3b"},
+                                      {"engine", "sglang"},
+                                      {"gpu", "h100-sxm"},
+                                      {"gpu_count", 4},
+                                      {"batch", 5},
+                                      {"engine_options", {{"data_parallel_size", dp}}}});
+    const auto args = args_of(r.at("launch"));
+    CHECK(value_or(args, "--dp", 1) == dp);
+    CHECK(args.at("--max-running-requests") == (5 + dp - 1) / dp * dp);
+    CHECK(args.at("--max-running-requests").get<int>() / dp == (5 + dp - 1) / dp);
+  }
+}
+
+namespace {
+
+// The flags a preset lists for `engine` in data/models.json, read from the file itself.
+json preset_flags(const std::string& model, const std::string& engine) {
+  const json file = testing::read_json("data/models.json");
+  for (const json& m : file.at("models")) {
+    if (m.at("id") == model) return m.at("launch").at(engine).at("flags");
+  }
+  throw std::runtime_error("no preset " + model);
+}
+
+json launch_of(const char* model, const char* engine, const char* companion = nullptr) {
+  json r = {{"model", model}, {"engine", engine}, {"gpu", "h100-sxm"}, {"context", 4096}};
+  if (companion != nullptr) {
+    r["model"] = "llama-3.1-8b";
+    r["companion_model"] = companion;
+  }
+  const json a = testing::estimate(r).at("launch");
+  return companion != nullptr ? a.at("companion") : a;
+}
+
+}  // namespace
+
+TEST_CASE("the Qwen3 reranker's command serves it as a reranker, from its preset's launch flags") {
+  const std::string overrides =
+      R"( --hf-overrides '{"architectures":["Qwen3ForSequenceClassification"],)"
+      R"("classifier_from_token":["no","yes"],"is_original_qwen3_reranker":true}')";
+  // Alone and as the companion beside an LLM: the same flags, first after the model.
+  for (const char* companion : {static_cast<const char*>(nullptr), "qwen3-reranker-0.6b"}) {
+    CAPTURE(companion != nullptr);
+    const json vllm = launch_of("qwen3-reranker-0.6b", "vllm", companion);
+    const std::string cmd = vllm.at("command").get<std::string>();
+    CHECK(cmd.rfind("vllm serve Qwen/Qwen3-Reranker-0.6B --runner pooling" + overrides + " ", 0) ==
+          0);
+    const auto args = args_of(vllm);  // no flag twice (the companion's own --runner gives way)
+    // The value is the data's, written as JSON between single quotes.
+    const std::string quoted = args.at("--hf-overrides").get<std::string>();
+    CHECK(json::parse(quoted.substr(1, quoted.size() - 2)) ==
+          preset_flags("qwen3-reranker-0.6b", "vllm").at(1).at("value"));
+    // SGLang runs a decoder-only reranker without --is-embedding, with its chat template.
+    const json sglang = launch_of("qwen3-reranker-0.6b", "sglang", companion);
+    const auto sa = args_of(sglang);
+    CHECK(sa.count("--is-embedding") == 0);
+    CHECK(sa.at("--chat-template") == "examples/chat_template/qwen3_reranker.jinja");
+    // llama-server's reranking endpoint.
+    const auto la = args_of(launch_of("qwen3-reranker-0.6b", "llamacpp", companion));
+    CHECK(la.at("--reranking") == true);
+  }
+  // An embedding model: the pooling runner and nothing of the reranker's.
+  const std::string embed = launch_of("qwen3-embedding-0.6b", "vllm").at("command");
+  CHECK(embed.rfind("vllm serve Qwen/Qwen3-Embedding-0.6B --runner pooling --max-model-len", 0) ==
+        0);
+  CHECK(args_of(launch_of("qwen3-embedding-0.6b", "sglang")).at("--is-embedding") == true);
+  // A model that generates names no runner.
+  const std::string llm = launch_of("llama-3.1-8b", "vllm").at("command");
+  CHECK(llm.find("--runner") == std::string::npos);
+  CHECK(llm.find("--hf-overrides") == std::string::npos);
+}
+
+TEST_CASE("a preset's launch flags are checked before any command carries them") {
+  const auto& engines = testing::calculator().catalog().engines;
+  const json ok = {
+      {"vllm",
+       {{"flags", json::array({{{"flag", "--runner"}, {"value", "pooling"}, {"meaning", "m"}}})},
+        {"source", "s"}}}};
+  CHECK(vram::preset_launch_from_json(ok, "models[0].launch", engines) == ok);
+  auto refused = [&engines](const json& launch) {
+    try {
+      vram::preset_launch_from_json(launch, "models[0].launch", engines);
+    } catch (const vram::Error& e) {
+      CHECK(e.code() == "internal");
+      CHECK(e.message().id == "error.data_launch");
+      return e.field();
+    }
+    return std::string("accepted");
+  };
+  auto with = [&ok](const char* key, const json& value) {
+    json l = ok;
+    l["vllm"]["flags"][0][key] = value;
+    return l;
+  };
+  // An engine without a command, or none at all.
+  CHECK(refused({{"guide", ok.at("vllm")}}) == "models[0].launch.guide");
+  CHECK(refused({{"tgi", ok.at("vllm")}}) == "models[0].launch.tgi");
+  CHECK(refused(json::array()) == "models[0].launch");
+  // A flag a shell would read otherwise, or no flag at all.
+  for (const char* flag : {"runner", "--Runner", "--run ner", "--x;rm", "-", "---x", ""}) {
+    CAPTURE(flag);
+    CHECK(refused(with("flag", flag)) == "models[0].launch.vllm.flags[0]");
+  }
+  // A value: a plain word, a number, or JSON without a single quote.
+  for (const json& value : {json("a b"), json("$(id)"), json("x'y"), json(""), json(true),
+                            json(nullptr), json{{"k", "it's"}}}) {
+    CAPTURE(value.dump());
+    CHECK(refused(with("value", value)) == "models[0].launch.vllm.flags[0].value");
+  }
+  CHECK(refused(with("value", json{{"k", std::string(3000, 'a')}})) ==
+        "models[0].launch.vllm.flags[0].value");
+  // Exactly one of value, switch and omit; no key of another name; a source.
+  CHECK(refused(with("switch", true)) == "models[0].launch.vllm.flags[0]");
+  CHECK(refused(with("omit", false)) == "models[0].launch.vllm.flags[0].omit");
+  CHECK(refused(with("carries", "batch")) == "models[0].launch.vllm.flags[0].carries");
+  json twice = ok;
+  twice["vllm"]["flags"].push_back(ok["vllm"]["flags"][0]);
+  CHECK(refused(twice) == "models[0].launch.vllm.flags[1]");
+  json unsourced = ok;
+  unsourced["vllm"].erase("source");
+  CHECK(refused(unsourced) == "models[0].launch.vllm");
+  // The catalog's own pass the same check (Catalog::builtin runs it).
+  for (const auto& preset : testing::calculator().catalog().models) {
+    CHECK(vram::preset_launch_from_json(preset.launch, preset.id, engines) == preset.launch);
+  }
 }

@@ -4,6 +4,7 @@
 // the profiling run's sampler warms up on min(tokens, max_num_seqs) rows.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -113,4 +114,81 @@ TEST_CASE("vLLM's sampler warm-up: min(tokens, max_num_seqs) rows, sorted with p
   request["engine_options"]["max_num_batched_tokens"] = 512;
   CHECK(testing::term_gb(serve(request), "activations") ==
         doctest::Approx((512 * 201088.0 * 38 + 512 * 2880.0 * 2) / 1e9));
+}
+
+namespace {
+
+// The value the command writes for `flag`, or null when it writes none.
+json arg(const json& answer, const std::string& flag) {
+  for (const json& a : answer.at("launch").at("args")) {
+    if (a.at("flag") == flag) return a.at("value");
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the command carries the max_num_seqs the KV budget's profile ran with") {
+  // Before, --max-num-seqs carried the plan's users while the profile sampled the card's
+  // default (256 or 1024) rows: the budget printed was not the command's.
+  for (const char* gpu : {"h100-sxm", "a100-sxm", "l4"}) {
+    for (const int users : {1, 20, 300, 1500}) {
+      for (const json& options :
+           {json::object(), json{{"max_num_seqs", 64}}, json{{"max_num_batched_tokens", 128}},
+            json{{"max_num_seqs", 2048}, {"max_num_batched_tokens", 4096}}}) {
+        CAPTURE(gpu);
+        CAPTURE(users);
+        CAPTURE(options.dump());
+        const json r =
+            serve({{"gpu", gpu}, {"context", 1024}, {"batch", users}, {"engine_options", options}});
+        const auto [tokens, seqs] = batch(r);
+        // The command writes it, always, as the number the profile's terms used.
+        CHECK(arg(r, "--max-num-seqs") == seqs);
+        // max_num_batched_tokens given is written; under auto vLLM picks the card's, as assumed.
+        CHECK(arg(r, "--max-num-batched-tokens") ==
+              (options.contains("max_num_batched_tokens") ? json(tokens) : json()));
+        CHECK(r.at("engine").at("options").at("max_num_seqs") == seqs);
+        // The sampler warmed up on min(tokens, max_num_seqs) rows of that value.
+        const json& f = activations(r).at("formula").at("params");
+        CHECK(f.at("seqs").get<double>() == std::min(tokens, seqs));
+        // vLLM picks no more sequences than batched tokens itself; a value given beyond them
+        // stops it, and users beyond max_num_seqs wait: both said.
+        if (!options.contains("max_num_seqs")) CHECK(seqs <= tokens);
+        CHECK(testing::warns(r, "warning.vllm_seqs_tokens") == (seqs > tokens));
+        CHECK(testing::warns(r, "warning.vllm_seqs_users") == (users > seqs));
+      }
+    }
+  }
+}
+
+TEST_CASE("max_num_seqs counts a data-parallel rank's users, as each rank schedules its own") {
+  const json r = testing::estimate(
+      {{"model", "deepseek-v3"},
+       {"engine", "vllm"},
+       {"gpu", "h200-sxm"},
+       {"gpu_count", 8},
+       {"context", 4096},
+       {"batch", 1500},
+       {"engine_options",
+        {{"data_parallel_size", 8}, {"expert_parallel", true}, {"max_num_seqs", 200}}}});
+  CHECK(arg(r, "--data-parallel-size") == 8);
+  CHECK(arg(r, "--max-num-seqs") == 200);
+  // 1500 users over 8 ranks: 188 a rank, within 200.
+  CHECK_FALSE(testing::warns(r, "warning.vllm_seqs_users"));
+}
+
+TEST_CASE("the knobs that move the budget are in the command: eager mode and the block size") {
+  const json plain = serve({{"gpu", "h100-sxm"}});
+  CHECK(arg(plain, "--enforce-eager").is_null());
+  CHECK(arg(plain, "--block-size").is_null());  // vLLM's 16
+  const json eager = serve(
+      {{"gpu", "h100-sxm"}, {"engine_options", {{"enforce_eager", true}, {"block_size", 32}}}});
+  // No CUDA graphs counted, none captured; blocks of 32 tokens counted and allocated.
+  CHECK(testing::term_gb(eager, "cuda_graph") == 0);
+  CHECK(arg(eager, "--enforce-eager") == true);
+  CHECK(arg(eager, "--block-size") == 32);
+  const std::string command = eager.at("launch").at("command");
+  CHECK(command.find(" --enforce-eager") != std::string::npos);
+  CHECK(command.find(" --enforce-eager true") == std::string::npos);
+  CHECK(command.find(" --block-size 32") != std::string::npos);
 }

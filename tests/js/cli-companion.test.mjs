@@ -57,3 +57,29 @@ test("--help lists both flags with the schema's default; bad values name the fla
   assert.equal(used.status, 2);
   assert.match(used.stderr, /gpu_used_gb/);
 });
+
+test('the reranker preset carries its own launch flags in the CLI, alone and as the companion', () => {
+  const overrides = `--hf-overrides '{"architectures":["Qwen3ForSequenceClassification"],"classifier_from_token":["no","yes"],"is_original_qwen3_reranker":true}'`;
+  const alone = run('estimate', '--model', 'qwen3-reranker-0.6b', '--engine', 'vllm', '--gpu', 'l4');
+  assert.equal(alone.status, 0, alone.stderr);
+  assert.ok(alone.stdout.includes(`vllm serve Qwen/Qwen3-Reranker-0.6B --runner pooling ${overrides} `), alone.stdout);
+  const beside = run(...base, '--companion-model', 'qwen3-reranker-0.6b', '--json');
+  assert.equal(beside.status, 0, beside.stderr);
+  const command = JSON.parse(beside.stdout).launch.companion.command;
+  assert.ok(command.startsWith(`vllm serve Qwen/Qwen3-Reranker-0.6B --runner pooling ${overrides} --port 8001 `), command);
+  const sglang = run('estimate', '--model', 'qwen3-reranker-0.6b', '--engine', 'sglang', '--gpu', 'l4', '--json');
+  const sg = JSON.parse(sglang.stdout).launch.command;
+  assert.doesNotMatch(sg, /--is-embedding/);
+  assert.match(sg, /--chat-template examples\/chat_template\/qwen3_reranker\.jinja/);
+});
+
+test('the vLLM command carries the max_num_seqs the KV budget was profiled with', () => {
+  for (const [gpu, batch] of [['h100-sxm', '1'], ['l4', '3'], ['l4', '400']]) {
+    const r = run('estimate', '--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', gpu, '--batch', batch, '--context', '1024', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    const seqs = out.terms.find((t) => t.id === 'activations').inputs.max_num_seqs;
+    assert.equal(out.launch.args.find((a) => a.flag === '--max-num-seqs').value, seqs);
+    assert.equal(out.warnings.some((w) => w.id === 'warning.vllm_seqs_users'), Number(batch) > seqs);
+  }
+});

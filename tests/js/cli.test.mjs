@@ -165,12 +165,15 @@ test('--emit prints only the command that runs the plan; the table shows it afte
   assert.equal(lines.length, 1);
   const command = lines[0];
   assert.match(command, /^vllm serve \S+ /);
-  for (const piece of ['--tensor-parallel-size 4', '--max-model-len 32768', '--max-num-seqs 20', '--quantization fp8']) {
+  // --max-num-seqs: the max_num_seqs the KV budget's profile used (1024 on an H200), not the 20 users.
+  const json = JSON.parse(run(...args, '--json').stdout);
+  const seqs = json.terms.find((t) => t.id === 'activations').inputs.max_num_seqs;
+  assert.equal(seqs, 1024);
+  for (const piece of ['--tensor-parallel-size 4', '--max-model-len 32768', `--max-num-seqs ${seqs}`, '--quantization fp8']) {
     assert.ok(command.includes(` ${piece}`), piece);
   }
   assert.doesNotMatch(command, /--pipeline-parallel-size/);
   // The same command as the JSON's launch, and after the serving plan in the table.
-  const json = JSON.parse(run(...args, '--json').stdout);
   assert.equal(json.launch.command, command);
   const table = run(...args).stdout;
   assert.ok(table.indexOf(command) > table.indexOf('Serving plan'), table);

@@ -40,6 +40,12 @@ struct ModelPreset {
   std::string family;          ///< the name people search by ("llama", "deepseek"); "" when none
   /** Other names people know the model by ("deepseek r1", "r1"), for the page's search. */
   std::vector<std::string> aliases;
+  /**
+   * What the model itself needs on each engine's command line ("launch" in data/models.json):
+   * engine id -> {flags: [{flag, value | switch | omit, meaning}], source}, checked by
+   * preset_launch_from_json. A pooling model's runner, a reranker's overrides.
+   */
+  nlohmann::json launch = nlohmann::json::object();
 };
 
 /**
@@ -49,6 +55,18 @@ struct ModelPreset {
  * Keyed by the text itself, so a changed config is never served stale.
  */
 using PresetImports = std::map<std::string, ImportedModel, std::less<>>;
+
+/**
+ * A preset's "launch" (data/models.json) checked, or error.data_launch naming the field under
+ * `at`: each key an engine of `engines` with a launch section; each flag "-x" or "--name" in
+ * lower case, with exactly one of a "value" (a plain word of letters, digits
+ * and ". _ / : + = -", a number, or JSON written between single quotes, so no "'" in it), a
+ * "switch" (true: written alone) or "omit" (true: the engine's flag of that name is left out);
+ * no flag twice; a "source" for each engine. A flag's "meaning" is for people reading the data
+ * (the page's module is built without it), so not required here.
+ */
+nlohmann::json preset_launch_from_json(const nlohmann::json& launch, const std::string& at,
+                                       const std::vector<EngineProfile>& engines);
 
 /** Everything the calculator knows, parsed from the data folder. */
 struct Catalog {

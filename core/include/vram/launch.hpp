@@ -33,6 +33,8 @@ struct LaunchPlan {
   std::string weights;         ///< weight format id ("native" when the checkpoint's own)
   std::string kv;              ///< KV format id
   nlohmann::json options = nlohmann::json::object();  ///< the engine's knobs as the plan used them
+  /** The knobs as the request gave them, "auto" where it left the engine to pick ("asked:"). */
+  nlohmann::json asked = nlohmann::json::object();
   std::string model;   ///< the preset's hub repository; used where the launch section has hub_repo
   bool draft = false;  ///< speculative decoding with a draft model
   std::string draft_repo;         ///< the draft's hub repository, or empty
@@ -40,6 +42,11 @@ struct LaunchPlan {
   bool mtp = false;               ///< speculative decoding with the model's own MTP layers
   double share = 0;               ///< a companion server's fraction of the card; 0: none written
   std::int64_t images = 0;        ///< images in each request (a vision model's)
+  /**
+   * What the model itself needs of this engine (its preset's "launch" in data/models.json:
+   * {flag, value | switch | omit}): written first; an engine flag of the same name gives way.
+   */
+  nlohmann::json model_flags = nlohmann::json::array();
 };
 
 /**

@@ -7,6 +7,19 @@ namespace vram::answer {
 
 using nlohmann::json;
 
+namespace {
+
+// What the model itself needs of this engine: its preset's "launch" (data/models.json), or none.
+json model_flags(const Catalog& catalog, const ModelSpec& model, const std::string& engine) {
+  for (const ModelPreset& preset : catalog.models) {
+    if (preset.id != model.id || preset.repo != model.repo) continue;
+    if (preset.launch.contains(engine)) return preset.launch.at(engine).at("flags");
+  }
+  return json::array();
+}
+
+}  // namespace
+
 json launch_section(const Inference& in, const Placement& placement,
                     const std::optional<OffloadPlan>& offload) {
   // None for the conventions.
@@ -27,8 +40,10 @@ json launch_section(const Inference& in, const Placement& placement,
                    : in.weights_id;
   lp.kv = setup.kv->id;
   lp.options = in.plan.options;
+  lp.asked = in.engine.options;
   lp.model = in.model.repo;
   lp.images = setup.images;
+  lp.model_flags = model_flags(in.catalog, in.model, in.engine.profile->id);
   if (in.draft) {
     lp.draft = true;
     lp.draft_repo = in.draft->model.repo.empty() ? "DRAFT" : in.draft->model.repo;
@@ -71,6 +86,7 @@ json launch_section(const Inference& in, const Placement& placement,
     cp.kv = setup.companion_kv->id;
     cp.model = c.repo;
     cp.share = in.plan.companion_share;
+    cp.model_flags = model_flags(in.catalog, c, in.engine.profile->id);
     json command = companion_launch_json(*in.engine.profile, cp);
     if (!command.is_null()) launch["companion"] = std::move(command);
   }

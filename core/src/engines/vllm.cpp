@@ -127,8 +127,12 @@ void resolve_batch(const EngineInput& in, InferencePlan& plan) {
   const bool large =
       memory >= kVllmLargeCardGiB * kBytesPerGiB && name.find("a100") == std::string::npos;
   const std::int64_t tokens = large ? kVllmLargeTokens : kVllmSmallTokens;
-  const std::int64_t seqs = large ? kVllmLargeSeqs : kVllmSmallSeqs;
   if (tokens_auto) plan.options["max_num_batched_tokens"] = tokens;
+  // vLLM takes no more sequences than batched tokens when it picks them itself
+  // (arg_utils.py: max_num_seqs = min(default, max_num_batched_tokens)).
+  const auto batched =
+      static_cast<std::int64_t>(plan.options.at("max_num_batched_tokens").get<double>());
+  const std::int64_t seqs = std::min(large ? kVllmLargeSeqs : kVllmSmallSeqs, batched);
   if (seqs_auto) plan.options["max_num_seqs"] = seqs;
   if (!in.explain) return;
   plan.assumptions.push_back(
@@ -146,6 +150,25 @@ void resolve_batch(const EngineInput& in, InferencePlan& plan) {
             {"command", quotation("vllm serve")},
             {"source",
              quotation("vllm/engine/arg_utils.py, v0.9.0 and later; PRs #17073 and #17885")}})});
+}
+
+/**
+ * The command carries the max_num_seqs the profile ran with (launch: option:max_num_seqs):
+ * one above max_num_batched_tokens stops vLLM (vllm/config/scheduler.py _verify_args:
+ * "max_num_batched_tokens ... must be greater than or equal to max_num_seqs"), and a rank's
+ * users beyond it wait for a free sequence slot. Both said.
+ */
+void warn_seqs(InferencePlan& plan, double tokens, double seqs, std::int64_t users, bool explain) {
+  if (!explain) return;
+  if (seqs > tokens) {
+    plan.warnings.push_back(
+        {"warning.vllm_seqs_tokens", obj({{"seqs", seqs}, {"tokens", tokens}})});
+  }
+  if (d(users) > seqs) {
+    plan.warnings.push_back(
+        {"warning.vllm_seqs_users",
+         obj({{"users", users}, {"seqs", seqs}, {"ranks", plan.data_parallel}})});
+  }
 }
 
 void plan_vllm(const EngineInput& in, InferencePlan& plan) {
@@ -211,6 +234,7 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   const double seqs = o.at("max_num_seqs").get<double>();
   // The dummy batch holds min(tokens, max_num_seqs) requests, one sampled row each.
   const double rows = std::min(tokens, seqs);
+  warn_seqs(plan, tokens, seqs, users, explain);
   const double per_token = vllm_forward_bytes_per_token(
       m, plan.tensor_parallel,
       plan.expert_parallel ? 1 : plan.tensor_parallel * plan.data_parallel);
