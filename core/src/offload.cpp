@@ -5,14 +5,13 @@
 #include "vram/checkpoint.hpp"
 #include "vram/decode.hpp"
 #include "vram/kv_cache.hpp"
+#include "widen.hpp"
 
 namespace vram {
 
 using nlohmann::json;
 
 namespace {
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 /** Bytes per parameter of the first of `components` the weights have a part for, else the average.
  */

@@ -2,10 +2,10 @@
 
 #include <cstdint>
 
+#include "widen.hpp"
+
 namespace vram {
 namespace {
-
-double d(std::int64_t value) { return static_cast<double>(value); }
 
 /** q, k, v, o projections of one standard (non-MLA) attention layer. */
 double attention_params(const ModelSpec& m) {

@@ -39,6 +39,19 @@ inline double term_gb(const json& answer, const std::string& id) {
   return 0;
 }
 
+/** An estimate answer's term `id`, nullptr when it has none. */
+inline const json* find_term(const json& answer, const std::string& id) {
+  for (const json& t : answer.at("terms")) {
+    if (t.at("id") == id) return &t;
+  }
+  return nullptr;
+}
+
+/** The launch command of an estimate answer. */
+inline std::string launch_command(const json& answer) {
+  return answer.at("launch").at("command").get<std::string>();
+}
+
 /** Whether an estimate answer carries the warning `id`. */
 inline bool warns(const json& answer, const std::string& id) {
   for (const json& w : answer.at("warnings")) {

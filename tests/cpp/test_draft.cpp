@@ -20,8 +20,6 @@ json with_draft(const std::string& engine, const std::string& weights, const cha
   return testing::estimate(r);
 }
 
-std::string command(const json& r) { return r.at("launch").at("command").get<std::string>(); }
-
 // Llama 3.2 1B: 16 layers, 8 KV heads of 64; 1,235,814,400 parameters in BF16.
 constexpr double kDraftKvPerToken = 16.0 * 8 * (64 + 64) * 2;  // bytes, FP16
 
@@ -43,9 +41,10 @@ TEST_CASE("vLLM: the draft's weights load with the model and its layers share th
         doctest::Approx(alone.at("budget").at("kv_bytes_per_token").get<double>() +
                         kDraftKvPerToken));
   CHECK(both.at("total_gb").get<double>() > alone.at("total_gb").get<double>() + draft_gb);
-  CHECK(command(both).find(" --speculative-config '{\"model\":\"meta-llama/Llama-3.2-1B\","
-                           "\"num_speculative_tokens\":5}'") != std::string::npos);
-  CHECK(command(alone).find("speculative") == std::string::npos);
+  CHECK(testing::launch_command(both).find(
+            " --speculative-config '{\"model\":\"meta-llama/Llama-3.2-1B\","
+            "\"num_speculative_tokens\":5}'") != std::string::npos);
+  CHECK(testing::launch_command(alone).find("speculative") == std::string::npos);
   CHECK_FALSE(testing::warns(both, "warning.draft_vocab"));
 }
 
@@ -64,7 +63,7 @@ TEST_CASE("llama.cpp: the draft file stays on the GPU, a context per slot with i
         doctest::Approx(
             alone.at("total_gb").get<double>() + testing::term_gb(both, "draft_weights") +
             testing::term_gb(both, "draft_kv") + testing::term_gb(both, "draft_compute")));
-  const std::string c = command(both);
+  const std::string c = testing::launch_command(both);
   CHECK(c.find(" -md DRAFT.gguf -ngld 99 --draft-max 5") != std::string::npos);
 }
 
@@ -105,9 +104,10 @@ TEST_CASE("A draft of another tokenizer is said; SGLang's draft worker caches th
   // With the fraction lowered to make room, nothing to say.
   r["engine_options"] = {{"mem_fraction_static", 0.7}};
   CHECK_FALSE(testing::warns(testing::estimate(r), "warning.sglang_draft_room"));
-  CHECK(command(sglang).find("--speculative-algorithm STANDALONE --speculative-draft-model-path "
-                             "meta-llama/Llama-3.2-1B --speculative-num-steps 5 "
-                             "--speculative-eagle-topk 1") != std::string::npos);
+  CHECK(testing::launch_command(sglang).find(
+            "--speculative-algorithm STANDALONE --speculative-draft-model-path "
+            "meta-llama/Llama-3.2-1B --speculative-num-steps 5 "
+            "--speculative-eagle-topk 1") != std::string::npos);
 }
 
 TEST_CASE("The guide's convention adds the draft whole; a bad draft is a named error") {

@@ -22,8 +22,6 @@ double term_gb(const json& result, const std::string& id) {
   return 0;
 }
 
-constexpr double kGiB = 1073741824.0;
-
 }  // namespace
 
 TEST_CASE("vLLM: KV budget = usable x utilization - weights - non-torch - activations - graphs") {
@@ -38,7 +36,8 @@ TEST_CASE("vLLM: KV budget = usable x utilization - weights - non-torch - activa
   // bytes) outweighs the forward pass.
   const double activations = std::max(8192 * per_token, 1024 * 128256.0 * 10);
   CHECK(activations > 8192 * per_token);
-  const double budget = 79.18 * kGiB * 0.9 - weights - 0.3 * kGiB - activations - 0.5 * kGiB;
+  const double budget = 79.18 * vram::kBytesPerGiB * 0.9 - weights - 0.3 * vram::kBytesPerGiB -
+                        activations - 0.5 * vram::kBytesPerGiB;
   CHECK(r.at("kv_budget_gb").get<double>() == doctest::Approx(budget / 1e9).epsilon(1e-12));
   const double kv_per_token = 32 * 2 * 8 * 128 * 2.0;
   const auto blocks = static_cast<std::int64_t>(budget / (16 * kv_per_token));
@@ -91,7 +90,7 @@ TEST_CASE("vLLM options are knobs: utilization, eager mode, tensor parallelism")
   const json e = testing::estimate(eager);
   CHECK(term_gb(e, "cuda_graph") == 0);
   CHECK(e.at("budget").at("reserved_gb").get<double>() ==
-        doctest::Approx(79.18 * kGiB * 0.95 / 1e9));
+        doctest::Approx(79.18 * vram::kBytesPerGiB * 0.95 / 1e9));
 }
 
 TEST_CASE("MLA caches are not split by tensor parallelism") {
@@ -113,7 +112,7 @@ TEST_CASE("SGLang: pool = usable x mem_fraction_static - weights - non-torch") {
   const json r =
       testing::estimate({{"model", "qwen3-32b"}, {"engine", "sglang"}, {"gpu", "h100-sxm"}});
   const double weights = 32762123264.0 * 2;
-  const double pool = 79.18 * kGiB * 0.88 - weights - 1.0 * kGiB;
+  const double pool = 79.18 * vram::kBytesPerGiB * 0.88 - weights - 1.0 * vram::kBytesPerGiB;
   CHECK(r.at("kv_budget_gb").get<double>() == doctest::Approx(pool / 1e9).epsilon(1e-12));
   const double per_token = 64 * 2 * 8 * 128 * 2.0;  // 64 layers, 8 KV heads of 128
   CHECK(r.at("budget").at("kv_tokens").get<std::int64_t>() ==

@@ -22,8 +22,6 @@ json serve(const std::string& model, const std::string& engine, json options,
   return testing::estimate(r);
 }
 
-std::string command(const json& r) { return r.at("launch").at("command").get<std::string>(); }
-
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -78,15 +76,16 @@ TEST_CASE("An MoE model's slots hold every expert's adapters") {
 }
 
 TEST_CASE("vLLM's command turns LoRA on with the slots and the rank it was sized for") {
-  const std::string none = command(serve("llama-3.1-8b", "vllm", json::object()));
+  const std::string none = testing::launch_command(serve("llama-3.1-8b", "vllm", json::object()));
   CHECK_FALSE(has(none, "lora"));
   // One slot is vLLM's own default: --enable-lora alone says it.
-  const std::string one = command(serve("llama-3.1-8b", "vllm", {{"max_loras", 1}}));
+  const std::string one =
+      testing::launch_command(serve("llama-3.1-8b", "vllm", {{"max_loras", 1}}));
   CHECK(has(one, " --enable-lora"));
   CHECK_FALSE(has(one, "--max-loras"));
   CHECK_FALSE(has(one, "--max-lora-rank"));
-  const std::string four =
-      command(serve("llama-3.1-8b", "vllm", {{"max_loras", 4}, {"max_lora_rank", 64}}));
+  const std::string four = testing::launch_command(
+      serve("llama-3.1-8b", "vllm", {{"max_loras", 4}, {"max_lora_rank", 64}}));
   CHECK(has(four, " --enable-lora --max-loras 4 --max-lora-rank 64"));
 }
 
@@ -108,12 +107,13 @@ TEST_CASE("SGLang's LoRA pool comes off the KV pool one for one, and the command
   CHECK((testing::term_gb(on, "lora_slots") * 1e9) == doctest::Approx(expected).epsilon(1e-9));
   CHECK(on.at("kv_budget_gb").get<double>() ==
         doctest::Approx(off.at("kv_budget_gb").get<double>() - expected / 1e9));
-  CHECK_FALSE(has(command(off), "lora"));
+  CHECK_FALSE(has(testing::launch_command(off), "lora"));
   // Eight adapters per batch is SGLang's default; the rank and the modules are always given.
-  CHECK(has(command(on), " --enable-lora --max-lora-rank 16 --lora-target-modules all"));
-  CHECK_FALSE(has(command(on), "--max-loras-per-batch"));
-  CHECK(
-      has(command(serve("llama-3.1-8b", "sglang", {{"max_loras", 2}})), "--max-loras-per-batch 2"));
+  CHECK(has(testing::launch_command(on),
+            " --enable-lora --max-lora-rank 16 --lora-target-modules all"));
+  CHECK_FALSE(has(testing::launch_command(on), "--max-loras-per-batch"));
+  CHECK(has(testing::launch_command(serve("llama-3.1-8b", "sglang", {{"max_loras", 2}})),
+            "--max-loras-per-batch 2"));
 }
 
 TEST_CASE("Adapter slots are a knob of the engines that allocate them, checked like any other") {

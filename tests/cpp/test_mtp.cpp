@@ -40,10 +40,6 @@ std::pair<std::string, std::string> refusal(const json& r) {
   return {"", ""};
 }
 
-std::string command(const json& answer) {
-  return answer.at("launch").at("command").get<std::string>();
-}
-
 // DeepSeek V3: 61 MLA layers and one MTP module; a vocabulary of 129,280 over 7,168.
 constexpr double kDeepSeekHeadBytes = 129280.0 * 7168 * 2;  // the MTP module's head, BF16
 
@@ -76,10 +72,10 @@ TEST_CASE("vLLM: DeepSeek V3's MTP module, its head and one latent cache layer o
         doctest::Approx(alone.at("kv_budget_gb").get<double>() - weights.at("gb").get<double>())
             .epsilon(1e-3));
   CHECK(testing::term_gb(alone, "mtp_weights") == 0);
-  CHECK(command(both).find(
+  CHECK(testing::launch_command(both).find(
             " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":1}'") !=
         std::string::npos);
-  CHECK(command(alone).find("speculative") == std::string::npos);
+  CHECK(testing::launch_command(alone).find("speculative") == std::string::npos);
 }
 
 TEST_CASE("GLM-4.5's MTP layer caches as its other layers do; the tokens drafted set the flag") {
@@ -92,7 +88,7 @@ TEST_CASE("GLM-4.5's MTP layer caches as its other layers do; the tokens drafted
   CHECK(testing::term_gb(both, "mtp_kv") ==
         doctest::Approx(testing::term_gb(alone, "kv_cache") / 92));
   CHECK(testing::term_gb(both, "mtp_weights") > 0);
-  CHECK(command(both).find("\"num_speculative_tokens\":3") != std::string::npos);
+  CHECK(testing::launch_command(both).find("\"num_speculative_tokens\":3") != std::string::npos);
 }
 
 TEST_CASE("SGLang runs the MTP layers as EAGLE; the conventions add them whole") {
@@ -111,9 +107,11 @@ TEST_CASE("SGLang runs the MTP layers as EAGLE; the conventions add them whole")
         doctest::Approx((budget.at("kv_tokens").get<double>() + 3 + 100) * per_layer / 1e9));
   CHECK_FALSE(testing::warns(sglang, "warning.sglang_draft_room"));
   CHECK(budget.at("fits") == true);
-  CHECK(command(sglang).find("--speculative-algorithm EAGLE --speculative-num-steps 1 "
-                             "--speculative-eagle-topk 1") != std::string::npos);
-  CHECK(command(sglang).find("--speculative-draft-model-path") == std::string::npos);
+  CHECK(testing::launch_command(sglang).find(
+            "--speculative-algorithm EAGLE --speculative-num-steps 1 "
+            "--speculative-eagle-topk 1") != std::string::npos);
+  CHECK(testing::launch_command(sglang).find("--speculative-draft-model-path") ==
+        std::string::npos);
   json r = request("glm-4.5-air", "guide", "h200-sxm", 1, false);
   const json guide = testing::estimate(r);
   r["speculative"] = "mtp";

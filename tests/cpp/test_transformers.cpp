@@ -12,21 +12,11 @@ using nlohmann::json;
 
 namespace {
 
-const json* find_term(const json& result, const std::string& id) {
-  for (const json& term : result.at("terms")) {
-    if (term.at("id") == id) return &term;
-  }
-  return nullptr;
-}
-
 double term_bytes(const json& result, const std::string& id) {
-  const json* term = find_term(result, id);
+  const json* term = testing::find_term(result, id);
   if (term == nullptr) FAIL("no term " << id);
   return term->at("gb").get<double>() * vram::kBytesPerGB;
 }
-
-constexpr double kGiB = 1073741824.0;
-constexpr double kMiB = 1048576.0;
 
 json request(const std::string& model, int context, int batch) {
   return {{"model", model}, {"engine", "transformers"}, {"weights", "bf16"},
@@ -70,10 +60,11 @@ TEST_CASE("transformers' prefill peak of a full-attention model, term by term") 
   CHECK(term_bytes(r, "kv_cache") == doctest::Approx(kv).epsilon(1e-12));
   CHECK(term_bytes(r, "prefill_activations") == doctest::Approx(activations).epsilon(1e-12));
   // Full causal attention under SDPA needs no mask.
-  CHECK(find_term(r, "attention_mask") == nullptr);
-  CHECK(term_bytes(r, "blas_workspace") == doctest::Approx(64 * kMiB).epsilon(1e-12));
-  CHECK(term_bytes(r, "non_torch") == doctest::Approx(0.67 * kGiB).epsilon(1e-12));
-  const double total = weights + kv + activations + 64 * kMiB + 0.67 * kGiB;
+  CHECK(testing::find_term(r, "attention_mask") == nullptr);
+  CHECK(term_bytes(r, "blas_workspace") == doctest::Approx(64 * vram::kBytesPerMiB).epsilon(1e-12));
+  CHECK(term_bytes(r, "non_torch") == doctest::Approx(0.67 * vram::kBytesPerGiB).epsilon(1e-12));
+  const double total =
+      weights + kv + activations + 64 * vram::kBytesPerMiB + 0.67 * vram::kBytesPerGiB;
   CHECK(r.at("total_gb").get<double>() * vram::kBytesPerGB == doctest::Approx(total).epsilon(1e-9));
   // The activations grow with batch x context; the rotary tables with the context alone.
   json one = request("llama-3.1-8b", 4096, 1);
@@ -86,7 +77,8 @@ TEST_CASE("transformers: the sliding-window mask, Phi-3's fused MLP, MoE experts
   const json g = testing::estimate(request("gemma-3-1b", 4096, 8));
   CHECK(term_bytes(g, "attention_mask") == doctest::Approx(4096.0 * 4096).epsilon(1e-12));
   // Below the window, SDPA runs causal without one.
-  CHECK(find_term(testing::estimate(request("gemma-3-1b", 256, 8)), "attention_mask") == nullptr);
+  CHECK(testing::find_term(testing::estimate(request("gemma-3-1b", 256, 8)), "attention_mask") ==
+        nullptr);
   // Gemma 3 keeps local and global rotary tables: two cos/sin pairs of 256.
   const double gemma_token = (4 * 1152 + 3 * 6912) * 2.0 + 8;
   CHECK(term_bytes(g, "prefill_activations") ==
@@ -116,7 +108,8 @@ TEST_CASE("transformers' knobs: the allocator's peak alone, errors named, device
   r["engine_options"] = {{"non_torch_gib", 0}, {"blas_workspace_mib", 32}};
   const json peak = testing::estimate(r);
   CHECK(term_bytes(peak, "non_torch") == 0);
-  CHECK(term_bytes(peak, "blas_workspace") == doctest::Approx(32 * kMiB).epsilon(1e-12));
+  CHECK(term_bytes(peak, "blas_workspace") ==
+        doctest::Approx(32 * vram::kBytesPerMiB).epsilon(1e-12));
   auto field_of = [](const json& request) {
     try {
       testing::estimate(request);

@@ -10,13 +10,11 @@
 #include "helpers.hpp"
 #include "vram/error.hpp"
 #include "vram/gpu.hpp"
+#include "vram/units.hpp"
 
 using nlohmann::json;
 
 namespace {
-
-constexpr double kGiB = 1073741824.0;
-constexpr double kMiB = 1048576.0;
 
 const vram::GpuCatalog& gpus() { return testing::calculator().catalog().gpus; }
 
@@ -40,21 +38,22 @@ const json* find_id(const json& list, const std::string& id) {
 
 TEST_CASE("macOS's default GPU limit: 2/3 of the memory up to 36 GB, 3/4 above") {
   // The figures llama.cpp's Metal log printed (in MiB) on these machines, and the rule between.
-  CHECK(gpus().wired_default_bytes(32) / kMiB == doctest::Approx(21845.33).epsilon(1e-6));
-  CHECK(gpus().wired_default_bytes(64) / kMiB == doctest::Approx(49152.0));
-  CHECK(gpus().wired_default_bytes(96) / kMiB == doctest::Approx(73728.0));
-  CHECK(gpus().wired_default_bytes(128) / kGiB == doctest::Approx(96.0));
-  CHECK(gpus().wired_default_bytes(16) / kGiB == doctest::Approx(16.0 * 2 / 3));
-  CHECK(gpus().wired_default_bytes(36) / kGiB == doctest::Approx(24.0));
-  CHECK(gpus().wired_default_bytes(48) / kGiB == doctest::Approx(36.0));
-  CHECK(gpus().wired_default_bytes(512) / kGiB == doctest::Approx(384.0));
+  CHECK(gpus().wired_default_bytes(32) / vram::kBytesPerMiB ==
+        doctest::Approx(21845.33).epsilon(1e-6));
+  CHECK(gpus().wired_default_bytes(64) / vram::kBytesPerMiB == doctest::Approx(49152.0));
+  CHECK(gpus().wired_default_bytes(96) / vram::kBytesPerMiB == doctest::Approx(73728.0));
+  CHECK(gpus().wired_default_bytes(128) / vram::kBytesPerGiB == doctest::Approx(96.0));
+  CHECK(gpus().wired_default_bytes(16) / vram::kBytesPerGiB == doctest::Approx(16.0 * 2 / 3));
+  CHECK(gpus().wired_default_bytes(36) / vram::kBytesPerGiB == doctest::Approx(24.0));
+  CHECK(gpus().wired_default_bytes(48) / vram::kBytesPerGiB == doctest::Approx(36.0));
+  CHECK(gpus().wired_default_bytes(512) / vram::kBytesPerGiB == doctest::Approx(384.0));
   // The most a raised limit is suggested at leaves macOS 20% or 5 GiB, whichever is less.
-  CHECK(gpus().wired_ceiling_bytes(16) / kGiB == doctest::Approx(12.8));
-  CHECK(gpus().wired_ceiling_bytes(128) / kGiB == doctest::Approx(123.0));
+  CHECK(gpus().wired_ceiling_bytes(16) / vram::kBytesPerGiB == doctest::Approx(12.8));
+  CHECK(gpus().wired_ceiling_bytes(128) / vram::kBytesPerGiB == doctest::Approx(123.0));
   for (double gib : {8.0, 16.0, 24.0, 32.0, 36.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0, 512.0}) {
     CAPTURE(gib);
     CHECK(gpus().wired_ceiling_bytes(gib) >= gpus().wired_default_bytes(gib));
-    CHECK(gpus().wired_ceiling_bytes(gib) < gib * kGiB);
+    CHECK(gpus().wired_ceiling_bytes(gib) < gib * vram::kBytesPerGiB);
   }
 }
 
@@ -73,7 +72,7 @@ TEST_CASE("every Apple machine is unified, its usable memory macOS's limit, and 
     const double usable = gpus().usable_bytes(g, &estimated);
     CHECK_FALSE(estimated);
     CHECK(usable == doctest::Approx(gpus().wired_default_bytes(g.vram_gb)));
-    CHECK(usable < g.vram_gb * kGiB);
+    CHECK(usable < g.vram_gb * vram::kBytesPerGiB);
     CHECK(gpus().card_bytes(g) == doctest::Approx(usable));
   }
   CHECK(apple >= 10);
@@ -91,11 +90,11 @@ TEST_CASE("the fit on an Apple machine is measured against macOS's limit, not it
     const json r =
         estimate({{"model", "llama-3.1-8b"}, {"engine", engine}, {"gpu", "apple-m3-ultra"}});
     const json& fit = r.at("fit");
-    CHECK(fit.at("capacity_gb").get<double>() == doctest::Approx(384 * kGiB / 1e9));
-    CHECK(fit.at("capacity_gb").get<double>() < m3u.vram_gb * kGiB / 1e9);
+    CHECK(fit.at("capacity_gb").get<double>() == doctest::Approx(384 * vram::kBytesPerGiB / 1e9));
+    CHECK(fit.at("capacity_gb").get<double>() < m3u.vram_gb * vram::kBytesPerGiB / 1e9);
     CHECK(fit.at("basis").at("id") == "basis.wired");
     CHECK(r.at("serving").at("capacity_per_gpu_gb").get<double>() ==
-          doctest::Approx(384 * kGiB / 1e9));
+          doctest::Approx(384 * vram::kBytesPerGiB / 1e9));
     CHECK(r.at("gpu").at("unified").get<bool>());
     CHECK(r.at("gpu").at("usable_gib").get<double>() == doctest::Approx(384.0));
     const json* note = find_id(r.at("assumptions"), "assumption.unified_memory");
@@ -110,8 +109,8 @@ TEST_CASE("the fit on an Apple machine is measured against macOS's limit, not it
   const json big =
       estimate({{"model", "qwen3-235b-a22b"}, {"weights", "bf16"}, {"gpu", "apple-m3-ultra"}});
   const double need = big.at("serving").at("per_gpu_gb").get<double>() * 1e9;
-  REQUIRE(need > 384 * kGiB);
-  REQUIRE(need < 512 * kGiB);
+  REQUIRE(need > 384 * vram::kBytesPerGiB);
+  REQUIRE(need < 512 * vram::kBytesPerGiB);
   CHECK_FALSE(big.at("fit").at("fits").get<bool>());
   // A card of discrete memory keeps its marketed size under the convention.
   const json h100 = estimate({{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}});
@@ -128,16 +127,16 @@ TEST_CASE("the sysctl that raises the limit carries the MiB the plan needs") {
                            {"context", 16384},
                            {"gpu", "apple-m4-16gb"}});
   const double need = r.at("serving").at("per_gpu_gb").get<double>() * 1e9;
-  const double limit = 16 * kGiB * 2 / 3;
+  const double limit = 16 * vram::kBytesPerGiB * 2 / 3;
   REQUIRE(need > limit);
-  REQUIRE(need <= 12.8 * kGiB);
+  REQUIRE(need <= 12.8 * vram::kBytesPerGiB);
   const json& um = r.at("unified_memory");
   const auto mb = um.at("wired_limit_mb").get<std::int64_t>();
   // At least the need, a whole GiB as people set it, within what leaves macOS its share.
-  CHECK(static_cast<double>(mb) * kMiB >= need);
+  CHECK(static_cast<double>(mb) * vram::kBytesPerMiB >= need);
   CHECK(mb % 1024 == 0);
-  CHECK(static_cast<double>(mb) * kMiB <= 12.8 * kGiB);
-  CHECK(static_cast<double>(mb - 1024) * kMiB < need);
+  CHECK(static_cast<double>(mb) * vram::kBytesPerMiB <= 12.8 * vram::kBytesPerGiB);
+  CHECK(static_cast<double>(mb - 1024) * vram::kBytesPerMiB < need);
   CHECK(um.at("command") == "sudo sysctl iogpu.wired_limit_mb=" + std::to_string(mb));
   const json* warning = find_id(r.at("warnings"), "warning.wired_raise");
   REQUIRE(warning != nullptr);
@@ -150,9 +149,10 @@ TEST_CASE("the sysctl that raises the limit carries the MiB the plan needs") {
   CHECK_FALSE(has_id(r.at("warnings"), "warning.cards_needed"));
 
   // With that limit given as the user's own memory, it fits and nothing is left to raise.
-  json raised = {{"model", "llama-3.1-8b"}, {"engine", "llamacpp"},
-                 {"weights", "q8_0"},       {"context", 16384},
-                 {"gpu", "apple-m4-16gb"},  {"budget_gb", static_cast<double>(mb) * kMiB / 1e9}};
+  json raised = {
+      {"model", "llama-3.1-8b"}, {"engine", "llamacpp"},
+      {"weights", "q8_0"},       {"context", 16384},
+      {"gpu", "apple-m4-16gb"},  {"budget_gb", static_cast<double>(mb) * vram::kBytesPerMiB / 1e9}};
   const json b = estimate(raised);
   CHECK(b.at("fit").at("fits").get<bool>());
   CHECK(b.at("unified_memory").at("command").is_null());
@@ -166,7 +166,7 @@ TEST_CASE("a plan past what macOS can spare gets no sysctl, and says why") {
                            {"context", 32768},
                            {"gpu", "apple-m4-16gb"}});
   const double need = r.at("serving").at("per_gpu_gb").get<double>() * 1e9;
-  REQUIRE(need > 12.8 * kGiB);
+  REQUIRE(need > 12.8 * vram::kBytesPerGiB);
   CHECK(r.at("unified_memory").at("command").is_null());
   CHECK(r.at("unified_memory").at("wired_limit_mb").is_null());
   const json* warning = find_id(r.at("warnings"), "warning.wired_beyond");
@@ -185,9 +185,9 @@ TEST_CASE("llama.cpp's offload on unified memory counts the pool once") {
   const json& o = mac.at("serving").at("offload");
   const double gpu_part = o.at("per_gpu_gb").get<double>();
   const double host = o.at("host_gb").get<double>();
-  CHECK(gpu_part * 1e9 <= 16 * kGiB);            // the GPU's share fits its limit
-  CHECK((gpu_part + host) * 1e9 > 19.2 * kGiB);  // both pass what macOS can spare
-  CHECK(o.at("unified_pool_gb").get<double>() == doctest::Approx(19.2 * kGiB / 1e9));
+  CHECK(gpu_part * 1e9 <= 16 * vram::kBytesPerGiB);            // the GPU's share fits its limit
+  CHECK((gpu_part + host) * 1e9 > 19.2 * vram::kBytesPerGiB);  // both pass what macOS can spare
+  CHECK(o.at("unified_pool_gb").get<double>() == doctest::Approx(19.2 * vram::kBytesPerGiB / 1e9));
   CHECK_FALSE(o.at("fits").get<bool>());
   CHECK(o.at("decode").is_null());
   CHECK(o.at("headline").at("id") == "offload.unified_short");
@@ -198,7 +198,8 @@ TEST_CASE("llama.cpp's offload on unified memory counts the pool once") {
                                {"context", 16384},
                                {"gpu", "apple-m4-16gb"}});
   const json& so = small.at("serving").at("offload");
-  CHECK((so.at("per_gpu_gb").get<double>() + so.at("host_gb").get<double>()) * 1e9 <= 12.8 * kGiB);
+  CHECK((so.at("per_gpu_gb").get<double>() + so.at("host_gb").get<double>()) * 1e9 <=
+        12.8 * vram::kBytesPerGiB);
   CHECK(so.at("fits").get<bool>());
   CHECK(so.at("decode").is_object());
   // A discrete card has no such pool.
@@ -212,15 +213,16 @@ TEST_CASE("llama.cpp's offload on unified memory counts the pool once") {
 TEST_CASE("fine-tuning and the model list measure an Apple machine by macOS's limit too") {
   const json ft =
       estimate({{"model", "llama-3.1-8b"}, {"mode", "lora"}, {"gpu", "apple-m4-max-64gb"}});
-  CHECK(ft.at("fit").at("capacity_gb").get<double>() == doctest::Approx(48 * kGiB / 1e9));
+  CHECK(ft.at("fit").at("capacity_gb").get<double>() ==
+        doctest::Approx(48 * vram::kBytesPerGiB / 1e9));
   CHECK(ft.at("fit").at("basis").at("id") == "basis.wired");
   CHECK(has_id(ft.at("assumptions"), "assumption.unified_memory"));
   const json models =
       testing::calculator().fit_models({{"gpu", "apple-m4-max-64gb"}, {"context", 4096}});
-  const json plain =
-      testing::calculator().fit_models({{"budget_gb", 48 * kGiB / 1e9}, {"context", 4096}});
-  CHECK(models.at("capacity_gb").get<double>() == doctest::Approx(48 * kGiB / 1e9));
-  CHECK(plain.at("capacity_gb").get<double>() == doctest::Approx(48 * kGiB / 1e9));
+  const json plain = testing::calculator().fit_models(
+      {{"budget_gb", 48 * vram::kBytesPerGiB / 1e9}, {"context", 4096}});
+  CHECK(models.at("capacity_gb").get<double>() == doctest::Approx(48 * vram::kBytesPerGiB / 1e9));
+  CHECK(plain.at("capacity_gb").get<double>() == doctest::Approx(48 * vram::kBytesPerGiB / 1e9));
 }
 
 TEST_CASE("a catalog's unified_memory rule is checked like any other field") {
@@ -243,6 +245,6 @@ TEST_CASE("a catalog's unified_memory rule is checked like any other field") {
   }
   const vram::GpuCatalog own = vram::gpu_catalog_from_json(doc, "catalog");
   const vram::Gpu& m4 = own.find("apple-m4-max-128gb", "gpu");
-  CHECK(own.usable_bytes(m4) / kGiB == doctest::Approx(107.52));
-  CHECK(own.card_bytes(m4) / kGiB == doctest::Approx(107.52));
+  CHECK(own.usable_bytes(m4) / vram::kBytesPerGiB == doctest::Approx(107.52));
+  CHECK(own.card_bytes(m4) / vram::kBytesPerGiB == doctest::Approx(107.52));
 }

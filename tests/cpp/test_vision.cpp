@@ -28,8 +28,6 @@ json serve(const std::string& engine, std::int64_t images, const std::string& we
   return testing::estimate(r);
 }
 
-std::string command(const json& r) { return r.at("launch").at("command").get<std::string>(); }
-
 vram::Error error_of(const json& request) {
   try {
     testing::estimate(request);
@@ -132,9 +130,10 @@ TEST_CASE("vLLM: the encoder cache and the tower's profiling pass come off the K
                         testing::term_gb(two, "encoder_cache") -
                         testing::term_gb(two, "vision_peak"))
             .epsilon(1e-6));
-  CHECK(command(two).find(" --limit-mm-per-prompt '{\"image\":2}'") != std::string::npos);
-  CHECK(command(two).find("--max-model-len 8704") != std::string::npos);
-  CHECK(command(none).find("limit-mm") == std::string::npos);
+  CHECK(testing::launch_command(two).find(" --limit-mm-per-prompt '{\"image\":2}'") !=
+        std::string::npos);
+  CHECK(testing::launch_command(two).find("--max-model-len 8704") != std::string::npos);
+  CHECK(testing::launch_command(none).find("limit-mm") == std::string::npos);
 }
 
 TEST_CASE("llama.cpp: the model file leaves the tower out; --mmproj loads it with its buffer") {
@@ -155,7 +154,7 @@ TEST_CASE("llama.cpp: the model file leaves the tower out; --mmproj loads it wit
   CHECK(model_buffer ==
         doctest::Approx(none.at("weights_gb").get<double>() - host - vision * per_param));
   CHECK(testing::term_gb(none, "mmproj") == 0);
-  CHECK(command(none).find("--mmproj") == std::string::npos);
+  CHECK(testing::launch_command(none).find("--mmproj") == std::string::npos);
   // The mmproj file in F16, and one 896-pixel image's clip graph in F32: flash attention
   // off by default here, so every head's scores; none with it on.
   CHECK(testing::term_gb(one, "mmproj") == doctest::Approx(vision * 2 / 1e9));
@@ -168,8 +167,8 @@ TEST_CASE("llama.cpp: the model file leaves the tower out; --mmproj loads it wit
                                         {"engine_options", {{"flash_attn", true}}},
                                         {"images", 1}});
   CHECK(testing::term_gb(flash, "mmproj_compute") == doctest::Approx(activations / 1e9));
-  CHECK(command(one).find(" --mmproj mmproj.gguf") != std::string::npos);
-  CHECK(command(one).find("-c 8448") != std::string::npos);
+  CHECK(testing::launch_command(one).find(" --mmproj mmproj.gguf") != std::string::npos);
+  CHECK(testing::launch_command(one).find("-c 8448") != std::string::npos);
 }
 
 TEST_CASE("SGLang and the conventions: the tokens are counted, SGLang says what is not") {

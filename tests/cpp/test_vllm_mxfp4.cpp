@@ -13,13 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-const json* find_term(const json& answer, const std::string& id) {
-  for (const json& t : answer.at("terms")) {
-    if (t.at("id") == id) return &t;
-  }
-  return nullptr;
-}
-
 json gpt_oss(const std::string& gpu) {
   return testing::estimate({{"model", "gpt-oss-120b"}, {"engine", "vllm"}, {"gpu", gpu}});
 }
@@ -44,7 +37,7 @@ TEST_CASE("vLLM MXFP4: the backend follows the card") {
   for (const auto& [gpu, backend] : cards) {
     CAPTURE(gpu);
     const json r = gpt_oss(gpu);
-    const json* term = find_term(r, "mxfp4_layout");
+    const json* term = testing::find_term(r, "mxfp4_layout");
     REQUIRE(term != nullptr);
     CHECK(term->at("inputs").at("backend") == backend);
   }
@@ -87,22 +80,23 @@ TEST_CASE("vLLM MXFP4: the layout comes out of the KV budget") {
 
 TEST_CASE("vLLM MXFP4: only MXFP4 experts under vLLM on a CUDA card") {
   // A dense BF16 model, gpt-oss without a card, on ROCm, and under SGLang: no term.
-  CHECK(find_term(
+  CHECK(testing::find_term(
             testing::estimate({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu", "h100-sxm"}}),
             "mxfp4_layout") == nullptr);
-  CHECK(find_term(testing::estimate({{"model", "gpt-oss-120b"}, {"engine", "vllm"}}),
-                  "mxfp4_layout") == nullptr);
-  CHECK(find_term(gpt_oss("mi300x"), "mxfp4_layout") == nullptr);
-  CHECK(find_term(testing::estimate(
-                      {{"model", "gpt-oss-120b"}, {"engine", "sglang"}, {"gpu", "h100-sxm"}}),
-                  "mxfp4_layout") == nullptr);
+  CHECK(testing::find_term(testing::estimate({{"model", "gpt-oss-120b"}, {"engine", "vllm"}}),
+                           "mxfp4_layout") == nullptr);
+  CHECK(testing::find_term(gpt_oss("mi300x"), "mxfp4_layout") == nullptr);
+  CHECK(
+      testing::find_term(
+          testing::estimate({{"model", "gpt-oss-120b"}, {"engine", "sglang"}, {"gpu", "h100-sxm"}}),
+          "mxfp4_layout") == nullptr);
   // Tensor parallel 2: each expert's width is 1440 on a card, which Triton
   // pads to 1472 (a multiple of 64).
   const json tp2 = testing::estimate({{"model", "gpt-oss-120b"},
                                       {"engine", "vllm"},
                                       {"gpu", "h100-sxm"},
                                       {"engine_options", {{"tensor_parallel_size", 2}}}});
-  const json* term = find_term(tp2, "mxfp4_layout");
+  const json* term = testing::find_term(tp2, "mxfp4_layout");
   REQUIRE(term != nullptr);
   CHECK(term->at("inputs").at("expert_width_padded") == 1472);
 }

@@ -17,12 +17,11 @@
 #include "vram/kv_cache.hpp"
 #include "vram/message.hpp"
 #include "vram/model.hpp"
+#include "widen.hpp"
 
 namespace vram::engines {
 
 using nlohmann::json;
-
-inline double d(std::int64_t v) { return static_cast<double>(v); }
 
 // --- terms (terms.cpp) -------------------------------------------------------
 /** Each part: {params} params x {bits} bits / 8 ({format}). */

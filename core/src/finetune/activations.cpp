@@ -8,8 +8,6 @@
 
 namespace vram {
 
-using finetune::d;
-
 namespace {
 
 /**

@@ -7,8 +7,6 @@
 
 namespace vram {
 
-using finetune::d;
-
 namespace {
 
 void check_targets(const std::vector<std::string>& t) {

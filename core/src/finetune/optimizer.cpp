@@ -7,8 +7,6 @@
 
 namespace vram {
 
-using finetune::d;
-
 namespace {
 
 /**

@@ -15,10 +15,9 @@
 #include "vram/inference.hpp"
 #include "vram/message.hpp"
 #include "vram/model.hpp"
+#include "widen.hpp"
 
 namespace vram::finetune {
-
-inline double d(std::int64_t v) { return static_cast<double>(v); }
 
 // --- the model's widths (widths.cpp) -----------------------------------------
 
