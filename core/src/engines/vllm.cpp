@@ -252,14 +252,21 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   // indices it starts from (8) and cub's alternate key and value buffers
   // (4 + 8) (aten/src/ATen/native/cuda/SortStable.cu, segmented_sort_pairs);
   // the forward's output, tokens x hidden x 2 bytes, is still held.
+  // An embedding or reranker model has no sampler: its profiling run pools
+  // the hidden states instead (gpu_model_runner.py profile_run: "if
+  // self.is_pooling_model: output = self._dummy_pooler_run(hidden_states)"),
+  // a row of the hidden width a request, nothing beside the forward pass.
   const bool top_k = o.at("profile_top_k").get<bool>();
-  const double sampler = top_k ? rows * d(m.vocab_size) * 38.0 + tokens * d(m.hidden_size) * 2.0
-                               : rows * d(m.vocab_size) * (2.0 + 4.0 + 4.0);
+  const double sampler = m.pooling ? 0.0
+                         : top_k   ? rows * d(m.vocab_size) * 38.0 + tokens * d(m.hidden_size) * 2.0
+                                   : rows * d(m.vocab_size) * (2.0 + 4.0 + 4.0);
   // The forward pass frees its activations before the sampler runs.
   const double activations = std::max(forward, sampler);
   Term act{"activations", {"term.vllm_activations"}, activations, {}, {}};
   if (explain) {
-    act.formula = {top_k ? "formula.vllm_activations_top_k" : "formula.vllm_activations",
+    act.formula = {m.pooling ? "formula.vllm_activations_pooling"
+                   : top_k   ? "formula.vllm_activations_top_k"
+                             : "formula.vllm_activations",
                    obj({{"tokens", tokens},
                         {"bytes_per_token", per_token},
                         {"seqs", rows},
