@@ -83,6 +83,8 @@ double evaluate(const json& m) {
          return std::max(num(q, "tokens") * num(q, "bytes_per_token"),
                          num(q, "seqs") * num(q, "vocab") * 10);
        }},
+      {"formula.vllm_activations_pooling",
+       [](const json& q) { return num(q, "tokens") * num(q, "bytes_per_token"); }},
       {"formula.compute_buffer",
        [](const json& q) {
          const double ub = num(q, "ubatch");

@@ -11,7 +11,8 @@
 using nlohmann::json;
 
 TEST_CASE("vLLM profiles an embedding or reranker model without a sampler warm-up") {
-  for (const std::string model : {"qwen3-embedding-8b", "qwen3-embedding-0.6b", "qwen3-reranker-0.6b"}) {
+  for (const std::string model :
+       {"qwen3-embedding-8b", "qwen3-embedding-0.6b", "qwen3-reranker-0.6b"}) {
     CAPTURE(model);
     const json answer =
         testing::estimate({{"model", model}, {"engine", "vllm"}, {"gpu", "h100-sxm"}});
@@ -38,7 +39,8 @@ TEST_CASE("a generating model of the embedding model's shape keeps its sampler w
   const json* e = testing::find_term(embed, "activations");
   REQUIRE(g != nullptr);
   REQUIRE(e != nullptr);
-  CHECK(g->at("inputs").at("sampler_gb").get<double>() == doctest::Approx(1024.0 * 151936 * 10 / 1e9));
+  CHECK(g->at("inputs").at("sampler_gb").get<double>() ==
+        doctest::Approx(1024.0 * 151936 * 10 / 1e9));
   CHECK(g->at("gb").get<double>() > e->at("gb").get<double>());
   CHECK(g->at("formula").at("id") == "formula.vllm_activations");
   CHECK(embed.at("budget").at("kv_budget_gb").get<double>() >
