@@ -4,12 +4,15 @@
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "vram/api.hpp"
 #include "vram/catalog.hpp"
+#include "vram/error.hpp"
 
 namespace testing {
 
@@ -45,6 +48,40 @@ inline const json* find_term(const json& answer, const std::string& id) {
     if (t.at("id") == id) return &t;
   }
   return nullptr;
+}
+
+/** An estimate answer's term `id`; a test that needs it fails when it is absent. */
+inline const json& term(const json& answer, const std::string& id) {
+  if (const json* t = find_term(answer, id)) return *t;
+  throw std::runtime_error("no term " + id);
+}
+
+/** The GB of term `id`; the test fails when the answer has no such term. */
+inline double required_gb(const json& answer, const std::string& id) {
+  return term(answer, id).at("gb").get<double>();
+}
+
+/** The message id and field of the error `request` is refused with, or "" when it is not. */
+inline std::pair<std::string, std::string> refusal(const json& request) {
+  try {
+    estimate(request);
+  } catch (const vram::Error& e) {
+    return {e.message().id, e.field()};
+  }
+  return {"", ""};
+}
+
+/** Whether `text` holds `part`. */
+inline bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/** Whether an estimate answer states the assumption `id`. */
+inline bool assumes(const json& answer, const std::string& id) {
+  for (const json& a : answer.at("assumptions")) {
+    if (a.at("id") == id) return true;
+  }
+  return false;
 }
 
 /** The launch command of an estimate answer. */

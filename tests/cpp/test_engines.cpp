@@ -12,17 +12,7 @@
 
 using nlohmann::json;
 
-namespace {
-
-double term_gb(const json& result, const std::string& id) {
-  for (const json& term : result.at("terms")) {
-    if (term.at("id") == id) return term.at("gb").get<double>();
-  }
-  FAIL("no term " << id);
-  return 0;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("vLLM: KV budget = usable x utilization - weights - non-torch - activations - graphs") {
   const json r =
@@ -44,7 +34,7 @@ TEST_CASE("vLLM: KV budget = usable x utilization - weights - non-torch - activa
   CHECK(r.at("kv_blocks").get<std::int64_t>() == blocks);
   CHECK(r.at("max_concurrency").get<double>() ==
         doctest::Approx(static_cast<double>(blocks) * 16 / 8192.0));
-  CHECK(term_gb(r, "activations") == doctest::Approx(activations / 1e9));
+  CHECK(testing::required_gb(r, "activations") == doctest::Approx(activations / 1e9));
 }
 
 TEST_CASE("vLLM's profile sorts the vocabulary where top-k runs in PyTorch: profile_top_k") {
@@ -59,19 +49,21 @@ TEST_CASE("vLLM's profile sorts the vocabulary where top-k runs in PyTorch: prof
                   {"engine_options", {{"max_num_batched_tokens", 2048}, {"max_num_seqs", 256}}}};
   const double per_token = (3.0 * 14336 + 2.0 * 4096 + (32 + 2 * 8) * 128.0) * 2;
   const json v1 = testing::estimate(request);
-  CHECK(term_gb(v1, "activations") ==
+  CHECK(testing::required_gb(v1, "activations") ==
         doctest::Approx(std::max(2048 * per_token, 256 * 128256.0 * 10) / 1e9));
   request["engine_options"]["profile_top_k"] = true;
   const json v0 = testing::estimate(request);
   const double sort = 256 * 128256.0 * 38 + 2048 * 4096.0 * 2;
   CHECK(sort > 2048 * per_token);
-  CHECK(term_gb(v0, "activations") == doctest::Approx(sort / 1e9));
+  CHECK(testing::required_gb(v0, "activations") == doctest::Approx(sort / 1e9));
   // The KV budget gives up exactly the difference.
   CHECK(v1.at("kv_budget_gb").get<double>() - v0.at("kv_budget_gb").get<double>() ==
-        doctest::Approx(term_gb(v0, "activations") - term_gb(v1, "activations")));
+        doctest::Approx(testing::required_gb(v0, "activations") -
+                        testing::required_gb(v1, "activations")));
   // More sequences, a larger sort.
   request["engine_options"]["max_num_seqs"] = 512;
-  CHECK(term_gb(testing::estimate(request), "activations") > term_gb(v0, "activations"));
+  CHECK(testing::required_gb(testing::estimate(request), "activations") >
+        testing::required_gb(v0, "activations"));
 }
 
 TEST_CASE("vLLM options are knobs: utilization, eager mode, tensor parallelism") {
@@ -82,22 +74,23 @@ TEST_CASE("vLLM options are knobs: utilization, eager mode, tensor parallelism")
   const json two = testing::estimate(tp2);
   CHECK_FALSE(one.at("budget").at("fits").get<bool>());  // 141 GB of BF16 weights on one 80 GB card
   CHECK(two.at("budget").at("fits").get<bool>());
-  CHECK(term_gb(two, "weights") == doctest::Approx(term_gb(one, "weights") / 2));
-  CHECK(term_gb(two, "kv_cache") ==
-        doctest::Approx(term_gb(one, "kv_cache") / 2));  // 8 KV heads split in two
+  CHECK(testing::required_gb(two, "weights") ==
+        doctest::Approx(testing::required_gb(one, "weights") / 2));
+  CHECK(testing::required_gb(two, "kv_cache") ==
+        doctest::Approx(testing::required_gb(one, "kv_cache") / 2));  // 8 KV heads split in two
   json eager = base;
   eager["engine_options"] = {{"enforce_eager", true}, {"gpu_memory_utilization", 0.95}};
   const json e = testing::estimate(eager);
-  CHECK(term_gb(e, "cuda_graph") == 0);
+  CHECK(testing::required_gb(e, "cuda_graph") == 0);
   CHECK(e.at("budget").at("reserved_gb").get<double>() ==
         doctest::Approx(79.18 * vram::kBytesPerGiB * 0.95 / 1e9));
 }
 
 TEST_CASE("MLA caches are not split by tensor parallelism") {
   json r = {{"model", "deepseek-v2-lite"}, {"engine", "vllm"}, {"gpu", "l4"}, {"context", 4096}};
-  const double one = term_gb(testing::estimate(r), "kv_cache");
+  const double one = testing::required_gb(testing::estimate(r), "kv_cache");
   r["engine_options"] = {{"tensor_parallel_size", 2}};
-  CHECK(term_gb(testing::estimate(r), "kv_cache") == one);
+  CHECK(testing::required_gb(testing::estimate(r), "kv_cache") == one);
 }
 
 TEST_CASE("vLLM pages hybrid sliding-window models in equal layer groups") {
@@ -126,24 +119,25 @@ TEST_CASE("llama.cpp: model buffer without token_embd, KV over n_ctx cells, comp
                                     {"weights", "q4_k_m"},
                                     {"context", 2048},
                                     {"batch", 4}});
-  CHECK(term_gb(r, "kv_cache") * 1e9 / 1048576.0 == doctest::Approx(1024.0));
+  CHECK(testing::required_gb(r, "kv_cache") * 1e9 / 1048576.0 == doctest::Approx(1024.0));
   const double embedding = 128256.0 * 4096 * 4.85 / 8;
   CHECK(r.at("host_gb").get<double>() == doctest::Approx(embedding / 1e9));
-  CHECK(term_gb(r, "weights") == doctest::Approx((8030261248.0 * 4.85 / 8 - embedding) / 1e9));
+  CHECK(testing::required_gb(r, "weights") ==
+        doctest::Approx((8030261248.0 * 4.85 / 8 - embedding) / 1e9));
   const double compute = 8192.0 * 512 * 32 * 4 + 4.5 * 512 * 4096 * 4;
-  CHECK(term_gb(r, "compute_buffer") == doctest::Approx(compute / 1e9));
+  CHECK(testing::required_gb(r, "compute_buffer") == doctest::Approx(compute / 1e9));
   json fa = {{"model", "llama-3.1-8b"},
              {"engine", "llamacpp"},
              {"engine_options", {{"flash_attn", true}}}};
-  CHECK(term_gb(testing::estimate(fa), "compute_buffer") ==
+  CHECK(testing::required_gb(testing::estimate(fa), "compute_buffer") ==
         doctest::Approx(512 * 128256.0 * 4 / 1e9));
 }
 
 TEST_CASE("llama.cpp keeps only the window (plus a ubatch) for sliding layers unless swa_full") {
   json r = {{"model", "gemma-2-9b"}, {"engine", "llamacpp"}, {"context", 32768}};
-  const double windowed = term_gb(testing::estimate(r), "kv_cache");
+  const double windowed = testing::required_gb(testing::estimate(r), "kv_cache");
   r["engine_options"] = {{"kv_full_swa", true}};
-  const double full = term_gb(testing::estimate(r), "kv_cache");
+  const double full = testing::required_gb(testing::estimate(r), "kv_cache");
   // 21 sliding layers hold 4096 + 512 tokens instead of 32768.
   CHECK(full - windowed == doctest::Approx(21 * 8192.0 * (32768 - 4608) / 1e9));
 }
@@ -213,11 +207,11 @@ TEST_CASE("The conventions' overhead may be zero under engine_options, as at the
   const json top = testing::estimate({{"model", "guide-7b"}, {"overhead_gb", 0}});
   const json knob =
       testing::estimate({{"model", "guide-7b"}, {"engine_options", {{"overhead_gb", 0}}}});
-  CHECK(term_gb(knob, "overhead") == 0.0);
+  CHECK(testing::required_gb(knob, "overhead") == 0.0);
   CHECK(knob.at("total_gb").get<double>() == top.at("total_gb").get<double>());
   const json pct = testing::estimate(
       {{"model", "guide-7b"}, {"engine", "percent"}, {"engine_options", {{"overhead_pct", 0}}}});
-  CHECK(term_gb(pct, "overhead") == 0.0);
+  CHECK(testing::required_gb(pct, "overhead") == 0.0);
   // Every other knob stays positive.
   CHECK_THROWS_AS(testing::estimate({{"model", "guide-7b"},
                                      {"engine", "vllm"},
@@ -235,12 +229,13 @@ TEST_CASE("a format that covers the linear layers leaves the embeddings, head an
     const auto& format = testing::calculator().catalog().formats.weight(id, "weights");
     INFO(id);
     CHECK(format.covers == "linear");
-    CHECK(term_gb(r, "weights") ==
+    CHECK(testing::required_gb(r, "weights") ==
           doctest::Approx((linear * format.bytes_per_param() + kept * 2.0) / 1e9).epsilon(1e-12));
   }
   // GGUF types average over the file's own tensor mix: every parameter.
   const json q4 = testing::estimate({{"model", "llama-3.1-8b"}, {"weights", "q4_k_m"}});
-  CHECK(term_gb(q4, "weights") == doctest::Approx(8030261248.0 * 4.85 / 8 / 1e9).epsilon(1e-12));
+  CHECK(testing::required_gb(q4, "weights") ==
+        doctest::Approx(8030261248.0 * 4.85 / 8 / 1e9).epsilon(1e-12));
 }
 
 TEST_CASE("every total carries the measured error of its kind, from data/accuracy.json") {
@@ -288,7 +283,7 @@ TEST_CASE("a term no measured case checked widens the band by its share of the t
   double outside = 0;
   for (const json& id : m.at("outside").at("terms")) {
     CHECK_FALSE(is_checked(id.get<std::string>()));
-    outside += term_gb(r, id.get<std::string>());
+    outside += testing::required_gb(r, id.get<std::string>());
   }
   CHECK(outside > 0);
   const double share = m.at("outside").at("share_pct").get<double>();
@@ -403,8 +398,8 @@ TEST_CASE("the preset list gives a quantized checkpoint's own storage in bits pe
     INFO(id);
     // The estimate's own native weights, per resident parameter.
     const json r = testing::estimate({{"model", id}, {"weights", "native"}});
-    CHECK(value ==
-          doctest::Approx(term_gb(r, "weights") * 1e9 * 8 / r.at("params_total").get<double>()));
+    CHECK(value == doctest::Approx(testing::required_gb(r, "weights") * 1e9 * 8 /
+                                   r.at("params_total").get<double>()));
   }
   // gpt-oss stores its experts in MXFP4: narrower than FP8, which would double it.
   CHECK(bits.at("gpt-oss-120b") < 5.0);

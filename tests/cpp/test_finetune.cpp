@@ -15,12 +15,7 @@ namespace {
 
 json ft(json request) { return testing::estimate(std::move(request)); }
 
-double term_gb(const json& result, const std::string& id) {
-  for (const json& term : result.at("terms")) {
-    if (term.at("id") == id) return term.at("gb").get<double>();
-  }
-  return 0;
-}
+using testing::term_gb;
 
 // A small dense model described by hand: 1,000,000,000 parameters stated,
 // architecture for activations only.

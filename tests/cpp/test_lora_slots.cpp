@@ -22,9 +22,7 @@ json serve(const std::string& model, const std::string& engine, json options,
   return testing::estimate(r);
 }
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::has;
 
 // Llama 3.1 8B (hidden 4096, 32 heads, 8 KV heads of 128, FFN 14336, 32
 // layers), values at rank 1 per layer on one card of `tp`:

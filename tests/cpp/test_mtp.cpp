@@ -23,22 +23,9 @@ json request(const std::string& model, const std::string& engine, const std::str
   return r;
 }
 
-const json& term(const json& answer, const std::string& id) {
-  for (const json& t : answer.at("terms")) {
-    if (t.at("id") == id) return t;
-  }
-  throw std::runtime_error("no term " + id);
-}
+using testing::term;
 
-/** The message id and field of the error `r` is refused with, or "" when it is not. */
-std::pair<std::string, std::string> refusal(const json& r) {
-  try {
-    testing::estimate(r);
-  } catch (const vram::Error& e) {
-    return {e.message().id, e.field()};
-  }
-  return {"", ""};
-}
+using testing::refusal;
 
 // DeepSeek V3: 61 MLA layers and one MTP module; a vocabulary of 129,280 over 7,168.
 constexpr double kDeepSeekHeadBytes = 129280.0 * 7168 * 2;  // the MTP module's head, BF16
@@ -158,12 +145,7 @@ TEST_CASE("MTP needs a model that carries the layers, and no draft model beside 
 namespace {
 
 /** The ids of the answer's assumptions. */
-bool assumes(const json& answer, const std::string& id) {
-  for (const json& a : answer.at("assumptions")) {
-    if (a.at("id") == id) return true;
-  }
-  return false;
-}
+using testing::assumes;
 
 json staged(json r, int tp, int pp) {
   r.erase("gpu_count");

@@ -349,13 +349,6 @@ json deepseek_on_8(const json& options) {
   return q;
 }
 
-double term_gb(const json& r, const std::string& id) {
-  for (const json& t : r.at("terms")) {
-    if (t.at("id") == id) return t.at("gb").get<double>();
-  }
-  throw std::runtime_error("no term " + id);
-}
-
 }  // namespace
 
 TEST_CASE("DeepSeek V3 on 8x H200 under vLLM: tensor, expert, and expert with DP attention") {
@@ -377,9 +370,10 @@ TEST_CASE("DeepSeek V3 on 8x H200 under vLLM: tensor, expert, and expert with DP
   CHECK(dp.at("serving").at("tensor_parallel") == 1);
   CHECK(dp.at("serving").at("gpus") == 8);
   // 256 experts divide by 8: whole experts weigh what split ones do.
-  CHECK(term_gb(expert, "weights") == doctest::Approx(term_gb(tensor, "weights")));
+  CHECK(testing::required_gb(expert, "weights") ==
+        doctest::Approx(testing::required_gb(tensor, "weights")));
   // DP attention keeps a copy of attention and the dense parts on every card...
-  CHECK(term_gb(dp, "weights") > term_gb(tensor, "weights") + 5);
+  CHECK(testing::required_gb(dp, "weights") > testing::required_gb(tensor, "weights") + 5);
   // ...but each rank caches only its own users: an MLA latent, which tensor
   // parallelism copies onto every card, so concurrency multiplies.
   const double users_tp = tensor.at("serving").at("max_concurrency").get<double>();
@@ -396,7 +390,8 @@ TEST_CASE("DeepSeek V3 on 8x H200 under vLLM: tensor, expert, and expert with DP
                         16)
             .epsilon(1e-6));
   // Each rank's cache holds ceil(64 / 8) users.
-  CHECK(term_gb(dp, "kv_cache") == doctest::Approx(term_gb(tensor, "kv_cache") / 8).epsilon(0.01));
+  CHECK(testing::required_gb(dp, "kv_cache") ==
+        doctest::Approx(testing::required_gb(tensor, "kv_cache") / 8).epsilon(0.01));
   const std::string cmd = dp.at("launch").at("command").get<std::string>();
   CHECK(cmd.find(" --data-parallel-size 8") != std::string::npos);
   CHECK(cmd.find(" --enable-expert-parallel") != std::string::npos);
@@ -516,7 +511,7 @@ TEST_CASE("property: MoE layouts are legal, and only replication adds weight ove
           }
           // Per card x cards = a copy of the non-expert weights per DP rank,
           // the routed experts once (padded to whole experts on the fullest card).
-          const double per_gpu = term_gb(r, "weights");
+          const double per_gpu = testing::required_gb(r, "weights");
           const double total = r.at("weights_gb").get<double>();
           const double over_cards = per_gpu * gpus;
           CHECK(over_cards >= total * (1 - 1e-9));

@@ -24,27 +24,12 @@ json shared(const std::string& engine, const char* companion, const std::string&
   return testing::estimate(r);
 }
 
-const json& term(const json& answer, const std::string& id) {
-  for (const json& t : answer.at("terms")) {
-    if (t.at("id") == id) return t;
-  }
-  throw std::runtime_error("no term " + id);
-}
+using testing::term;
 
-/** The message id and field of the error `request` is refused with, or "" when it is not. */
-std::pair<std::string, std::string> refusal(const json& request) {
-  try {
-    testing::estimate(request);
-  } catch (const vram::Error& e) {
-    return {e.message().id, e.field()};
-  }
-  return {"", ""};
-}
+using testing::refusal;
 
 std::string command(const json& launch) { return launch.at("command").get<std::string>(); }
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::has;
 
 // Qwen2.5 0.5B: 24 layers, 2 KV heads of 64 (FP16 cache: 24 x 2 x 2 x 64 x 2 bytes a token).
 constexpr double kCompanionKvPerToken = 24.0 * 2 * 2 * 64 * 2;

@@ -32,12 +32,7 @@ std::pair<double, double> batch(const json& answer) {
   return {in.at("max_num_batched_tokens").get<double>(), in.at("max_num_seqs").get<double>()};
 }
 
-bool assumes(const json& answer, const std::string& id) {
-  for (const json& a : answer.at("assumptions")) {
-    if (a.at("id") == id) return true;
-  }
-  return false;
-}
+using testing::assumes;
 
 /** A one-card catalog: `name` with `gib` as CUDA reports it. */
 json card(const std::string& name, double gib) {
