@@ -6,8 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixtures, splitParts, safetensorsFile } from '../js/gguf-writer.mjs';
 import { foreign } from '../js/latin.mjs';
-import { join } from 'node:path';
-import { openPage, screenshot, shotsDir, text } from './harness.mjs';
+import { openPage, screenshot, text } from './harness.mjs';
 
 const INFO = 'vram-calculator #checkpoint-info';
 const ERROR = 'vram-calculator #config-error';
@@ -190,7 +189,7 @@ for (const lang of ['en', 'ar', 'fa']) {
       await screenshot(page, `checkpoint-time-limit-${lang}-1366`);
       await page.setViewportSize({ width: 390, height: 844 });
       await page.locator(ERROR).scrollIntoViewIfNeeded();
-      await page.screenshot({ path: join(shotsDir, `checkpoint-time-limit-${lang}-390.png`) });
+      await screenshot(page, `checkpoint-time-limit-${lang}-390`, { fullPage: false });
       // The page recovers: the same file, read by a fresh Worker, which is let go after.
       await page.evaluate(() => (window.slowReader = false));
       await page.locator('vram-calculator #config-file').setInputFiles([]);

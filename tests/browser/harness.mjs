@@ -132,9 +132,16 @@ export function calc(page, selector = 'vram-calculator') {
   return page.locator(selector);
 }
 
-export async function screenshot(page, name) {
+/**
+ * A screenshot for a person to look at, under test-results/screenshots/:
+ * only with VRAM_SCREENSHOTS=1 (`npm run screenshots`). No test reads one,
+ * and the 113 full-page PNGs of a run were a third of some files' time
+ * (docs/performance.md, "The test suite's time").
+ */
+export async function screenshot(page, name, { fullPage = true } = {}) {
+  if (!process.env.VRAM_SCREENSHOTS) return;
   await mkdir(shotsDir, { recursive: true });
-  await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage });
 }
 
 /** Text of the first match inside the calculator's shadow root ('' when none). */
