@@ -42,7 +42,10 @@ KvCacheSize kv_cache(const ModelSpec& m, const KvFormat& format, std::int64_t co
                         : kind == LayerAttention::kState ? 0
                                                          : context;
     if (kind == LayerAttention::kState) {
-      group.state_bytes = static_cast<double>(m.ssm.state_elements()) * kStateBytesPerElement;
+      group.state_bytes =
+          static_cast<double>(m.ssm.conv_elements()) * kStateBytesPerElement +
+          static_cast<double>(m.ssm.recurrent_elements()) *
+              (m.ssm.fp32_state ? kFp32StateBytesPerElement : kStateBytesPerElement);
     }
     const double per_sequence =
         group.bytes_per_token * static_cast<double>(group.tokens_held) + group.state_bytes;

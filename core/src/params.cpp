@@ -10,7 +10,8 @@ namespace {
 /** q, k, v, o projections of one standard (non-MLA) attention layer. */
 double attention_params(const ModelSpec& m) {
   const double h = d(m.hidden_size);
-  const double q_width = d(m.num_heads * m.head_dim);
+  // With an output gate q_proj writes the queries and the gate (Qwen3NextAttention).
+  const double q_width = d(m.num_heads * m.head_dim) * (m.attn_output_gate ? 2.0 : 1.0);
   const double k_width = d(m.num_kv_heads * m.head_dim);
   const double v_width = d(m.num_kv_heads * m.v_head_dim);
   const double o_in = d(m.num_heads * m.v_head_dim);
@@ -72,9 +73,31 @@ double mamba2_params(const ModelSpec& m) {
   return count;
 }
 
+/**
+ * Gated DeltaNet (transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz writes
+ * q and k (key heads x key width each), v and the gate z (the value width
+ * each); in_proj_ba one beta and one alpha per value head; a bias-free
+ * depthwise conv over q, k and v; dt_bias and A_log per value head; a gated
+ * RMSNorm over one value head's width; out_proj.
+ */
+double gated_delta_params(const ModelSpec& m) {
+  const SsmSpec& s = m.ssm;
+  const double h = d(m.hidden_size);
+  const double inner = d(s.d_inner);
+  const double heads = d(s.n_heads);
+  double count = h * (2.0 * d(s.n_groups * s.d_state) + 2.0 * inner);  // in_proj_qkvz
+  count += h * 2.0 * heads;                                            // in_proj_ba
+  count += d(s.conv_dim()) * d(s.d_conv);                              // conv1d
+  count += 2.0 * heads;                                                // dt_bias, A_log
+  count += d(s.d_inner / s.n_heads);                                   // norm
+  count += inner * h;                                                  // out_proj
+  return count;
+}
+
 /** Mamba mixer (Gu and Dao 2023; Jamba's HF implementation). */
 double ssm_params(const ModelSpec& m) {
   const SsmSpec& s = m.ssm;
+  if (s.gated_delta) return gated_delta_params(m);
   if (s.version == 2) return mamba2_params(m);
   const double h = d(m.hidden_size);
   const double inner = d(s.d_inner);

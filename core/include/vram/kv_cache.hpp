@@ -8,8 +8,10 @@
 
 namespace vram {
 
-/** Bytes one Mamba layer keeps per sequence: conv and SSM states at 16 bits. */
+/** Bytes per element of a state layer's conv window and, by default, its SSM state: 16 bits. */
 inline constexpr double kStateBytesPerElement = 2.0;
+/** The SSM state's element where the config keeps it in FP32 (SsmSpec::fp32_state). */
+inline constexpr double kFp32StateBytesPerElement = 4.0;
 
 /** Layers of one attention kind and what they cache. */
 struct KvGroup {
@@ -44,7 +46,8 @@ double kv_bytes_per_token(const ModelSpec& model, LayerAttention attention, cons
  * The KV cache for `context` tokens per sequence and `batch` sequences.
  * Global and MLA layers hold the whole context, sliding layers at most their
  * window, state layers a fixed conv window and SSM state per sequence
- * (SsmSpec::state_elements, 16 bits each).
+ * (SsmSpec::state_elements, 16 bits each; the recurrent part 32 where
+ * SsmSpec::fp32_state).
  */
 KvCacheSize kv_cache(const ModelSpec& model, const KvFormat& format, std::int64_t context,
                      std::int64_t batch);

@@ -58,13 +58,28 @@ struct SsmSpec {
   bool conv_bias = true;
   bool proj_bias = false;
   bool inner_norms = false;  ///< Jamba's dt/B/C layer norms
+  /**
+   * Gated DeltaNet (Qwen3-Next, Qwen3.5; transformers' Qwen3NextGatedDeltaNet)
+   * in Mamba-2's terms: n_groups key heads and n_heads value heads, d_state
+   * the key head's width, d_inner the value heads' width in all. The conv
+   * window runs over q, k and v (conv_dim) and the recurrent state is
+   * n_heads x d_state x (d_inner / n_heads), as Mamba-2's; the projections
+   * differ (ssm_params).
+   */
+  bool gated_delta = false;
+  /** The recurrent state kept in FP32 (config mamba_ssm_dtype "float32"); else 16 bits. */
+  bool fp32_state = false;
 
   /** Channels the causal convolution runs over (Mamba-2 adds B and C). */
   std::int64_t conv_dim() const {
     return version == 2 ? d_inner + 2 * n_groups * d_state : d_inner;
   }
+  /** Elements of the conv window one layer keeps per sequence. */
+  std::int64_t conv_elements() const { return conv_dim() * d_conv; }
+  /** Elements of the recurrent (SSM) state one layer keeps per sequence. */
+  std::int64_t recurrent_elements() const { return d_inner * d_state; }
   /** Elements one layer keeps per sequence: conv window and SSM state. */
-  std::int64_t state_elements() const { return conv_dim() * d_conv + d_inner * d_state; }
+  std::int64_t state_elements() const { return conv_elements() + recurrent_elements(); }
 };
 
 /** Parameters outside the language model proper (vision tower, MTP). */
@@ -129,6 +144,9 @@ struct ModelSpec {
   bool gated_mlp = true;         ///< gate, up and down (SwiGLU/GeGLU); else up, down
   bool qk_norm = false;          ///< per-head-dim norm on q and k (Qwen3, Gemma 3)
   bool attention_sinks = false;  ///< one learned logit per head (gpt-oss)
+  /** q_proj also writes a sigmoid gate on the attention's output, one per query
+   * element (Qwen3-Next, Qwen3.5: attn_output_gate), so it is twice as wide. */
+  bool attn_output_gate = false;
   /** Gemma 2: tanh soft-capping of the attention scores and of the final
    * logits (config attn_logit_softcapping, final_logit_softcapping). */
   bool attn_softcapping = false;

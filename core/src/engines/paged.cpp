@@ -55,6 +55,18 @@ ModelSpec shard(const ModelSpec& model, int tp) {
   const std::int64_t t = tp;
   local.num_kv_heads = std::max<std::int64_t>(1, (model.num_kv_heads + t - 1) / t);
   local.num_heads = std::max<std::int64_t>(1, model.num_heads / t);
+  // State layers split their heads the same way, so each card keeps its share of the conv
+  // window and the state: vLLM's MambaMixer2 and Qwen3NextGatedDeltaNet divide the heads
+  // (and the groups, or the key heads, a group kept whole on each card where there are fewer
+  // than cards: MambaMixer2's extra_groups_for_head_shards) and MambaMixer its inner width.
+  if (model.ssm.d_inner > 0 && t > 1) {
+    auto split = [t](std::int64_t n) {
+      return n > 0 ? std::max<std::int64_t>(1, (n + t - 1) / t) : n;
+    };
+    local.ssm.d_inner = split(model.ssm.d_inner);
+    local.ssm.n_heads = split(model.ssm.n_heads);
+    local.ssm.n_groups = split(model.ssm.n_groups);
+  }
   return local;
 }
 

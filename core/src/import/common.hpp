@@ -103,6 +103,7 @@ void import_cohere(Context& c);
 void import_jamba(Context& c);
 void import_bamba(Context& c);
 void import_gpt_neox(Context& c);
+void import_qwen3_next(Context& c);  // qwen3_next, qwen3_5, qwen3_5_moe
 
 /** Falcon 40B/180B layout; hf_config.cpp needs it for the KV heads. */
 bool falcon_new_architecture(const Context& c);

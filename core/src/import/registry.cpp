@@ -42,6 +42,11 @@ constexpr Family kFamilies[] = {
     {"jamba", import_jamba, false},
     {"bamba", import_bamba, false},
     {"gpt_neox", import_gpt_neox, false, "gptneox"},
+    {"qwen3_next", import_qwen3_next, false},
+    {"qwen3_5", import_qwen3_next, false},
+    {"qwen3_5_text", import_qwen3_next, false},
+    {"qwen3_5_moe", import_qwen3_next, false},
+    {"qwen3_5_moe_text", import_qwen3_next, false},
 };
 
 }  // namespace

@@ -1,0 +1,195 @@
+// Qwen3-Next and Qwen3.5: Gated DeltaNet layers beside gated full attention
+// (core/src/import/qwen3_next.cpp). Every figure below is counted by hand
+// from the config's fields and transformers' modules
+// (models/qwen3_next/modeling_qwen3_next.py, models/qwen3_vl).
+#include <doctest/doctest.h>
+
+#include "helpers.hpp"
+#include "vram/error.hpp"
+#include "vram/hf_config.hpp"
+#include "vram/kv_cache.hpp"
+#include "vram/params.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+// Qwen/Qwen3-Next-80B-A3B-Instruct's shape (transformers' Qwen3NextConfig
+// defaults are the same model): 48 layers, full attention on every fourth.
+json qwen3_next_80b() {
+  return {{"model_type", "qwen3_next"},
+          {"hidden_size", 2048},
+          {"num_hidden_layers", 48},
+          {"num_attention_heads", 16},
+          {"num_key_value_heads", 2},
+          {"head_dim", 256},
+          {"intermediate_size", 5120},
+          {"vocab_size", 151936},
+          {"num_experts", 512},
+          {"num_experts_per_tok", 10},
+          {"moe_intermediate_size", 512},
+          {"shared_expert_intermediate_size", 512},
+          {"decoder_sparse_step", 1},
+          {"mlp_only_layers", json::array()},
+          {"full_attention_interval", 4},
+          {"linear_conv_kernel_dim", 4},
+          {"linear_key_head_dim", 128},
+          {"linear_num_key_heads", 16},
+          {"linear_num_value_heads", 32},
+          {"linear_value_head_dim", 128},
+          {"tie_word_embeddings", false},
+          {"torch_dtype", "bfloat16"}};
+}
+
+const vram::KvFormat kBf16{"bf16", "BF16", 16, "test"};
+
+}  // namespace
+
+TEST_CASE("Qwen3-Next 80B-A3B: parameters, KV cache and state counted layer by layer") {
+  const vram::ImportedModel imported = vram::import_hf_config(qwen3_next_80b());
+  CHECK(imported.warnings.empty());
+  const vram::ModelSpec& m = imported.model;
+  CHECK(m.layers[0].attention == vram::LayerAttention::kState);
+  CHECK(m.layers[2].attention == vram::LayerAttention::kState);
+  CHECK(m.layers[3].attention == vram::LayerAttention::kGlobal);
+  CHECK(m.layers[47].attention == vram::LayerAttention::kGlobal);
+  const vram::ParamCount count = vram::count_params(m);
+  // A gated attention layer: q_proj 2048 x (16 x 256 x 2, queries and gate) = 16,777,216;
+  // k_proj and v_proj 2048 x 512 each = 2,097,152; o_proj 4096 x 2048 = 8,388,608; q_norm and
+  // k_norm 512: 27,263,488; twelve of them 327,161,856.
+  CHECK(count.attention == 327'161'856.0);
+  // A Gated DeltaNet layer: key width 16 x 128 = 2,048, value width 32 x 128 = 4,096;
+  // in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096) = 25,165,824; in_proj_ba 2048 x 64 = 131,072;
+  // conv1d (2 x 2048 + 4096) x 4 = 32,768; dt_bias and A_log 64; norm 128; out_proj
+  // 4096 x 2048 = 8,388,608: 33,718,464; thirty-six of them 1,213,864,704.
+  CHECK(count.ssm == 1'213'864'704.0);
+  // Embedding and head 151,936 x 2048 each; per layer 512 routed experts of 3 x 2048 x 512,
+  // a shared expert as wide, the router 2048 x 512 and the shared expert's gate 2048; norms
+  // 2 x 2048 a layer and the final one. In all 79,674,391,296: Qwen's "80B total parameters"
+  // (transformers docs/source/en/model_doc/qwen3_next.md) within 0.5%.
+  CHECK(count.total() == 79'674'391'296.0);
+  CHECK(count.total() / 80e9 == doctest::Approx(1.0).epsilon(0.005));
+  // Active: ten routed experts a layer instead of 512: 3,874,929,408.
+  CHECK(count.active() == 3'874'929'408.0);
+
+  // Only the twelve full-attention layers cache per token: 12 x 2 x 2 x 256 x 2 bytes.
+  const vram::KvCacheSize kv = vram::kv_cache(m, kBf16, 4096, 1);
+  CHECK(kv.bytes_per_token == 24'576.0);
+  // Each DeltaNet layer keeps, per sequence, its conv window (8,192 x 4 x 2 bytes = 65,536)
+  // and its state (32 heads x 128 x 128 x 2 bytes = 1,048,576): 1,114,112; 36 layers.
+  CHECK(kv.bytes == 24'576.0 * 4096 + 36 * 1'114'112.0);
+  // Two sequences, twice as much; the state does not grow with the context.
+  CHECK(vram::kv_cache(m, kBf16, 8192, 2).bytes == 2 * (24'576.0 * 8192 + 36 * 1'114'112.0));
+}
+
+TEST_CASE("Qwen3.5 MoE: text_config, layer_types, an FP32 state and the Qwen3-VL tower") {
+  // The shape of Qwen3.5-35B-A3B's config (model_type qwen3_5_moe, the language model under
+  // text_config, the tower under vision_config).
+  json text = {{"model_type", "qwen3_5_moe_text"},
+               {"hidden_size", 2048},
+               {"num_hidden_layers", 40},
+               {"num_attention_heads", 16},
+               {"num_key_value_heads", 2},
+               {"head_dim", 256},
+               {"attn_output_gate", true},
+               {"vocab_size", 248320},
+               {"num_experts", 256},
+               {"num_experts_per_tok", 8},
+               {"moe_intermediate_size", 512},
+               {"shared_expert_intermediate_size", 512},
+               {"full_attention_interval", 4},
+               {"linear_conv_kernel_dim", 4},
+               {"linear_key_head_dim", 128},
+               {"linear_num_key_heads", 16},
+               {"linear_num_value_heads", 32},
+               {"linear_value_head_dim", 128},
+               {"mamba_ssm_dtype", "float32"},
+               {"tie_word_embeddings", false}};
+  json types = json::array();
+  for (int i = 0; i < 40; ++i) types.push_back(i % 4 == 3 ? "full_attention" : "linear_attention");
+  text["layer_types"] = types;
+  const json vision = {{"depth", 27},
+                       {"hidden_size", 1152},
+                       {"intermediate_size", 4304},
+                       {"out_hidden_size", 2048},
+                       {"num_heads", 16},
+                       {"in_channels", 3},
+                       {"patch_size", 16},
+                       {"temporal_patch_size", 2},
+                       {"spatial_merge_size", 2},
+                       {"num_position_embeddings", 2304},
+                       {"deepstack_visual_indexes", json::array()}};
+  const json config = {{"model_type", "qwen3_5_moe"},
+                       {"text_config", text},
+                       {"vision_config", vision},
+                       {"tie_word_embeddings", false}};
+  const vram::ImportedModel imported = vram::import_hf_config(config);
+  CHECK(imported.warnings.empty());
+  const vram::ModelSpec& m = imported.model;
+  CHECK(m.layers[3].attention == vram::LayerAttention::kGlobal);
+  CHECK(m.layers[4].attention == vram::LayerAttention::kState);
+  const vram::ParamCount count = vram::count_params(m);
+  // The tower: patch_embed 3 x 2 x 16 x 16 x 1152 + 1152 = 1,770,624; pos_embed
+  // 2304 x 1152 = 2,654,208; per block 4 x 1152 (norms) + 3 x 1152^2 + 3 x 1152 (qkv) +
+  // 1152^2 + 1152 (proj) + 2 x 1152 x 4304 + 4304 + 1152 (MLP) = 15,236,368, 27 blocks
+  // 411,381,936; the merger's norm 2,304, fc1 4608^2 + 4608, fc2 4608 x 2048 + 2048:
+  // 30,764,480. In all 446,571,248.
+  CHECK(vram::vision_params(m) == 446'571'248.0);
+  // The language model: 10 gated attention layers of 27,263,488, 30 DeltaNet layers of
+  // 33,718,464, 40 MoE blocks of 808,978,432, embedding and head 248,320 x 2048 each, norms:
+  // 34,660,610,688; with the tower 35,107,181,936 ("35B").
+  CHECK(count.total() == 35'107'181'936.0);
+  // The recurrent state in FP32: 32 x 128 x 128 x 4 = 2,097,152 bytes a layer, the conv
+  // window still 65,536 at 16 bits.
+  const vram::KvCacheSize kv = vram::kv_cache(m, kBf16, 1, 1);
+  CHECK(kv.bytes == 10 * 2048.0 + 30 * (2'097'152.0 + 65'536.0));
+}
+
+TEST_CASE("Qwen3-Next: value heads that do not divide among the key heads are refused by name") {
+  json config = qwen3_next_80b();
+  config["linear_num_value_heads"] = 24;
+  config["linear_num_key_heads"] = 16;
+  try {
+    vram::import_hf_config(config);
+    FAIL("no error");
+  } catch (const vram::Error& e) {
+    CHECK(e.field() == "config.linear_num_value_heads");
+    CHECK(e.message().id == "error.linear_heads");
+  }
+  // A tower with a deepstack index past its depth names the field.
+  json vl = {{"model_type", "qwen3_5"},
+             {"text_config", qwen3_next_80b()},
+             {"vision_config",
+              {{"depth", 2}, {"hidden_size", 64}, {"intermediate_size", 128},
+               {"deepstack_visual_indexes", {5}}}}};
+  try {
+    vram::import_hf_config(vl);
+    FAIL("no error");
+  } catch (const vram::Error& e) {
+    CHECK(e.field() == "config.vision_config.deepstack_visual_indexes");
+  }
+}
+
+TEST_CASE("Qwen3-Next under vLLM at TP 2: each card keeps half of every layer's state") {
+  // Qwen3NextGatedDeltaNet splits its key and value heads over the tensor-parallel ranks, so
+  // a card keeps 8 key heads and 16 value heads: conv window (2 x 1,024 + 2,048) x 4 x 2
+  // bytes = 32,768 and state 16 x 128 x 128 x 2 bytes = 524,288: 557,056 a layer, half of
+  // 1,114,112. The twelve attention layers keep one KV head of the two.
+  const json answer = testing::estimate({{"config", qwen3_next_80b()},
+                                         {"engine", "vllm"},
+                                         {"gpu", "h200-sxm"},
+                                         {"gpu_count", 2},
+                                         {"context", 4096},
+                                         {"batch", 1}});
+  const json& kv = testing::term(answer, "kv_cache");
+  double state = -1;
+  for (const json& group : kv.at("formula").at("params").at("groups")) {
+    if (group.at("params").contains("state_bytes")) {
+      state = group.at("params").at("state_bytes").get<double>();
+    }
+  }
+  CHECK(state == 557'056.0);
+  // 12 layers x 1 KV head x (256 + 256) x 2 bytes x 4,096 tokens + 36 x 557,056.
+  CHECK(kv.at("gb").get<double>() * 1e9 ==
+        doctest::Approx(12.0 * 1024 * 4096 + 36 * 557'056.0).epsilon(1e-12));
+}
