@@ -15,6 +15,9 @@ namespace {
 
 json ft(json request) { return testing::estimate(std::move(request)); }
 
+using testing::assumes;
+using testing::find_term;
+using testing::required_gb;
 using testing::term_gb;
 
 // A small dense model described by hand: 1,000,000,000 parameters stated,
@@ -469,4 +472,67 @@ TEST_CASE(
   // output and o's input (2 x 2 x 4,096), gate, SiLU and up (3 x 2 x 14,336).
   const double per_token = 8 * h + 2 * h + 2 * 6144 + 4 * 4096 + 6 * 14336;
   CHECK(term_gb(ft(bf16), "activations") == doctest::Approx(layers * tokens * per_token / 1e9));
+}
+
+TEST_CASE(
+    "QLoRA with PEFT's upcast under the Trainer's autocast: a BF16 copy per adapter, FP32 MLP") {
+  // Llama 3.1 8B, r16 on every linear module, 1,024 tokens, no
+  // checkpointing, flash attention. Under autocast PEFT's 4-bit layers do
+  // not cast (bnb.py: requires_conversion = not torch.is_autocast_enabled());
+  // over the upcast's fp32 stream autocast casts each adapter's input to
+  // bf16, one copy per module, and bitsandbytes returns fp32 (the input's
+  // dtype), so gate, SiLU and up are fp32. Per layer and token:
+  //   norms' fp32 inputs        2 x 4 x 4,096  =  32,768
+  //   q/k/v's bf16 copies       3 x 2 x 4,096  =  24,576
+  //   Q, K, V (GQA: 8 x 128)    2 x 6,144      =  12,288
+  //   SDPA's output, o's input  2 x 2 x 4,096  =  16,384
+  //   gate/up's bf16 copies     2 x 2 x 4,096  =  16,384
+  //   gate, SiLU, up in fp32    3 x 4 x 14,336 = 172,032
+  //   down's bf16 copy          2 x 14,336     =  28,672
+  //                                              303,104 bytes
+  // x 32 layers x 1,024 tokens = 9,932,111,872 bytes. Counted as LoRA's
+  // fp32 copies (4 bytes a module) with bf16 intermediates it was
+  // 294,912 a layer and token: 9.66 GB.
+  const json all = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+  const json r = ft({{"model", "llama-3.1-8b"},
+                     {"mode", "qlora"},
+                     {"lora_rank", 16},
+                     {"lora_targets", all},
+                     {"seq", 1024},
+                     {"checkpointing", false},
+                     {"flash_attention", true}});
+  CHECK(required_gb(r, "activations") == doctest::Approx(9'932'111'872.0 / 1e9));
+  CHECK(assumes(r, "assumption.qlora_autocast"));
+  // Without the upcast the stream is bf16 and the count is LoRA's (per-module
+  // fp32 copies, bf16 intermediates): no such assumption.
+  json plain = {{"model", "llama-3.1-8b"}, {"mode", "qlora"}, {"upcast_unquantized", false}};
+  CHECK_FALSE(assumes(ft(plain), "assumption.qlora_autocast"));
+}
+
+TEST_CASE("QLoRA's upcast LM head: its BF16 autocast copy sits beside the loss, whatever the seq") {
+  // prepare_model_for_kbit_training makes the head fp32; autocast casts a
+  // frozen weight at every call (cached_cast caches only weights that
+  // require grad) and the matmul keeps the copy for its input's gradient:
+  // Llama 3.1 8B, 128,256 x 4,096 x 2 bytes = 1,050,673,152 bytes.
+  json upcast = {{"model", "llama-3.1-8b"}, {"mode", "qlora"}, {"seq", 2048}};
+  const json a = ft(upcast);
+  CHECK(required_gb(a, "lm_head_copy") == doctest::Approx(1'050'673'152.0 / 1e9));
+  CHECK(assumes(a, "assumption.qlora_head_copy"));
+  upcast["seq"] = 8192;
+  CHECK(required_gb(ft(upcast), "lm_head_copy") == doctest::Approx(1'050'673'152.0 / 1e9));
+  // The allocator's peak holds it with the loss's buffers: the peak is the
+  // sum of every term but the runtime and the reserve.
+  double summed = 0;
+  for (const json& t : a.at("terms")) {
+    if (t.at("id") != "overhead" && t.at("id") != "reserve") summed += t.at("gb").get<double>();
+  }
+  CHECK(a.at("allocator_peak_gb").get<double>() == doctest::Approx(summed));
+  // No upcast: a bf16 head, no copy; the guide's convention counts none.
+  json plain = upcast;
+  plain["upcast_unquantized"] = false;
+  CHECK(find_term(ft(plain), "lm_head_copy") == nullptr);
+  json guide = upcast;
+  guide["finetune_profile"] = "guide";
+  CHECK(find_term(ft(guide), "lm_head_copy") == nullptr);
+  CHECK_FALSE(assumes(ft(guide), "assumption.qlora_head_copy"));
 }

@@ -141,6 +141,8 @@ double evaluate(const json& m) {
        [](const json& q) {
          return num(q, "seq") * num(q, "batch") * num(q, "vocab") * num(q, "bytes_per_logit");
        }},
+      {"formula.ft_lm_head_copy",
+       [](const json& q) { return num(q, "vocab") * num(q, "hidden") * num(q, "element_bytes"); }},
       {"formula.ft_overhead", [](const json& q) { return num(q, "bytes"); }},
       {"formula.ft_overhead_guide", [](const json& q) { return num(q, "bytes"); }},
       {"formula.ft_overhead_set", [](const json& q) { return num(q, "bytes"); }},

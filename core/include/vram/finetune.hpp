@@ -104,7 +104,10 @@ struct ActivationSize {
   double saved_bytes = 0;       ///< every layer's saved tensors (without checkpointing)
   double transient_bytes = 0;   ///< the widest layer's backward buffers
   double logits_bytes = 0;      ///< the loss's buffers at its backward
-  double residual_bytes = 2;    ///< bytes per element of the residual stream (4: QLoRA upcast)
+  /** QLoRA's upcast: the fp32 LM head's bf16 copy under autocast, beside the loss's buffers
+   * (a weight's copy, not an activation: the physical profile adds it, total_bytes does not). */
+  double head_copy_bytes = 0;
+  double residual_bytes = 2;  ///< bytes per element of the residual stream (4: QLoRA upcast)
   double stored_bytes =
       0;  ///< what the forward pass leaves: checkpoints or every layer's saved tensors
   double backward_layer_bytes =
@@ -126,7 +129,12 @@ struct ActivationSize {
  * soft-capping); flash attention keeps none. A frozen linear layer saves no
  * input; a LoRA adapter saves its own (an fp32 copy per adapted module
  * when the adapters are fp32, PEFT's default; the shared bf16 input
- * otherwise). With gradient checkpointing every layer keeps its input
+ * otherwise). QLoRA with PEFT's upcast runs under the Trainer's BF16
+ * autocast over an fp32 residual stream, where PEFT's 4-bit layers do not
+ * cast: one autocast bf16 copy per adapted module, the MLP's intermediates
+ * fp32 (bitsandbytes returns its input's dtype), and the fp32 LM head's
+ * bf16 copy beside the loss (head_copy_bytes). With gradient
+ * checkpointing every layer keeps its input
  * (2 bytes, 4 for QLoRA's fp32 residual stream) and one layer is recomputed
  * at a time. The loss: s x b x vocab x loss_bytes_per_logit. The peak
  * (total_bytes) is what the forward pass stored plus the larger of the

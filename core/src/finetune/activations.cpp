@@ -20,32 +20,93 @@ struct LayerBytes {
 };
 
 /**
+ * How an adapted module's input is saved: the tensor lora_A reads, which
+ * autograd saves for the adapter's weight gradient.
+ * - kFp32PerModule: LoRA with fp32 adapters (PEFT's default,
+ *   autocast_adapter_dtype=True). PEFT's Linear casts each adapted module's
+ *   input to the adapter's dtype (peft/tuners/lora/layer.py, Linear.forward:
+ *   x = self._cast_input_dtype(x, lora_A.weight.dtype)): one fp32 copy per
+ *   adapted module, 4 bytes.
+ * - kShared: bf16 adapters: the modules read the bf16 tensor as it is and
+ *   save it once, 2 bytes.
+ * - kBf16PerModule: QLoRA over the fp32 residual stream of PEFT's
+ *   prepare_model_for_kbit_training (upcast_unquantized: the norms' outputs
+ *   are fp32). PEFT's 4-bit layer casts only when autocast is off
+ *   (peft/tuners/lora/bnb.py, Linear4bit.forward: requires_conversion = not
+ *   torch.is_autocast_enabled()), and a QLoRA plan runs under the Trainer's
+ *   BF16 autocast (its launch sets bf16=True; accelerate's
+ *   Accelerator.prepare_model wraps forward in torch.autocast): autocast
+ *   casts the fp32 input to bf16 at each lora_A, one 2-byte copy per module.
+ * QLoRA without the upcast (LLaMA-Factory prepares its models itself) is
+ * counted as LoRA is, although by the same source its adapters would share
+ * the bf16 input under autocast: counted so, LLaMA-Factory's QLoRA sweep
+ * falls 7% under at 4k tokens (its fixed part is 0.3-0.5 GB short for a
+ * reason its page does not let us pin down; docs/accuracy.md), past that
+ * case's tolerance, while its 32k run comes within 4%.
+ * A frozen base layer saves no input (autograd saves a matmul's input only
+ * for its weight's gradient; bitsandbytes' MatMul4Bit keeps no input).
+ */
+enum class AdapterInput { kFp32PerModule, kShared, kBf16PerModule };
+
+AdapterInput adapter_input(const FinetuneSetup& s) {
+  if (s.method == FinetuneMethod::kQlora && s.upcast_unquantized) {
+    return AdapterInput::kBf16PerModule;
+  }
+  return s.precision == Precision::kMixed ? AdapterInput::kFp32PerModule : AdapterInput::kShared;
+}
+
+/**
  * Bytes saved for the input of the modules reading one tensor. `frozen` is
- * true for LoRA/QLoRA: a frozen linear layer saves no input unless an
- * adapter sits on it. PEFT runs its adapters in fp32 by default (LoraModel's
- * autocast_adapter_dtype=True casts bf16/fp16 adapter weights to fp32) and
- * casts each adapted module's input to the adapter's dtype
- * (peft/tuners/lora/layer.py, Linear.forward: x = self._cast_input_dtype(x,
- * lora_A.weight.dtype)): lora_A then saves its own fp32 copy of the input,
- * one per adapted module, while the frozen base layer saves none (autograd
- * saves a matmul's input only for its weight's gradient). A bf16 adapter
- * saves the bf16 input itself, shared by the modules that read it.
+ * true for LoRA/QLoRA; a full fine-tune's layers save their bf16 input once.
  */
 struct Inputs {
   bool frozen;
-  bool fp32_adapters;
+  AdapterInput adapter;
+  double residual = 2.0;      ///< bytes per element of the residual stream and its gradient
+  double intermediate = 2.0;  ///< bytes per element of the MLP's intermediates
 
   double operator()(double width, std::initializer_list<bool> modules) const {
     if (!frozen) return 2.0 * width;
     double adapted = 0;
     for (const bool module : modules) adapted += module ? 1.0 : 0.0;
     if (adapted == 0) return 0.0;
-    return fp32_adapters ? 4.0 * width * adapted : 2.0 * width;
+    switch (adapter) {
+      case AdapterInput::kFp32PerModule:
+        return 4.0 * width * adapted;
+      case AdapterInput::kBf16PerModule:
+        return 2.0 * width * adapted;
+      case AdapterInput::kShared:
+        break;
+    }
+    return 2.0 * width;
   }
 };
 
-/** The hidden state's gradient in and out of a layer: 2 bytes each way. */
-double hidden_gradient_bytes(const ModelSpec& m) { return 2.0 * d(m.hidden_size) * 2.0; }
+/**
+ * Each checkpointed layer keeps its input: the residual stream, 2 bytes
+ * wide; 4 under QLoRA when PEFT's prepare_model_for_kbit_training has cast
+ * the embeddings and norms to fp32 (the embedding's output is fp32, and
+ * fp32 + bf16 keeps the residual stream fp32 through every layer).
+ */
+double residual_bytes_per_element(const FinetuneSetup& s) {
+  return s.method == FinetuneMethod::kQlora && s.upcast_unquantized ? 4.0 : 2.0;
+}
+
+/**
+ * Bytes per element of the MLP's intermediate tensors. Under QLoRA's upcast
+ * the residual stream is fp32, and bitsandbytes' Linear4bit returns its
+ * output in its input's dtype (bitsandbytes/nn/modules.py, Linear4bit.forward:
+ * matmul_4bit(...).to(inp_dtype)): gate and up read the fp32 norm output, so
+ * their outputs, SiLU's and the product are fp32, 4 bytes.
+ */
+double intermediate_bytes(const FinetuneSetup& s) {
+  return s.method == FinetuneMethod::kQlora && s.upcast_unquantized ? 4.0 : 2.0;
+}
+
+/** The hidden state's gradient in and out of a layer, `residual` bytes each way. */
+double hidden_gradient_bytes(const ModelSpec& m, double residual) {
+  return 2.0 * d(m.hidden_size) * residual;
+}
 
 /**
  * transformers' RMSNorm (LlamaRMSNorm and its copies) upcasts its input to
@@ -105,10 +166,11 @@ void add_mlp(const ModelSpec& m, const Inputs& inputs, const finetune::Targeted&
              double copies, LayerBytes& b) {
   const double h = d(m.hidden_size);
   double bytes = inputs(h, {t.gate_proj, t.up_proj});
-  bytes += 2.0 * (m.gated_mlp ? 3.0 : 1.0) * width;
+  bytes += inputs.intermediate * (m.gated_mlp ? 3.0 : 1.0) * width;
   bytes += inputs(width, {t.down_proj});
   b.saved += copies * bytes;
-  b.transient = std::max(b.transient, 2.0 * h * 2.0 + copies * 2.0 * 2.0 * width);
+  b.transient =
+      std::max(b.transient, 2.0 * h * inputs.residual + copies * 2.0 * inputs.intermediate * width);
 }
 
 /** MoE: the router's input and fp32 logits, k routed experts, the shared ones. */
@@ -125,8 +187,9 @@ void add_experts(const ModelSpec& m, const Inputs& inputs, const finetune::Targe
 LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer, bool frozen,
                                  const finetune::Targeted& t) {
   const ModelSpec& m = *s.model;
-  const Inputs inputs{frozen, frozen && s.precision == Precision::kMixed};
-  LayerBytes b{norm_saved_bytes(m, frozen), hidden_gradient_bytes(m)};
+  const Inputs inputs{frozen, adapter_input(s), residual_bytes_per_element(s),
+                      intermediate_bytes(s)};
+  LayerBytes b{norm_saved_bytes(m, frozen), hidden_gradient_bytes(m, inputs.residual)};
   if (layer.attention == LayerAttention::kState) {
     add_state_mixer(m, frozen, b);
   } else {
@@ -140,16 +203,6 @@ LayerBytes layer_bytes_per_token(const FinetuneSetup& s, const LayerSpec& layer,
   return b;
 }
 
-/**
- * Each checkpointed layer keeps its input: the residual stream, 2 bytes
- * wide; 4 under QLoRA when PEFT's prepare_model_for_kbit_training has cast
- * the embeddings and norms to fp32 (the embedding's output is fp32, and
- * fp32 + bf16 keeps the residual stream fp32 through every layer).
- */
-double residual_bytes_per_element(const FinetuneSetup& s) {
-  return s.method == FinetuneMethod::kQlora && s.upcast_unquantized ? 4.0 : 2.0;
-}
-
 /** Under gradient checkpointing: every layer's input, `residual` bytes per element. */
 double checkpoint_bytes(const FinetuneSetup& s, double tokens, double residual) {
   const ModelSpec& m = *s.model;
@@ -159,6 +212,23 @@ double checkpoint_bytes(const FinetuneSetup& s, double tokens, double residual) 
 /** The loss's buffers at its backward: s x b x vocab x loss_bytes_per_logit. */
 double loss_bytes(const FinetuneSetup& s, double tokens) {
   return tokens * d(s.model->vocab_size) * loss_bytes_per_logit(s);
+}
+
+/**
+ * Under QLoRA's upcast the LM head is fp32 (prepare_model_for_kbit_training
+ * casts every parameter that is not 4-bit to fp32; bitsandbytes leaves the
+ * head unquantized), and the Trainer's BF16 autocast casts it to bf16 at
+ * each call: autocast caches its casts only for weights that require grad
+ * (aten/src/ATen/autocast_mode.cpp, cached_cast: arg.requires_grad() &&
+ * arg.is_leaf()), and the frozen head's copy is what the matmul saves for
+ * its input's gradient, held from the logits' forward through the loss's
+ * backward: vocab x hidden x 2 bytes, whatever the sequence. A fused or
+ * chunked loss casts it per chunk, a transient at the same moment.
+ */
+double head_copy_bytes(const FinetuneSetup& s) {
+  const ModelSpec& m = *s.model;
+  if (s.method != FinetuneMethod::kQlora || !s.upcast_unquantized) return 0.0;
+  return d(m.vocab_size) * d(m.hidden_size) * 2.0;
 }
 
 }  // namespace
@@ -200,6 +270,7 @@ ActivationSize activation_size(const FinetuneSetup& s) {
   a.residual_bytes = residual_bytes_per_element(s);
   a.checkpoint_bytes = checkpoint_bytes(s, tokens, a.residual_bytes);
   a.logits_bytes = loss_bytes(s, tokens);
+  a.head_copy_bytes = head_copy_bytes(s);
   a.saved_bytes = all_saved;
   a.transient_bytes = widest_transient;
   a.stored_bytes = s.checkpointing ? a.checkpoint_bytes : all_saved;

@@ -176,6 +176,15 @@ Term logits_term(const FinetuneSetup& s, double bytes, bool explain) {
                                               {"loss", enum_word("loss.", to_string(s.loss))}})});
 }
 
+/** QLoRA's upcast: the fp32 LM head cast to bf16 by autocast, kept for the loss's backward. */
+Term head_copy_term(const FinetuneSetup& s, double bytes, bool explain) {
+  const ModelSpec& m = *s.model;
+  return make_term(
+      "lm_head_copy", {"term.lm_head_copy"}, bytes, explain,
+      {"formula.ft_lm_head_copy",
+       obj({{"vocab", m.vocab_size}, {"hidden", m.hidden_size}, {"element_bytes", 2.0}})});
+}
+
 Term backward_term(const Sizing& z, double bytes, bool explain) {
   const ActivationSize& a = z.activations;
   const double grads = z.states.gradients_bytes;
@@ -184,7 +193,7 @@ Term backward_term(const Sizing& z, double bytes, bool explain) {
                                                 {"grads", grads},
                                                 {"step", z.step_bytes},
                                                 {"stored", a.stored_bytes},
-                                                {"loss", a.logits_bytes}})},
+                                                {"loss", a.logits_bytes + a.head_copy_bytes}})},
                    1, 0,
                    obj({{"gradients_gb", bytes_to_gb(grads)},
                         {"layer_gb", bytes_to_gb(a.backward_layer_bytes)},
@@ -226,6 +235,8 @@ Term term(const FinetuneSetup& s, const Sizing& z, SizedPart p, bool explain) {
       return stored_activations_term(s, z.activations, p.bytes, explain);
     case Part::kLogits:
       return logits_term(s, p.bytes, explain);
+    case Part::kHeadCopy:
+      return head_copy_term(s, p.bytes, explain);
     case Part::kBackward:
       return backward_term(z, p.bytes, explain);
     case Part::kOverhead:
@@ -265,6 +276,15 @@ std::vector<Message> assumptions(const FinetuneSetup& s, const Sizing& z) {
                                          {"share", st.adapter_share_pct},
                                          {"format", adapter_format(s)},
                                          {"bytes", st.lora_bytes_per_param}})});
+  }
+  if (s.method == FinetuneMethod::kQlora && s.upcast_unquantized) {
+    // Under the Trainer's autocast over the upcast's fp32 stream: how the
+    // 4-bit layers' adapters save their inputs and the MLP's fp32
+    // intermediates (activations.cpp), and the LM head's copy (physical).
+    a.push_back({"assumption.qlora_autocast"});
+    if (z.activations.head_copy_bytes > 0 && s.profile == FinetuneProfile::kPhysical) {
+      a.push_back({"assumption.qlora_head_copy", obj({{"bytes", z.activations.head_copy_bytes}})});
+    }
   }
   if (s.optimizer == Optimizer::kAdafactor && z.step_bytes > 0) {
     // The step's FP32 buffers for its largest parameter (optimizer.cpp, adafactor_step_bytes).

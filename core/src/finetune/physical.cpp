@@ -66,7 +66,7 @@ Reserve allocator_reserve(const FinetuneSetup& s, const ActivationSize& a, doubl
 double backward_bytes(const ActivationSize& a, double grads, double step) {
   const double after_loss = std::max(
       {a.stored_bytes + a.backward_layer_bytes, grads + a.backward_layer_bytes, grads + step});
-  return std::max(0.0, after_loss - a.stored_bytes - a.logits_bytes);
+  return std::max(0.0, after_loss - a.stored_bytes - a.logits_bytes - a.head_copy_bytes);
 }
 
 }  // namespace
@@ -78,10 +78,11 @@ void size_physical(const FinetuneSetup& s, Sizing& z) {
   z.step_bytes = step_bytes(s, st.trainable_params, st.shards.optimizer);
   z.backward_bytes = backward_bytes(a, st.gradients_bytes, z.step_bytes);
   // The allocator's peak: what the forward pass stored, then the largest of
-  // the loss's buffers, the layer in backward, and the gradients as they
-  // appear (the gradients count there, not as a term of their own).
+  // the loss's buffers (with QLoRA's bf16 copy of the LM head beside them),
+  // the layer in backward, and the gradients as they appear (the gradients
+  // count there, not as a term of their own).
   z.allocator_peak_bytes = st.weights_bytes + st.adapter_bytes + st.optimizer_bytes +
-                           a.stored_bytes + a.logits_bytes + z.backward_bytes;
+                           a.stored_bytes + a.logits_bytes + a.head_copy_bytes + z.backward_bytes;
   // The runtime: the CUDA context with cuBLAS, unless the request sets it.
   z.overhead_bytes = s.overhead_set ? s.overhead_bytes : s.context_bytes;
   z.reserve = allocator_reserve(s, a, st.gradients_bytes);
@@ -90,6 +91,7 @@ void size_physical(const FinetuneSetup& s, Sizing& z) {
   z.parts.push_back({Part::kOptimizer, st.optimizer_bytes});
   z.parts.push_back({Part::kStoredActivations, a.stored_bytes});
   z.parts.push_back({Part::kLogits, a.logits_bytes});
+  if (a.head_copy_bytes > 0) z.parts.push_back({Part::kHeadCopy, a.head_copy_bytes});
   z.parts.push_back({Part::kBackward, z.backward_bytes});
   z.parts.push_back({Part::kOverhead, z.overhead_bytes});
   z.parts.push_back({Part::kReserve, z.reserve.bytes});

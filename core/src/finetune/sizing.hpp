@@ -109,6 +109,7 @@ enum class Part {
   kSummedActivations,  ///< guide, LoRA: stored activations + the layer in backward
   kStoredActivations,  ///< physical: what the forward pass stored
   kLogits,
+  kHeadCopy,  ///< physical, QLoRA's upcast: the LM head's bf16 copy under autocast
   kBackward,
   kOverhead,
   kReserve,
