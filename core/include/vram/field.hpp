@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -62,6 +63,14 @@ struct FieldSpec {
    * Empty: any model.
    */
   std::string needs;
+  /**
+   * The same, choice by choice, for an enum whose choices need different
+   * things of the model: {choice, need} (speculative: "mtp" needs the
+   * model's MTP layers, error.no_mtp; "eagle3" an EAGLE-3 head published for
+   * it, error.no_eagle_head). The schema reports it as "choice_needs"; a
+   * choice not listed takes any model.
+   */
+  std::vector<std::pair<std::string, std::string>> choice_needs;
 };
 
 /** The word a number knob takes when the plan picks its value (llama.cpp's placement). */
