@@ -66,9 +66,9 @@ TEST_CASE("vLLM: Llama 3.1 8B's EAGLE-3 head, its weights and one KV layer in th
   CHECK(alone.at("budget").at("kv_bytes_per_token").get<double>() == 131072.0);
   CHECK(testing::required_gb(both, "eagle_kv") == doctest::Approx(8192.0 * 4096 / kGB));
   // The head's weights come off the KV budget before the blocks are counted.
-  CHECK(both.at("kv_budget_gb").get<double>() ==
-        doctest::Approx(alone.at("kv_budget_gb").get<double>() - kHead8bOneCard / kGB)
-            .epsilon(1e-6));
+  CHECK(
+      both.at("kv_budget_gb").get<double>() ==
+      doctest::Approx(alone.at("kv_budget_gb").get<double>() - kHead8bOneCard / kGB).epsilon(1e-6));
   CHECK(testing::has(testing::launch_command(both),
                      " --speculative-config '{\"method\":\"eagle3\",\"model\":\"yuhuili/"
                      "EAGLE3-LLaMA3.1-Instruct-8B\",\"num_speculative_tokens\":3}'"));
@@ -80,8 +80,12 @@ TEST_CASE("vLLM over two cards: the layer and its head split, the fc and norms w
   const json both = testing::estimate(eagle_request("llama-3.1-8b", "vllm", 2, true));
   CHECK(testing::required_gb(both, "eagle_weights") == doctest::Approx(kHead8bTwoCards / kGB));
   CHECK(testing::required_gb(both, "eagle_kv") == doctest::Approx(8192.0 * 2048 / kGB));
-  CHECK(testing::term(both, "eagle_weights").at("formula").at("params").at("over").at("params").at(
-            "gpus") == 2);
+  CHECK(testing::term(both, "eagle_weights")
+            .at("formula")
+            .at("params")
+            .at("over")
+            .at("params")
+            .at("gpus") == 2);
 }
 
 TEST_CASE("vLLM: Llama 3.3 70B's head over four cards") {
@@ -133,7 +137,8 @@ TEST_CASE("llama.cpp and transformers do not run EAGLE-3 heads: said, nothing co
     CHECK(testing::find_term(both, "eagle_weights") == nullptr);
     CHECK(both.at("total_gb") == alone.at("total_gb"));
     // llama.cpp's command has no drafter (transformers has no server command).
-    if (both.contains("launch")) CHECK(testing::launch_command(both) == testing::launch_command(alone));
+    if (both.contains("launch"))
+      CHECK(testing::launch_command(both) == testing::launch_command(alone));
   }
 }
 
@@ -144,10 +149,10 @@ TEST_CASE("EAGLE-3 needs a model with a head in the catalog, and no draft model 
   // A pasted config is no preset: no head is known for it.
   json custom = eagle_request("llama-3.1-8b", "vllm", 1, true);
   custom.erase("model");
-  custom["config"] = {{"model_type", "llama"},        {"hidden_size", 4096},
-                      {"num_hidden_layers", 32},      {"num_attention_heads", 32},
-                      {"num_key_value_heads", 8},     {"intermediate_size", 14336},
-                      {"vocab_size", 128256},         {"torch_dtype", "bfloat16"}};
+  custom["config"] = {{"model_type", "llama"},    {"hidden_size", 4096},
+                      {"num_hidden_layers", 32},  {"num_attention_heads", 32},
+                      {"num_key_value_heads", 8}, {"intermediate_size", 14336},
+                      {"vocab_size", 128256},     {"torch_dtype", "bfloat16"}};
   CHECK(testing::refusal(custom) == Refusal{"error.no_eagle_head", "speculative"});
   json r = eagle_request("llama-3.1-8b", "vllm", 1, true);
   r["draft_model"] = "llama-3.2-1b";
@@ -163,8 +168,7 @@ TEST_CASE("Pipeline stages: the head lives on the last stage, with its weights a
   r.erase("gpu_count");
   r["engine_options"] = {{"tensor_parallel_size", 4}, {"pipeline_parallel_size", 2}};
   const json staged = testing::estimate(r);
-  CHECK(testing::required_gb(staged, "eagle_weights") ==
-        doctest::Approx(kHead70bFourCards / kGB));
+  CHECK(testing::required_gb(staged, "eagle_weights") == doctest::Approx(kHead70bFourCards / kGB));
   CHECK_FALSE(testing::assumes(staged, "assumption.draft_last_stage"));
   CHECK(testing::required_gb(staged, "kv_cache") ==
         doctest::Approx(testing::required_gb(staged, "eagle_kv") * 40));

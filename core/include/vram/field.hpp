@@ -57,10 +57,8 @@ struct FieldSpec {
   std::string max_field;
   /**
    * The field takes a value other than its default only for a model with a
-   * vision tower ("vision": images, else error.no_vision) or with its own
-   * multi-token-prediction layers ("mtp": speculative, else error.no_mtp),
-   * raised where the model is known (the schema reports it as "needs").
-   * Empty: any model.
+   * vision tower ("vision": images, else error.no_vision), raised where the
+   * model is known (the schema reports it as "needs"). Empty: any model.
    */
   std::string needs;
   /**
