@@ -103,6 +103,11 @@ function sweepRequests() {
   add({ model: 'deepseek-v3', engine: 'vllm', gpu: 'h200-sxm', gpu_count: 8, speculative: 'mtp', draft_tokens: 1 });
   add({ model: 'glm-4.5-air', weights: 'fp8', engine: 'sglang', gpu: 'h200-sxm', speculative: 'mtp', draft_tokens: 3 });
   add({ model: 'llama-3.1-8b', weights: 'bf16', engine: 'sglang', gpu: 'h100-sxm', draft_model: 'llama-3.2-1b' });
+  // An EAGLE-3 head: vLLM (its blocks beside the model's, method eagle3) over four cards and
+  // SGLang (EAGLE3, the draft pool); llama.cpp says it does not run heads.
+  add({ model: 'llama-3.1-70b', engine: 'vllm', gpu: 'h100-sxm', gpu_count: 4, speculative: 'eagle3', draft_tokens: 3 });
+  add({ model: 'llama-3.1-8b', engine: 'sglang', gpu: 'h100-sxm', speculative: 'eagle3' });
+  add({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-4090', speculative: 'eagle3' });
   // FP8 on a card without it; the conventions' overhead knobs.
   add({ model: 'guide-70b', weights: 'fp8', gpu: 'a100-sxm', gpu_count: 2 });
   add({ model: 'guide-7b', overhead_gb: 3, gpu: 'rtx-4090' });

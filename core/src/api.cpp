@@ -62,6 +62,8 @@ json Calculator::presets() const {
     }
     // Multi-token-prediction layers of its own: the page offers them as the drafter.
     if (resolved.mtp_layers > 0) entry["mtp_layers"] = resolved.mtp_layers;
+    // An EAGLE-3 head published for it: the page offers it as the drafter.
+    if (preset.eagle3.present()) entry["eagle3"] = preset.eagle3.repo;
     models.push_back(std::move(entry));
   }
   json engines = json::array();

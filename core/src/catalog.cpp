@@ -69,6 +69,38 @@ std::string updated_date(const json& file, std::string_view name) {
   return date;
 }
 
+/** A preset's "eagle3" head: a hub repository, a source, and its config's shape, each > 0. */
+EagleHeadPreset eagle_head_from_json(const json& j, const std::string& at) {
+  EagleHeadPreset head;
+  head.repo = jr::get_string(j, "repo", at);
+  if (!hub_repo_id(head.repo)) broken("models", at + ".repo", "error.data_repo");
+  head.source = jr::get_string(j, "source", at);
+  const std::string cfg = at + ".config";
+  const json* config = jr::find(j, "config");
+  if (config == nullptr || !config->is_object()) broken("models", cfg, "error.data_config");
+  const auto positive = [&](const char* key) {
+    const std::int64_t v = jr::get_int(*config, key, cfg);
+    if (v <= 0) broken("models", cfg + "." + key, "error.data_head");
+    return v;
+  };
+  // One decoder layer: the head vLLM and SGLang build (num_hidden_layers 1).
+  if (positive("num_hidden_layers") != 1) {
+    broken("models", cfg + ".num_hidden_layers", "error.data_head");
+  }
+  head.hidden_size = positive("hidden_size");
+  head.intermediate_size = positive("intermediate_size");
+  head.num_heads = positive("num_attention_heads");
+  head.num_kv_heads = positive("num_key_value_heads");
+  head.head_dim = jr::find(*config, "head_dim") != nullptr ? positive("head_dim")
+                                                           : head.hidden_size / head.num_heads;
+  head.vocab_size = positive("vocab_size");
+  head.draft_vocab_size = positive("draft_vocab_size");
+  head.target_hidden_size = jr::find(*config, "target_hidden_size") != nullptr
+                                ? positive("target_hidden_size")
+                                : head.hidden_size;
+  return head;
+}
+
 ModelPreset preset_from_json(const json& j, std::size_t index) {
   const std::string at = "models[" + std::to_string(index) + "]";
   ModelPreset preset;
@@ -109,6 +141,9 @@ ModelPreset preset_from_json(const json& j, std::size_t index) {
   }
   preset.aliases = jr::opt_strings(j, "aliases", at);
   if (const json* launch = jr::find(j, "launch")) preset.launch = *launch;  // checked in builtin()
+  if (const json* head = jr::find(j, "eagle3")) {
+    preset.eagle3 = eagle_head_from_json(*head, at + ".eagle3");
+  }
   return preset;
 }
 

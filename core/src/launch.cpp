@@ -37,20 +37,25 @@ json carried(const std::string& what, const LaunchPlan& p) {
   if (what == "tensor_split") return p.tensor_split.empty() ? json() : json(p.tensor_split);
   if (what == "devices") return p.devices.empty() ? json() : json(p.devices);
   if (what == "kv") return p.kv;
-  // Speculative decoding: whether there is a draft model, its repository, who drafts (a draft
-  // model or the model's MTP layers: SGLang's algorithm), and vLLM's JSON for it.
+  // Speculative decoding: whether there is a draft model, its repository (or the EAGLE-3
+  // head's), who drafts (a draft model, the model's MTP layers or an EAGLE-3 head: SGLang's
+  // algorithm), and vLLM's JSON for it.
   if (what == "draft") return p.draft;
-  if (what == "speculative") return p.draft || p.mtp;
+  const bool speculating = p.draft || p.mtp || p.eagle;
+  if (what == "speculative") return speculating;
   if (what == "speculative_algorithm") {
-    return p.draft ? json("STANDALONE") : p.mtp ? json("EAGLE") : json();
+    return p.draft ? json("STANDALONE") : p.mtp ? json("EAGLE") : p.eagle ? json("EAGLE3") : json();
   }
-  if (what == "draft_repo") return p.draft ? json(p.draft_repo) : json();
-  if (what == "draft_tokens") return p.draft || p.mtp ? json(p.draft_tokens) : json();
+  if (what == "draft_repo") return p.draft || p.eagle ? json(p.draft_repo) : json();
+  if (what == "draft_tokens") return speculating ? json(p.draft_tokens) : json();
   if (what == "speculative_config") {
-    if (!p.draft && !p.mtp) return json();
+    if (!speculating) return json();
     const json config =
-        p.mtp ? obj({{"method", "mtp"}, {"num_speculative_tokens", p.draft_tokens}})
-              : obj({{"model", p.draft_repo}, {"num_speculative_tokens", p.draft_tokens}});
+        p.mtp     ? obj({{"method", "mtp"}, {"num_speculative_tokens", p.draft_tokens}})
+        : p.eagle ? obj({{"method", "eagle3"},
+                         {"model", p.draft_repo},
+                         {"num_speculative_tokens", p.draft_tokens}})
+                  : obj({{"model", p.draft_repo}, {"num_speculative_tokens", p.draft_tokens}});
     return "'" + config.dump() + "'";
   }
   // A vision model's images: whether there are any, and vLLM's per-prompt limit as JSON.

@@ -144,11 +144,12 @@ std::vector<FieldSpec> make_estimate_fields() {
   // Speculative decoding: a smaller model of the catalog drafts tokens the model checks.
   fields.push_back(choice("draft_model", nullptr, {}, ChoiceSource::kModels, kInf));
   fields.push_back(ranged("draft_tokens", FieldType::kInt, 5, 1, 32, "tokens", kInf));
-  // Who drafts: the draft model, when draft_model names one, or the model's own
-  // multi-token-prediction layers (DeepSeek V3, GLM-4.5: num_nextn_predict_layers).
+  // Who drafts: the draft model, when draft_model names one, the model's own
+  // multi-token-prediction layers (DeepSeek V3, GLM-4.5: num_nextn_predict_layers), or an
+  // EAGLE-3 head published for the model (data/models.json "eagle3").
   FieldSpec speculative =
-      choice("speculative", "draft", {"draft", "mtp"}, ChoiceSource::kNone, kInf);
-  speculative.needs = "mtp";
+      choice("speculative", "draft", {"draft", "mtp", "eagle3"}, ChoiceSource::kNone, kInf);
+  speculative.choice_needs = {{"mtp", "mtp"}, {"eagle3", "eagle3"}};
   fields.push_back(std::move(speculative));
   // Images in each request: a vision model's tower turns each into tokens of the context.
   FieldSpec images = ranged("images", FieldType::kInt, 0, 0,
@@ -432,6 +433,11 @@ json field_json(const FieldSpec& f, const Catalog& catalog) {
   if (!f.when.empty()) out["applies_when"] = obj({{f.when.c_str(), f.when_values}});
   if (!f.max_field.empty()) out["max_field"] = f.max_field;
   if (!f.needs.empty()) out["needs"] = f.needs;
+  if (!f.choice_needs.empty()) {
+    json needs = json::object();
+    for (const auto& [value, need] : f.choice_needs) needs[value] = need;
+    out["choice_needs"] = std::move(needs);
+  }
   return out;
 }
 

@@ -1,6 +1,9 @@
 // The model's own MTP layers as the drafter on the page (issue 42 part 2):
 // offered only for a model that carries them, their weights and cache as
 // terms with the core's figures, vLLM's method mtp in the command, the link.
+// Likewise an EAGLE-3 head the catalog lists for the model (speculative
+// eagle3): offered only for such a model, method eagle3 under vLLM and
+// --speculative-algorithm EAGLE3 under SGLang.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -40,8 +43,8 @@ test("DeepSeek V3's MTP layers chosen on the page under vLLM: terms, command and
     await page.waitForFunction(() => !location.search.includes('speculative'));
     assert.doesNotMatch(await text(page, LAUNCH), /speculative/);
     assert.equal(await tokens.isVisible(), false);
-    // A model without MTP layers is not offered them.
-    await page.goto(page.url().replace(/\?.*/, query({ ...BASE, model: 'llama-3.1-70b', gpu_count: 4 })));
+    // A model with neither MTP layers nor an EAGLE-3 head is offered no drafter of its own.
+    await page.goto(page.url().replace(/\?.*/, query({ ...BASE, model: 'qwen3-8b', weights: 'native', gpu_count: 1 })));
     await page.locator(LAUNCH).waitFor();
     assert.equal(await page.locator('vram-calculator [id="speculative"]').isVisible(), false);
     assert.deepEqual(browser.errors, []);
@@ -62,6 +65,36 @@ test('The MTP layers from a link, in Arabic at 390 px', async () => {
     assert.match(await text(page, LAUNCH), /"method":"mtp","num_speculative_tokens":1/);
     await page.locator(TERMS).scrollIntoViewIfNeeded();
     await page.screenshot({ path: '/tmp/mtp/vllm-ar-390.png' });
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test("Llama 3.1 8B's EAGLE-3 head chosen on the page: offered without MTP, terms, vLLM and SGLang commands, link", async () => {
+  const EAGLE = { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm' };
+  const answer = (await core()).estimate({ ...EAGLE, speculative: 'eagle3' });
+  const weights = answer.terms.find((t) => t.id === 'eagle_weights');
+  const browser = await openPage(query(EAGLE));
+  try {
+    const { page } = browser;
+    const choice = page.locator('vram-calculator [id="speculative"]');
+    assert.equal(await choice.isVisible(), true);
+    // The head is offered; the MTP layers this model lacks are not.
+    const offered = await choice.locator('option:not([hidden])').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(offered, ['draft', 'eagle3']);
+    await choice.selectOption('eagle3');
+    await page.waitForFunction(() => location.search.includes('speculative=eagle3'));
+    const terms = plain(await text(page, TERMS));
+    // The core's figure, as the formula writes it (two decimals).
+    assert.match(terms, new RegExp(`EAGLE-3 head's weights.*= ${weights.gb.toFixed(2)} GB; the embedding is the model's`));
+    assert.match(terms, /EAGLE-3 head's KV cache/);
+    assert.match(await text(page, LAUNCH), /--speculative-config '\{"method":"eagle3","model":"yuhuili\/EAGLE3-LLaMA3\.1-Instruct-8B","num_speculative_tokens":5\}'/);
+    assert.equal(await page.locator('vram-calculator [id="draft_model"]').isVisible(), false);
+    // Under SGLang: the head by its repository, as EAGLE3.
+    await page.locator('vram-calculator [id="engine"]').selectOption('sglang');
+    await page.waitForFunction(() => location.search.includes('engine=sglang'));
+    assert.match(await text(page, LAUNCH), /--speculative-algorithm EAGLE3 --speculative-draft-model-path yuhuili\/EAGLE3-LLaMA3\.1-Instruct-8B --speculative-num-steps 5 --speculative-eagle-topk 1/);
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

@@ -174,6 +174,14 @@ double evaluate(const json& m) {
                     num(q, "bytes") +
                 8;
        }},
+      // An EAGLE-3 head: its layer and output head split over the cards, the rest whole on each.
+      {"formula.eagle_weights",
+       [](const json& q) {
+         return (num(q, "layer") + num(q, "head")) / num(q.at("over").at("params"), "gpus") +
+                num(q, "fc") + num(q, "rest");
+       }},
+      {"formula.sglang_draft_pool",
+       [](const json& q) { return (num(q, "pool") + num(q, "headroom")) * num(q, "per_token"); }},
       {"formula.tf_mask", [](const json& q) { return num(q, "context") * num(q, "context"); }},
       {"formula.tf_mask_sdpa",
        [](const json& q) {
@@ -296,4 +304,29 @@ TEST_CASE("the LoRA adapter term names the precision its bytes use") {
       CHECK(format == (bpp == 2.0 ? "BF16" : "FP32"));
     }
   }
+}
+
+TEST_CASE("an EAGLE-3 head's formulas give its terms' values") {
+  std::set<std::string> seen;
+  for (const char* engine : {"vllm", "sglang", "guide", "percent"}) {
+    for (const int gpus : {1, 2, 4}) {
+      for (const char* model : {"llama-3.1-8b", "llama-3.1-70b"}) {
+        const json r = {{"model", model},          {"engine", engine},
+                        {"gpu", "h200-sxm"},       {"gpu_count", gpus},
+                        {"speculative", "eagle3"}, {"draft_tokens", 4},
+                        {"context", 4096},         {"batch", 8}};
+        CAPTURE(r.dump());
+        const json result = testing::estimate(r);
+        for (const json& term : result.at("terms")) {
+          CAPTURE(term.at("id"));
+          const double bytes = term.at("gb").get<double>() * vram::kBytesPerGB;
+          CHECK(std::fabs(evaluate(term.at("formula")) - bytes) <=
+                1e-9 * std::max(1.0, std::fabs(bytes)));
+          seen.insert(term.at("formula").at("id").get<std::string>());
+        }
+      }
+    }
+  }
+  CHECK(seen.count("formula.eagle_weights") == 1);
+  CHECK(seen.count("formula.sglang_draft_pool") == 1);
 }

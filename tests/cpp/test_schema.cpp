@@ -51,8 +51,6 @@ json base(const std::string& method, const std::string& key) {
   const vram::FieldSpec* f = vram::find_field(vram::estimate_fields(), key);
   if (f != nullptr && f->modes == vram::kFinetuneMode) r["mode"] = "lora";
   if (f != nullptr && !f->when.empty()) r[f->when] = f->when_values.front();
-  // A field only a model with its own MTP layers takes (speculative): such a preset.
-  if (f != nullptr && f->needs == "mtp") r["model"] = "glm-4.5-air";
   return r;
 }
 
@@ -150,6 +148,11 @@ TEST_CASE("choices: each static choice passes, anything else is refused") {
     for (const std::string& c : f.choices) {
       json r = base("estimate", f.name);
       if (f.name == "mode") r.erase("mode");
+      // A choice only some models take (speculative mtp, eagle3): such a preset.
+      for (const auto& [value, need] : f.choice_needs) {
+        if (value != c) continue;
+        r["model"] = need == "mtp" ? "glm-4.5-air" : "llama-3.1-8b";
+      }
       r[f.name] = f.type == vram::FieldType::kList ? json::array({c}) : json(c);
       CHECK(outcome("estimate", r) == "ok");
     }

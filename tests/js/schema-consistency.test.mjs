@@ -55,13 +55,19 @@ function coreAccepts(method, request, path) {
 
 const urlText = (value) => (Array.isArray(value) ? value.join(',') : String(value));
 
-/** A request that takes `field`: a fine-tuning mode for its keys, and what its applies_when asks. */
-function base(field) {
+/**
+ * A request that takes `value` of `field`: a fine-tuning mode for its keys, what its
+ * applies_when asks, and a model with what the field (or that choice of it) needs.
+ */
+function base(field, value) {
   const request = { model: 'guide-7b' };
+  const need = field.needs || (field.choice_needs || {})[value];
   // A field only a vision model takes (images): a preset with a vision tower.
-  if (field.needs === 'vision') request.model = catalog.models.find((m) => m.image_tokens).id;
-  // One only a model with its own MTP layers takes (speculative): such a preset.
-  if (field.needs === 'mtp') request.model = catalog.models.find((m) => m.mtp_layers).id;
+  if (need === 'vision') request.model = catalog.models.find((m) => m.image_tokens).id;
+  // A choice only a model with its own MTP layers takes (speculative mtp): such a preset.
+  if (need === 'mtp') request.model = catalog.models.find((m) => m.mtp_layers).id;
+  // One only a model with an EAGLE-3 head takes (speculative eagle3): such a preset.
+  if (need === 'eagle3') request.model = catalog.models.find((m) => m.eagle3).id;
   if (field.modes && !field.modes.includes('inference')) request.mode = 'lora';
   for (const [on, values] of Object.entries(field.applies_when || {})) request[on] = values[0];
   return request;
@@ -73,7 +79,7 @@ test('the page and the core accept the same values for every field the page read
     const field = catalog.schema.requests[method].find((f) => f.name === key);
     for (const value of candidates(field)) {
       const page = !readParam(name, urlText(value), catalog).error;
-      const request = method === 'estimate' ? base(field) : {};
+      const request = method === 'estimate' ? base(field, value) : {};
       request[key] = value;
       const coreOk = coreAccepts(method, request, key);
       assert.equal(page, coreOk, `${name}=${urlText(value)}: page ${page ? 'accepts' : 'refuses'}, core ${coreOk ? 'accepts' : 'refuses'}`);

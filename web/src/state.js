@@ -664,8 +664,9 @@ function linkParams(state, defaults, catalog) {
   if (state.gpu_used_gb !== defaults.gpu_used_gb) names.push('gpu_used_gb');
   if (state.split_gpus.length) names.push('split_gpus');
   if (state.draft_model) names.push('draft_model', 'draft_tokens');
-  // The model's own MTP layers drafting: the choice and its tokens, for a model that has them.
-  if (state.speculative !== defaults.speculative && takesMtp(catalog, state)) names.push('speculative', 'draft_tokens');
+  // The model's own MTP layers or its EAGLE-3 head drafting: the choice and its tokens, for a
+  // model that has the one chosen.
+  if (state.speculative !== defaults.speculative && ownDrafter(catalog, state)) names.push('speculative', 'draft_tokens');
   if (state.companion_model) names.push('companion_model', 'companion_context');
   if (state.images) names.push('images');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
@@ -702,6 +703,24 @@ export function takesImages(catalog, state) {
   if (state.model === IMPORTED) return /"vision_config"/.test(state.config || '');
   const model = (catalog.models || []).find((m) => m.id === state.model);
   return Boolean(model && model.image_tokens);
+}
+
+/** Whether the state's model is a preset with an EAGLE-3 head in the catalog (speculative eagle3). */
+export function takesEagle(catalog, state) {
+  if (state.model === IMPORTED) return false;
+  const model = (catalog.models || []).find((m) => m.id === state.model);
+  return Boolean(model && model.eagle3);
+}
+
+/**
+ * The drafter of the model's own that the state asks for and the model has
+ * (speculative mtp: its MTP layers; eagle3: its EAGLE-3 head), or null: a
+ * draft model drafts, if one is chosen.
+ */
+export function ownDrafter(catalog, state) {
+  if (state.speculative === 'mtp' && takesMtp(catalog, state)) return 'mtp';
+  if (state.speculative === 'eagle3' && takesEagle(catalog, state)) return 'eagle3';
+  return null;
 }
 
 /** Whether the state's model carries its own multi-token-prediction layers (speculative mtp). */
@@ -765,13 +784,13 @@ export function estimateRequest(state, catalog, page) {
     } else delete request.split_gpus;
     // Images only for a model that takes them, and 0 is the core's default.
     if (!state.images || !takesImages(page, state)) delete request.images;
-    // The model's MTP layers draft (the core refuses a draft model beside them); else the
-    // core's default, a draft model when one is chosen.
-    const mtp = state.speculative === 'mtp' && takesMtp(page, state);
-    if (mtp) delete request.draft_model;
+    // The model's MTP layers or EAGLE-3 head draft (the core refuses a draft model beside
+    // them); else the core's default, a draft model when one is chosen.
+    const own = ownDrafter(page, state);
+    if (own) delete request.draft_model;
     else delete request.speculative;
     // No draft: neither key (the core takes a draft's id, never an empty one).
-    if (!state.draft_model && !mtp) {
+    if (!state.draft_model && !own) {
       delete request.draft_model;
       delete request.draft_tokens;
     }

@@ -17,6 +17,28 @@
 
 namespace vram {
 
+/**
+ * An EAGLE-3 draft head published for a preset ("eagle3" in data/models.json): one Llama
+ * decoder layer whose qkv projection reads the token's embedding beside the fused hidden
+ * state (2 x hidden_size in), an fc fusing three of the target's hidden states (3 x
+ * target_hidden_size to hidden_size), its own output head over draft_vocab_size tokens and
+ * the map from those to the target's (d2t, int64); the embedding is the target's
+ * (vllm/model_executor/models/llama_eagle3.py, SGLang's models/llama_eagle3.py).
+ */
+struct EagleHeadPreset {
+  std::string repo;    ///< the head's hub repository ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B")
+  std::string source;  ///< where its config was read
+  std::int64_t hidden_size = 0;
+  std::int64_t target_hidden_size = 0;  ///< the fc's input third (config's, else hidden_size)
+  std::int64_t intermediate_size = 0;
+  std::int64_t num_heads = 0;
+  std::int64_t num_kv_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t vocab_size = 0;        ///< the target's vocabulary, as the head's config states it
+  std::int64_t draft_vocab_size = 0;  ///< the head's own output head
+  bool present() const { return hidden_size > 0; }
+};
+
 /** A model of data/models.json: a config plus what its source states. */
 struct ModelPreset {
   std::string id;
@@ -46,6 +68,7 @@ struct ModelPreset {
    * preset_launch_from_json. A pooling model's runner, a reranker's overrides.
    */
   nlohmann::json launch = nlohmann::json::object();
+  EagleHeadPreset eagle3;  ///< the EAGLE-3 head published for it; absent: none
 };
 
 /**

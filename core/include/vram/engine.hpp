@@ -94,6 +94,25 @@ struct EngineBudget {
   int data_parallel = 1;
 };
 
+/**
+ * An EAGLE-3 head's weights by where they go, in bytes of the model's 16-bit
+ * dtype (vLLM builds the drafter in the target's dtype; without a
+ * quantization config of its own it is not quantized): the decoder layer
+ * (qkv from 2 x hidden, o, the gated MLP) and the output head over
+ * draft_vocab tokens, split by tensor parallelism (QKVParallelLinear,
+ * ParallelLMHead); the fc (3 x target hidden to hidden, a ReplicatedLinear
+ * in vLLM, an nn.Linear in SGLang) and the four RMSNorms with the int64
+ * draft-to-target token map, whole on every card.
+ */
+struct EagleHeadBytes {
+  double layer = 0;
+  double head = 0;
+  double fc = 0;
+  double rest = 0;
+  std::int64_t draft_vocab = 0;
+  std::string repo;  ///< the head's hub repository
+};
+
 /** The model, the formats and the shape of the load. */
 struct InferenceSetup {
   const ModelSpec* model = nullptr;
@@ -133,6 +152,15 @@ struct InferenceSetup {
    */
   bool mtp = false;
   double mtp_head_bytes = 0;
+  /**
+   * The draft is an EAGLE-3 head published for the model (speculative
+   * "eagle3", data/models.json "eagle3"): `draft` is its one decoder layer
+   * as a model of its own (its KV cache: one layer a token), `draft_weights`
+   * the part tensor parallelism splits (the layer and its output head) and
+   * `eagle` that part's pieces beside what every card holds whole (the fc
+   * and the norms and token map). None otherwise.
+   */
+  const EagleHeadBytes* eagle = nullptr;
   /**
    * A second model served on the same card (an embedding or reranker model
    * beside this one, under the same engine): its weights as loaded (as the

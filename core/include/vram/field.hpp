@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -56,12 +57,18 @@ struct FieldSpec {
   std::string max_field;
   /**
    * The field takes a value other than its default only for a model with a
-   * vision tower ("vision": images, else error.no_vision) or with its own
-   * multi-token-prediction layers ("mtp": speculative, else error.no_mtp),
-   * raised where the model is known (the schema reports it as "needs").
-   * Empty: any model.
+   * vision tower ("vision": images, else error.no_vision), raised where the
+   * model is known (the schema reports it as "needs"). Empty: any model.
    */
   std::string needs;
+  /**
+   * The same, choice by choice, for an enum whose choices need different
+   * things of the model: {choice, need} (speculative: "mtp" needs the
+   * model's MTP layers, error.no_mtp; "eagle3" an EAGLE-3 head published for
+   * it, error.no_eagle_head). The schema reports it as "choice_needs"; a
+   * choice not listed takes any model.
+   */
+  std::vector<std::pair<std::string, std::string>> choice_needs;
 };
 
 /** The word a number knob takes when the plan picks its value (llama.cpp's placement). */

@@ -40,6 +40,7 @@ struct LaunchPlan {
   std::string draft_repo;         ///< the draft's hub repository, or empty
   std::int64_t draft_tokens = 0;  ///< tokens drafted a step
   bool mtp = false;               ///< speculative decoding with the model's own MTP layers
+  bool eagle = false;             ///< speculative decoding with an EAGLE-3 head (draft_repo)
   double share = 0;               ///< a companion server's fraction of the card; 0: none written
   std::int64_t images = 0;        ///< images in each request (a vision model's)
   /**

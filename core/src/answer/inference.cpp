@@ -135,6 +135,66 @@ void mtp_draft(Inference& in, const EstimateRequest& req) {
                             (once - stored_bytes(tied, in.setup.weights, in.catalog.formats));
 }
 
+/**
+ * The EAGLE-3 head published for the model (speculative "eagle3", data/models.json "eagle3")
+ * as the draft, checked and sized: refused beside a draft model, and for a model without one.
+ */
+void eagle_draft(Inference& in, const EstimateRequest& req) {
+  if (req.draft_model) {
+    throw Error::make("invalid_value", "speculative", "error.eagle_draft",
+                      obj({{"draft", in.draft->model.name}}));
+  }
+  const EagleHeadPreset* head = nullptr;
+  for (const ModelPreset& preset : in.catalog.models) {
+    if (preset.id == in.model.id && preset.repo == in.model.repo && preset.eagle3.present()) {
+      head = &preset.eagle3;
+    }
+  }
+  if (head == nullptr) {
+    throw Error::make("not_applicable", "speculative", "error.no_eagle_head",
+                      obj({{"model", in.model.name}}));
+  }
+  // Its one decoder layer as a model of its own: the KV cache a token is that layer's.
+  ModelSpec layer;
+  layer.id = head->repo;
+  layer.name = head->repo;
+  layer.repo = head->repo;
+  layer.model_type = "llama";
+  layer.hidden_size = head->hidden_size;
+  layer.intermediate_size = head->intermediate_size;
+  layer.num_heads = head->num_heads;
+  layer.num_kv_heads = head->num_kv_heads;
+  layer.head_dim = head->head_dim;
+  layer.v_head_dim = head->head_dim;
+  layer.vocab_size = head->vocab_size;
+  layer.layers.assign(1, LayerSpec{});
+  in.setup.draft = &in.eagle.emplace(std::move(layer));
+  // Parameters (llama_eagle3.py): qkv_proj from 2h to (heads + 2 kv heads) x head_dim, o_proj,
+  // gate, up and down; fc from 3 target-hidden to h; input_layernorm, hidden_norm,
+  // post_attention_layernorm and the final norm (4h); lm_head draft_vocab x h; d2t, int64.
+  const double h = static_cast<double>(head->hidden_size);
+  const double hd = static_cast<double>(head->head_dim);
+  const double q = static_cast<double>(head->num_heads) * hd;
+  const double kv = 2.0 * static_cast<double>(head->num_kv_heads) * hd;
+  const double mlp = 3.0 * h * static_cast<double>(head->intermediate_size);
+  const double vocab = static_cast<double>(head->draft_vocab_size);
+  constexpr double kBytes = 2.0;  // the model's 16-bit dtype
+  EagleHeadBytes bytes;
+  bytes.layer = (2.0 * h * (q + kv) + q * h + mlp) * kBytes;
+  bytes.head = vocab * h * kBytes;
+  bytes.fc = 3.0 * static_cast<double>(head->target_hidden_size) * h * kBytes;
+  bytes.rest = 4.0 * h * kBytes + vocab * 8.0;
+  bytes.draft_vocab = head->draft_vocab_size;
+  bytes.repo = head->repo;
+  in.setup.eagle = &in.eagle_bytes.emplace(std::move(bytes));
+  WeightsSize split;
+  split.bytes = in.eagle_bytes->layer + in.eagle_bytes->head;
+  split.native = false;
+  in.setup.draft_weights = &in.draft_weights.emplace(split);
+  in.setup.draft_kv = in.setup.kv;
+  in.setup.draft_tokens = req.draft_tokens;
+}
+
 std::optional<CheckpointWeights> checkpoint_of(const EstimateRequest& req) {
   if (!req.checkpoint) return std::nullopt;
   return checkpoint_from_json(*req.checkpoint, "checkpoint");
@@ -180,6 +240,7 @@ Inference::Inference(const Catalog& catalog_in, const EstimateRequest& req)
     setup.draft_tokens = req.draft_tokens;
   }
   if (req.speculative == "mtp") mtp_draft(*this, req);
+  if (req.speculative == "eagle3") eagle_draft(*this, req);
   if (req.companion_model) {
     companion.emplace(
         catalog_in.resolve(catalog_in.model(*req.companion_model, "companion_model")));

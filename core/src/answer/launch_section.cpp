@@ -49,8 +49,16 @@ json launch_section(const Inference& in, const Placement& placement,
     lp.draft_repo = in.draft->model.repo.empty() ? "DRAFT" : in.draft->model.repo;
     lp.draft_tokens = setup.draft_tokens;
   }
-  if (setup.mtp) {
+  // The model's own MTP layers or an EAGLE-3 head: only vLLM and SGLang run them (llama.cpp
+  // and transformers say so, warning.mtp_engine / warning.eagle_engine, and get no flag).
+  const bool runs_own = in.engine.profile->rules->paged;
+  if (setup.mtp && runs_own) {
     lp.mtp = true;
+    lp.draft_tokens = setup.draft_tokens;
+  }
+  if (setup.eagle != nullptr && runs_own) {
+    lp.eagle = true;
+    lp.draft_repo = setup.eagle->repo;
     lp.draft_tokens = setup.draft_tokens;
   }
   if (offload) {

@@ -66,6 +66,8 @@ struct Inference {
   std::optional<ImportedModel> draft;            ///< speculative decoding's draft ("draft_model")
   std::optional<WeightsSize> draft_weights;      ///< its weights as loaded (setup.draft_weights)
   std::optional<ModelSpec> mtp;                  ///< the model's own MTP layers as the draft
+  std::optional<ModelSpec> eagle;                ///< an EAGLE-3 head's decoder layer as the draft
+  std::optional<EagleHeadBytes> eagle_bytes;     ///< its weights by where they go
   std::optional<ImportedModel> companion;        ///< a second model on the card ("companion_model")
   std::optional<WeightsSize> companion_weights;  ///< its weights as loaded
 };

@@ -99,7 +99,9 @@ void push_lora_slots(InferencePlan& plan, const ModelSpec& m, std::int64_t layer
  * `kv`, K/V heads split by `tp`); its KV bytes per token on the card. None
  * and 0 without a draft. With the model's own MTP layers as the draft
  * (setup.mtp), "mtp_weights" and "mtp_kv" instead, with the output head
- * each module keeps when `own_head` (vLLM), else the model's (SGLang).
+ * each module keeps when `own_head` (vLLM), else the model's (SGLang). With
+ * an EAGLE-3 head (setup.eagle), "eagle_weights" (its split part over
+ * `shards`, its fc, norms and token map whole) and "eagle_kv".
  */
 double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
                   const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
@@ -112,8 +114,9 @@ double draft_card_bytes(const InferenceSetup& setup, int shards, int tp, const K
                         std::int64_t context, std::int64_t users, bool own_head);
 /**
  * "warning.mtp_engine" when the model's MTP layers are asked of an engine
- * that does not run them (llama.cpp, transformers): nothing is counted; true
- * then, so the engine leaves the draft out.
+ * that does not run them (llama.cpp, transformers), "warning.eagle_engine"
+ * likewise for an EAGLE-3 head: nothing is counted; true then, so the engine
+ * leaves the draft out.
  */
 bool mtp_not_run(InferencePlan& plan, const InferenceSetup& setup, const char* engine,
                  bool explain);
@@ -127,6 +130,10 @@ bool mtp_not_run(InferencePlan& plan, const InferenceSetup& setup, const char* e
  */
 void sglang_draft_pool(InferencePlan& plan, const InferenceSetup& setup, double per_token,
                        std::int64_t pool_tokens, double room, bool explain);
+/** Whether a term is a drafter's weights (a draft model's, MTP layers', an EAGLE-3 head's). */
+bool draft_weights_term(const std::string& id);
+/** Whether a term is a drafter's KV cache. */
+bool draft_kv_term(const std::string& id);
 /** "warning.draft_vocab" when the draft's vocabulary is not the model's. */
 void warn_draft_vocab(InferencePlan& plan, const InferenceSetup& setup, bool explain);
 

@@ -9,7 +9,13 @@
 // build each module's decoder layer, eh_proj, norms and a SharedHead whose
 // ParallelLMHead they load, while vllm/v1/spec_decode/eagle.py load_model
 // gives them the model's embed_tokens; their attention layers take KV blocks
-// beside the model's as a draft's do.
+// beside the model's as a draft's do. Or an EAGLE-3 head (speculative
+// "eagle3"): vLLM's Eagle3LlamaForCausalLM (vllm/model_executor/models/
+// llama_eagle3.py) and SGLang's LlamaForCausalLMEagle3 (python/sglang/srt/
+// models/llama_eagle3.py) build one decoder layer, an fc, norms and an
+// output head over draft_vocab_size, and take the model's embedding
+// (eagle.py load_model; SGLang's eagle_worker set_embed); its one attention
+// layer takes KV blocks beside the model's, in the model's KV format.
 
 #include <algorithm>
 
@@ -19,11 +25,14 @@
 namespace vram::engines {
 namespace {
 
-/** The drafter's weights on one of `shards` cards: an MTP module's with its head when `own_head`.
+/**
+ * The drafter's weights on one of `shards` cards: an MTP module's with its head when `own_head`;
+ * an EAGLE-3 head's split part, and what every card holds whole.
  */
 double draft_weights_bytes(const InferenceSetup& setup, int shards, bool own_head) {
   const double head = setup.mtp && own_head ? setup.mtp_head_bytes : 0.0;
-  return (setup.draft_weights->bytes + head) / std::max(1, shards);
+  const double whole = setup.eagle != nullptr ? setup.eagle->fc + setup.eagle->rest : 0.0;
+  return (setup.draft_weights->bytes + head) / std::max(1, shards) + whole;
 }
 
 /**
@@ -69,7 +78,41 @@ double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, in
   return push_cache(plan, layers, "mtp_kv", tp, kv, context, users, setup, explain);
 }
 
+/** An EAGLE-3 head's terms: "eagle_weights" and "eagle_kv" (one layer's cache a token). */
+double push_eagle(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
+                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain) {
+  const EagleHeadBytes& e = *setup.eagle;
+  const int gpus = std::max(1, shards);
+  const double bytes = draft_weights_bytes(setup, shards, false);
+  Term weights{"eagle_weights", {"term.eagle_weights"}, bytes, {}, {}};
+  if (explain) {
+    weights.formula = {"formula.eagle_weights",
+                       obj({{"layer", e.layer},
+                            {"head", e.head},
+                            {"vocab", e.draft_vocab},
+                            {"over", Message{"formula.over_gpus", obj({{"gpus", gpus}})}},
+                            {"fc", e.fc},
+                            {"rest", e.rest},
+                            {"bytes", bytes}})};
+    weights.inputs = obj({{"speculative", "eagle3"},
+                          {"eagle_head", e.repo},
+                          {"draft_vocab_size", e.draft_vocab},
+                          {"draft_tokens", setup.draft_tokens},
+                          {"gpus", gpus}});
+  }
+  plan.terms.push_back(std::move(weights));
+  return push_cache(plan, *setup.draft, "eagle_kv", tp, kv, context, users, setup, explain);
+}
+
 }  // namespace
+
+bool draft_weights_term(const std::string& id) {
+  return id == "draft_weights" || id == "mtp_weights" || id == "eagle_weights";
+}
+
+bool draft_kv_term(const std::string& id) {
+  return id == "draft_kv" || id == "mtp_kv" || id == "eagle_kv";
+}
 
 double draft_card_bytes(const InferenceSetup& setup, int shards, int tp, const KvFormat& kv,
                         std::int64_t context, std::int64_t users, bool own_head) {
@@ -84,6 +127,8 @@ double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, 
   if (setup.draft == nullptr || setup.draft_weights == nullptr) return 0;
   const ModelSpec& draft = *setup.draft;
   if (setup.mtp) return push_mtp(plan, setup, shards, tp, kv, context, users, explain, own_head);
+  if (setup.eagle != nullptr)
+    return push_eagle(plan, setup, shards, tp, kv, context, users, explain);
   const double bytes = draft_weights_bytes(setup, shards, own_head);
   Term weights{"draft_weights", {"term.draft_weights"}, bytes, {}, {}};
   if (explain) {
@@ -112,7 +157,7 @@ void sglang_draft_pool(InferencePlan& plan, const InferenceSetup& setup, double 
   const std::int64_t headroom = reqs * (2 * setup.draft_tokens + 1) + 100;
   double need = 0;
   for (Term& t : plan.terms) {
-    if (t.id == "draft_kv" || t.id == "mtp_kv") {
+    if (draft_kv_term(t.id)) {
       t.bytes = d(pool_tokens + headroom) * per_token;
       if (explain) {
         t.formula = {"formula.sglang_draft_pool", obj({{"pool", pool_tokens},
@@ -121,8 +166,7 @@ void sglang_draft_pool(InferencePlan& plan, const InferenceSetup& setup, double 
                                                        {"bytes", t.bytes}})};
       }
     }
-    if (t.id == "draft_kv" || t.id == "mtp_kv" || t.id == "draft_weights" ||
-        t.id == "mtp_weights") {
+    if (draft_kv_term(t.id) || draft_weights_term(t.id)) {
       need += t.bytes;
     }
   }
@@ -134,8 +178,11 @@ void sglang_draft_pool(InferencePlan& plan, const InferenceSetup& setup, double 
 
 bool mtp_not_run(InferencePlan& plan, const InferenceSetup& setup, const char* engine,
                  bool explain) {
-  if (!setup.mtp) return false;
-  if (explain) plan.warnings.push_back({"warning.mtp_engine", obj({{"engine", engine}})});
+  if (!setup.mtp && setup.eagle == nullptr) return false;
+  if (explain) {
+    plan.warnings.push_back(
+        {setup.mtp ? "warning.mtp_engine" : "warning.eagle_engine", obj({{"engine", engine}})});
+  }
   return true;
 }
 

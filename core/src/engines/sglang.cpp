@@ -32,8 +32,9 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   // available_gpu_memory - total_gpu_memory * (1 - mem_fraction_static)): memory other
   // processes hold comes off the pool one for one.
   push_held(plan, setup, 1, explain);
-  // A draft (a draft model, STANDALONE, or the model's MTP layers, EAGLE) loads after the
-  // pool is sized, its embedding and head the model's (eagle_worker.py, set_embed_and_head):
+  // A draft (a draft model, STANDALONE; the model's MTP layers, EAGLE; an EAGLE-3 head,
+  // EAGLE3, with its own output head) loads after the pool is sized, its embedding and (but
+  // for an EAGLE-3 head) its output head the model's (eagle_worker.py, set_embed_and_head):
   // its weights, and its cache at the request's tokens until the pool is known; on the last
   // stage's cards only (paged.cpp).
   const std::int64_t users = (setup.batch + dp - 1) / dp;

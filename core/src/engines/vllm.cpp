@@ -213,8 +213,8 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   warn_draft_vocab(plan, setup, explain);
   double draft_weights = 0, draft_cache = 0;
   for (const Term& t : plan.terms) {
-    if (t.id == "draft_weights" || t.id == "mtp_weights") draft_weights = t.bytes;
-    if (t.id == "draft_kv" || t.id == "mtp_kv") draft_cache = t.bytes;
+    if (draft_weights_term(t.id)) draft_weights = t.bytes;
+    if (draft_kv_term(t.id)) draft_cache = t.bytes;
   }
 
   // NCCL and vLLM's custom all-reduce keep buffers per peer over NVLink;

@@ -15,7 +15,7 @@ import { modelName, nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
-  appliesTo, choicesOf, engineById, finetuneInputs, splitsCards, takesImages, takesMtp, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
+  appliesTo, choicesOf, engineById, finetuneInputs, ownDrafter, splitsCards, takesEagle, takesImages, takesMtp, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
 } from '../state.js';
 
 /**
@@ -100,8 +100,10 @@ export class InputsPanel {
     // Speculative decoding: a smaller model of the catalog as the draft.
     select('draft_model', [['', t('input.draft_none')], ...catalog.models.map((m) => [m.id, modelName(t, catalog.models, m.id, m.name)])]);
     number('draft_tokens');
-    // Who drafts, for a model that carries its own MTP layers: a draft model, or those layers.
-    select('speculative', choicesOf(catalog, 'speculative').map((s) => [s, t(s === 'mtp' ? 'input.draft_mtp' : 'input.speculative_draft')]));
+    // Who drafts, for a model that carries its own MTP layers or has an EAGLE-3 head: a draft
+    // model, or those.
+    const drafters = { mtp: 'input.draft_mtp', eagle3: 'input.draft_eagle3' };
+    select('speculative', choicesOf(catalog, 'speculative').map((s) => [s, t(drafters[s] || 'input.speculative_draft')]));
     const gpus = h('select', {}, h('option', { value: '' }, t('input.gpu.none')));
     for (const [label, rentable] of [[t('gpu.fleet'), true], [t('gpu.other'), false]]) {
       const list = catalog.gpus.filter((g) => (g.monthly_usd != null || g.hourly_usd != null) === rentable);
@@ -677,11 +679,18 @@ export class InputsPanel {
     assign(this.fields.images, 'hidden', state.view !== 'calculator' || !show.has('batch') || !takesImages(this.ctx.catalog, state));
     assign(this.picks, 'hidden', !show.has('context'));
     assign(this.engineOptions, 'hidden', !show.has('engine'));
-    // The model's own MTP layers, when it has them, stand instead of a draft model.
+    // The model's own MTP layers or its EAGLE-3 head, when it has them, stand instead of a
+    // draft model; the choices it lacks are not offered.
     const speculating = show.has('engine') && state.view === 'calculator';
     const mtp = takesMtp(this.ctx.catalog, state);
-    assign(this.fields.speculative, 'hidden', !speculating || !mtp);
-    const ownLayers = mtp && state.speculative === 'mtp';
+    const eagle = takesEagle(this.ctx.catalog, state);
+    assign(this.fields.speculative, 'hidden', !speculating || !(mtp || eagle));
+    for (const option of this.fields.speculative.querySelectorAll('option')) {
+      const lacking = (option.value === 'mtp' && !mtp) || (option.value === 'eagle3' && !eagle);
+      assign(option, 'hidden', lacking);
+      assign(option, 'disabled', lacking);
+    }
+    const ownLayers = ownDrafter(this.ctx.catalog, state) !== null;
     assign(this.fields.draft_model, 'hidden', !speculating || ownLayers);
     assign(this.fields.draft_tokens, 'hidden', !(state.draft_model || ownLayers) || !speculating);
     // Each fine-tuning input shows where the core takes it (LoRA's rank with LoRA and QLoRA, SGD's momentum with SGD).
