@@ -17,28 +17,17 @@ namespace {
 // Qwen/Qwen3-Next-80B-A3B-Instruct's shape (transformers' Qwen3NextConfig
 // defaults are the same model): 48 layers, full attention on every fourth.
 json qwen3_next_80b() {
-  return {{"model_type", "qwen3_next"},
-          {"hidden_size", 2048},
-          {"num_hidden_layers", 48},
-          {"num_attention_heads", 16},
-          {"num_key_value_heads", 2},
-          {"head_dim", 256},
-          {"intermediate_size", 5120},
-          {"vocab_size", 151936},
-          {"num_experts", 512},
-          {"num_experts_per_tok", 10},
-          {"moe_intermediate_size", 512},
-          {"shared_expert_intermediate_size", 512},
-          {"decoder_sparse_step", 1},
-          {"mlp_only_layers", json::array()},
-          {"full_attention_interval", 4},
-          {"linear_conv_kernel_dim", 4},
-          {"linear_key_head_dim", 128},
-          {"linear_num_key_heads", 16},
-          {"linear_num_value_heads", 32},
-          {"linear_value_head_dim", 128},
-          {"tie_word_embeddings", false},
-          {"torch_dtype", "bfloat16"}};
+  return {{"model_type", "qwen3_next"},   {"hidden_size", 2048},
+          {"num_hidden_layers", 48},      {"num_attention_heads", 16},
+          {"num_key_value_heads", 2},     {"head_dim", 256},
+          {"intermediate_size", 5120},    {"vocab_size", 151936},
+          {"num_experts", 512},           {"num_experts_per_tok", 10},
+          {"moe_intermediate_size", 512}, {"shared_expert_intermediate_size", 512},
+          {"decoder_sparse_step", 1},     {"mlp_only_layers", json::array()},
+          {"full_attention_interval", 4}, {"linear_conv_kernel_dim", 4},
+          {"linear_key_head_dim", 128},   {"linear_num_key_heads", 16},
+          {"linear_num_value_heads", 32}, {"linear_value_head_dim", 128},
+          {"tie_word_embeddings", false}, {"torch_dtype", "bfloat16"}};
 }
 
 const vram::KvFormat kBf16{"bf16", "BF16", 16, "test"};
@@ -160,7 +149,9 @@ TEST_CASE("Qwen3-Next: value heads that do not divide among the key heads are re
   json vl = {{"model_type", "qwen3_5"},
              {"text_config", qwen3_next_80b()},
              {"vision_config",
-              {{"depth", 2}, {"hidden_size", 64}, {"intermediate_size", 128},
+              {{"depth", 2},
+               {"hidden_size", 64},
+               {"intermediate_size", 128},
                {"deepstack_visual_indexes", {5}}}}};
   try {
     vram::import_hf_config(vl);

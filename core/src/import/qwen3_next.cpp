@@ -57,7 +57,7 @@ double qwen_vl_tower_params(const json& v, const std::string& at, std::int64_t t
   // Per block: norm1, norm2 (weight and bias), qkv and proj, linear_fc1 and linear_fc2.
   count += depth * (4.0 * h + 3.0 * h * h + 3.0 * h + h * h + h + 2.0 * h * ff + ff + h);
   const double merger_mlp = merged * merged + merged + merged * out + out;
-  count += 2.0 * h + merger_mlp;                      // merger: norm over the tower's width
+  count += 2.0 * h + merger_mlp;                     // merger: norm over the tower's width
   count += deepstack * (2.0 * merged + merger_mlp);  // deepstack mergers: norm after the shuffle
   return count;
 }
@@ -90,12 +90,12 @@ void import_qwen3_next(Context& c) {
   if (s.n_heads % s.n_groups != 0) {
     // Each key head serves the same number of value heads (repeat_interleave in the layer).
     const std::string field = c.field("linear_num_value_heads");
-    throw Error::make("invalid_value", field, "error.linear_heads",
-                      obj({{"field", field}, {"value_heads", s.n_heads}, {"key_heads", s.n_groups}}));
+    throw Error::make(
+        "invalid_value", field, "error.linear_heads",
+        obj({{"field", field}, {"value_heads", s.n_heads}, {"key_heads", s.n_groups}}));
   }
   s.d_state = c.opt_int("linear_key_head_dim", 1, limits::kMaxHeadDim).value_or(128);
-  s.d_inner =
-      s.n_heads * c.opt_int("linear_value_head_dim", 1, limits::kMaxHeadDim).value_or(128);
+  s.d_inner = s.n_heads * c.opt_int("linear_value_head_dim", 1, limits::kMaxHeadDim).value_or(128);
   s.d_conv = c.opt_int("linear_conv_kernel_dim", 1, limits::kMaxMambaConv).value_or(4);
   s.conv_bias = false;
   s.proj_bias = false;
