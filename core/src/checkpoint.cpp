@@ -263,7 +263,19 @@ json gguf_config(const gguf::Header& h) {
   };
   json cfg = obj({{"model_type", model_type_for(arch, h)}});
   cfg["hidden_size"] = required("embedding_length");
-  cfg["num_hidden_layers"] = required("block_count");
+  // Multi-token-prediction layers sit after the model's own in block_count, and llama.cpp
+  // caches KV for the first block_count - nextn_predict_layers only (n_layer_kv_from_start in
+  // src/llama-model.cpp; GLM-4.5, Qwen3.5): the model's layers are the rest.
+  const std::int64_t blocks = required("block_count");
+  const std::int64_t nextn = meta_int(h, key("nextn_predict_layers")).value_or(0);
+  if (nextn >= blocks) {
+    bad_key(key("nextn_predict_layers"), "error.gguf_meta_nextn",
+            obj({{"value", nextn}, {"layers", blocks}}));
+  }
+  cfg["num_hidden_layers"] = blocks - nextn;
+  if (nextn > 0) {
+    if (const char* mtp = mtp_config_key(cfg["model_type"].get<std::string>())) cfg[mtp] = nextn;
+  }
   const std::int64_t heads = required("attention.head_count");
   cfg["num_attention_heads"] = heads;
   if (const auto kv = meta_int(h, key("attention.head_count_kv")); kv && *kv > 0)
@@ -362,7 +374,26 @@ json gguf_config(const gguf::Header& h) {
     cfg["num_kv_heads"] = kv;
     cfg.erase("num_key_value_heads");
   }
-  if (const auto inner = meta_int(h, key("ssm.inner_size")); inner && *inner > 0) {
+  if (arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe") {
+    // Gated DeltaNet layers as llama.cpp's converter writes them (conversion/qwen.py,
+    // Qwen3NextModel.set_gguf_parameters): ssm.group_count the key heads, ssm.state_size a key
+    // head's width, ssm.time_step_rank the value heads, ssm.inner_size all value heads' width.
+    const std::int64_t value_heads = required("ssm.time_step_rank");
+    const std::int64_t inner = required("ssm.inner_size");
+    if (value_heads <= 0 || inner % value_heads != 0) {
+      bad_key(key("ssm.inner_size"), "error.gguf_meta_divides",
+              obj({{"value", inner},
+                   {"by_key", Error::quote(key("ssm.time_step_rank"))},
+                   {"by", value_heads}}));
+    }
+    cfg["linear_num_value_heads"] = value_heads;
+    cfg["linear_value_head_dim"] = inner / value_heads;
+    cfg["linear_num_key_heads"] = required("ssm.group_count");
+    cfg["linear_key_head_dim"] = required("ssm.state_size");
+    cfg["linear_conv_kernel_dim"] = required("ssm.conv_kernel");
+    if (const auto every = meta_int(h, key("full_attention_interval")))
+      cfg["full_attention_interval"] = *every;
+  } else if (const auto inner = meta_int(h, key("ssm.inner_size")); inner && *inner > 0) {
     const std::int64_t hidden = cfg["hidden_size"].get<std::int64_t>();
     if (hidden > 0) cfg["mamba_expand"] = *inner / hidden;
     if (const auto s = meta_int(h, key("ssm.state_size"))) cfg["mamba_d_state"] = *s;

@@ -20,7 +20,7 @@ double kv_bytes_per_token(const ModelSpec& m, LayerAttention attention, const Kv
 }
 
 KvCacheSize kv_cache(const ModelSpec& m, const KvFormat& format, std::int64_t context,
-                     std::int64_t batch) {
+                     std::int64_t batch, const StateStorage& state) {
   KvCacheSize size;
   constexpr LayerAttention kinds[] = {LayerAttention::kGlobal, LayerAttention::kSliding,
                                       LayerAttention::kMla, LayerAttention::kState};
@@ -42,14 +42,18 @@ KvCacheSize kv_cache(const ModelSpec& m, const KvFormat& format, std::int64_t co
                         : kind == LayerAttention::kState ? 0
                                                          : context;
     if (kind == LayerAttention::kState) {
+      const std::int64_t columns =
+          std::max<std::int64_t>(0, m.ssm.d_conv - (state.conv_history_only ? 1 : 0));
       group.state_bytes =
-          static_cast<double>(m.ssm.conv_elements()) * kStateBytesPerElement +
-          static_cast<double>(m.ssm.recurrent_elements()) *
-              (m.ssm.fp32_state ? kFp32StateBytesPerElement : kStateBytesPerElement);
+          static_cast<double>(m.ssm.conv_dim() * columns) * conv_element_bytes(state) +
+          static_cast<double>(m.ssm.recurrent_elements()) * recurrent_element_bytes(state, m.ssm);
     }
+    // State layers hold one state per sequence, whatever the engine's token cells.
+    group.copies = kind == LayerAttention::kState && state.sequences > 0 ? state.sequences : batch;
     const double per_sequence =
         group.bytes_per_token * static_cast<double>(group.tokens_held) + group.state_bytes;
-    group.bytes = static_cast<double>(group.layers) * per_sequence * static_cast<double>(batch);
+    group.bytes =
+        static_cast<double>(group.layers) * per_sequence * static_cast<double>(group.copies);
     size.bytes_per_token += static_cast<double>(group.layers) * group.bytes_per_token;
     size.bytes += group.bytes;
     size.groups.push_back(group);

@@ -105,7 +105,7 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
   ModelSpec one = local;  // copied once; only its one layer changes
   for (std::size_t i = 0; i < n; ++i) {
     one.layers.assign(1, local.layers[i]);
-    p.kv_bytes[i] = kv_cache(one, *setup.kv, cells, 1).bytes;
+    p.kv_bytes[i] = kv_cache(one, *setup.kv, cells, 1, plan.state).bytes;
   }
   p.compute_bytes = term_bytes(plan, "compute_buffer");
   // A draft model stays on the GPU whatever -ngl leaves there (-ngld), and so does a second

@@ -255,6 +255,7 @@ const BY_ID = {
   'assumption.lora': { format: { id: 'format.named', params: { name: 'FP32' } }, targets: ['q_proj', 'v_proj'] },
   'checkpoint.mix': { mix: [{ id: 'checkpoint.type', params: { type: 'Q4_K', bytes: 38e9 } }, { id: 'checkpoint.type', params: { type: 'Q6_K', bytes: 4e9 } }] },
   'error.choice': { choices: ['vllm', 'sglang', 'llamacpp'] },
+  'error.gguf_meta_divides': { by_key: 'qwen3next.ssm.time_step_rank' },
   'error.too_large': { size: 2e9 },
   'error.linear_heads': { value_heads: 24, key_heads: 16 },
   'fleet.describe': { items: ['HBM3', 'Hopper'] },

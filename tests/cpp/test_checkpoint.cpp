@@ -196,6 +196,119 @@ TEST_CASE("GGUF architectures map to configs the importer reads") {
     CHECK(out["file"]["by_type"]["MXFP4"]["bytes"] == 256 / 32 * 17 * 256 * 4);
     CHECK_NOTHROW(vram::import_hf_config(out["config"]));
   }
+  SUBCASE("qwen3next: Gated DeltaNet layers from llama.cpp's ssm keys") {
+    // conversion/qwen.py, Qwen3NextModel.set_gguf_parameters: ssm.group_count the key heads,
+    // ssm.state_size a key head's width, ssm.time_step_rank the value heads, ssm.inner_size
+    // their width in all.
+    GgufWriter w;
+    w.str("general.architecture", "qwen3next")
+        .u32("qwen3next.block_count", 4)
+        .u32("qwen3next.embedding_length", 256)
+        .u32("qwen3next.expert_feed_forward_length", 64)
+        .u32("qwen3next.expert_shared_feed_forward_length", 64)
+        .u32("qwen3next.expert_count", 8)
+        .u32("qwen3next.expert_used_count", 2)
+        .u32("qwen3next.attention.head_count", 4)
+        .u32("qwen3next.attention.head_count_kv", 2)
+        .u32("qwen3next.attention.key_length", 64)
+        .u32("qwen3next.ssm.conv_kernel", 4)
+        .u32("qwen3next.ssm.state_size", 32)
+        .u32("qwen3next.ssm.group_count", 2)
+        .u32("qwen3next.ssm.time_step_rank", 4)
+        .u32("qwen3next.ssm.inner_size", 192)
+        .u32("qwen3next.full_attention_interval", 2)
+        .u32("qwen3next.vocab_size", 1000);
+    const json cfg = inspect_json("gguf", w.build())["config"];
+    CHECK(cfg["model_type"] == "qwen3_next");
+    CHECK(cfg["linear_num_value_heads"] == 4);
+    CHECK(cfg["linear_value_head_dim"] == 48);
+    CHECK(cfg["linear_num_key_heads"] == 2);
+    CHECK(cfg["linear_key_head_dim"] == 32);
+    CHECK(cfg["linear_conv_kernel_dim"] == 4);
+    CHECK_FALSE(cfg.contains("mamba_expand"));
+    const vram::ImportedModel m = vram::import_hf_config(cfg);
+    CHECK(m.model.layers[0].attention == vram::LayerAttention::kState);
+    CHECK(m.model.layers[1].attention == vram::LayerAttention::kGlobal);
+    CHECK(m.model.layers[3].attention == vram::LayerAttention::kGlobal);
+    CHECK(m.model.ssm.gated_delta);
+    CHECK(m.model.ssm.d_inner == 192);
+    CHECK(m.model.ssm.n_heads == 4);
+    CHECK(m.model.ssm.n_groups == 2);
+    CHECK(m.model.ssm.d_state == 32);
+    CHECK(m.model.moe.num_experts == 8);
+
+    // A value width that no whole number of heads makes is named by its key.
+    GgufWriter bad;
+    bad.str("general.architecture", "qwen3next")
+        .u32("qwen3next.block_count", 4)
+        .u32("qwen3next.embedding_length", 256)
+        .u32("qwen3next.attention.head_count", 4)
+        .u32("qwen3next.ssm.conv_kernel", 4)
+        .u32("qwen3next.ssm.state_size", 32)
+        .u32("qwen3next.ssm.group_count", 2)
+        .u32("qwen3next.ssm.time_step_rank", 4)
+        .u32("qwen3next.ssm.inner_size", 190)
+        .u32("qwen3next.vocab_size", 1000);
+    const json error = inspect_json("gguf", bad.build());
+    CHECK(error["config_error"]["field"] == "gguf.metadata.qwen3next.ssm.inner_size");
+    CHECK(error["config_error"]["message_id"] == "error.gguf_meta_divides");
+  }
+  SUBCASE("qwen35: the MTP layer after the model's own in block_count") {
+    // _Qwen35MtpMixin adds mtp_num_hidden_layers to block_count and writes
+    // nextn_predict_layers; llama.cpp caches KV for the layers before it.
+    GgufWriter w;
+    w.str("general.architecture", "qwen35")
+        .u32("qwen35.block_count", 5)
+        .u32("qwen35.nextn_predict_layers", 1)
+        .u32("qwen35.embedding_length", 256)
+        .u32("qwen35.feed_forward_length", 512)
+        .u32("qwen35.attention.head_count", 4)
+        .u32("qwen35.attention.head_count_kv", 2)
+        .u32("qwen35.attention.key_length", 64)
+        .u32("qwen35.ssm.conv_kernel", 4)
+        .u32("qwen35.ssm.state_size", 32)
+        .u32("qwen35.ssm.group_count", 2)
+        .u32("qwen35.ssm.time_step_rank", 4)
+        .u32("qwen35.ssm.inner_size", 128)
+        .u32("qwen35.full_attention_interval", 4)
+        .u32("qwen35.vocab_size", 1000);
+    const json cfg = inspect_json("gguf", w.build())["config"];
+    CHECK(cfg["model_type"] == "qwen3_5_text");
+    CHECK(cfg["num_hidden_layers"] == 4);
+    CHECK(cfg["mtp_num_hidden_layers"] == 1);
+    const vram::ImportedModel m = vram::import_hf_config(cfg);
+    CHECK(m.model.num_layers() == 4);
+    CHECK(m.model.layers[3].attention == vram::LayerAttention::kGlobal);
+    CHECK(m.model.moe.num_experts == 0);
+  }
+  SUBCASE("glm4moe: block_count holds the NextN layer; so many of them are refused") {
+    auto glm = [](std::uint32_t nextn) {
+      GgufWriter w;
+      w.str("general.architecture", "glm4moe")
+          .u32("glm4moe.block_count", 3)
+          .u32("glm4moe.nextn_predict_layers", nextn)
+          .u32("glm4moe.embedding_length", 256)
+          .u32("glm4moe.feed_forward_length", 512)
+          .u32("glm4moe.expert_feed_forward_length", 64)
+          .u32("glm4moe.expert_count", 8)
+          .u32("glm4moe.expert_used_count", 2)
+          .u32("glm4moe.expert_shared_count", 1)
+          .u32("glm4moe.leading_dense_block_count", 1)
+          .u32("glm4moe.attention.head_count", 4)
+          .u32("glm4moe.attention.head_count_kv", 2)
+          .u32("glm4moe.attention.key_length", 64)
+          .u32("glm4moe.vocab_size", 1000);
+      return inspect_json("gguf", w.build());
+    };
+    const json cfg = glm(1)["config"];
+    CHECK(cfg["model_type"] == "glm4_moe");
+    CHECK(cfg["num_hidden_layers"] == 2);
+    CHECK(cfg["num_nextn_predict_layers"] == 1);
+    CHECK(vram::import_hf_config(cfg).model.num_layers() == 2);
+    const json error = glm(3);
+    CHECK(error["config_error"]["field"] == "gguf.metadata.glm4moe.nextn_predict_layers");
+    CHECK(error["config_error"]["message_id"] == "error.gguf_meta_nextn");
+  }
   SUBCASE("falcon, command-r, phi3, qwen2, gemma3") {
     for (const char* arch : {"falcon", "command-r", "phi3", "qwen2", "qwen3", "gemma3"}) {
       CAPTURE(arch);

@@ -72,6 +72,10 @@ double evaluate(const json& m) {
        }},
       {"formula.kv_group_state",
        [](const json& q) { return num(q, "layers") * num(q, "state_bytes"); }},
+      {"formula.kv_group_state_seqs",
+       [](const json& q) {
+         return num(q, "layers") * num(q, "state_bytes") * num(q, "sequences");
+       }},
       {"formula.kv",
        [](const json& q) { return sum_of(q.at("groups"), evaluate) * num(q, "batch"); }},
       {"formula.overhead_flat", [](const json& q) { return num(q, "bytes"); }},

@@ -163,9 +163,10 @@ TEST_CASE("Qwen3-Next: value heads that do not divide among the key heads are re
 
 TEST_CASE("Qwen3-Next under vLLM at TP 2: each card keeps half of every layer's state") {
   // Qwen3NextGatedDeltaNet splits its key and value heads over the tensor-parallel ranks, so
-  // a card keeps 8 key heads and 16 value heads: conv window (2 x 1,024 + 2,048) x 4 x 2
-  // bytes = 32,768 and state 16 x 128 x 128 x 2 bytes = 524,288: 557,056 a layer, half of
-  // 1,114,112. The twelve attention layers keep one KV head of the two.
+  // a card keeps 8 key heads and 16 value heads: the conv window's d_conv - 1 past columns
+  // (vLLM's conv_state_shape), (2 x 1,024 + 2,048) x 3 x 2 bytes = 24,576, and the state
+  // 16 x 128 x 128 x 2 bytes = 524,288: 548,864 a layer. The twelve attention layers keep
+  // one KV head of the two.
   const json answer = testing::estimate({{"config", qwen3_next_80b()},
                                          {"engine", "vllm"},
                                          {"gpu", "h200-sxm"},
@@ -179,8 +180,40 @@ TEST_CASE("Qwen3-Next under vLLM at TP 2: each card keeps half of every layer's 
       state = group.at("params").at("state_bytes").get<double>();
     }
   }
-  CHECK(state == 557'056.0);
-  // 12 layers x 1 KV head x (256 + 256) x 2 bytes x 4,096 tokens + 36 x 557,056.
+  CHECK(state == 548'864.0);
+  // 12 layers x 1 KV head x (256 + 256) x 2 bytes x 4,096 tokens + 36 x 548,864.
   CHECK(kv.at("gb").get<double>() * 1e9 ==
-        doctest::Approx(12.0 * 1024 * 4096 + 36 * 557'056.0).epsilon(1e-12));
+        doctest::Approx(12.0 * 1024 * 4096 + 36 * 548'864.0).epsilon(1e-12));
+}
+
+TEST_CASE("Qwen3-Next under llama.cpp: F32 states, one per slot, beside the shared cells") {
+  // llama_memory_recurrent holds the conv (r) and recurrent (s) states in F32, one row per
+  // sequence (rs_size = n_seq_max, the server's slots), the conv window's d_conv - 1 columns
+  // (n_embd_r): per DeltaNet layer 8,192 x 3 x 4 bytes = 98,304 and 32 x 128 x 128 x 4 bytes
+  // = 2,097,152, i.e. 2,195,456 a slot. The attention layers' cells are context x slots.
+  const json answer = testing::estimate({{"config", qwen3_next_80b()},
+                                         {"engine", "llamacpp"},
+                                         {"weights", "q4_k_m"},
+                                         {"gpu", "h200-sxm"},
+                                         {"context", 4096},
+                                         {"batch", 4}});
+  const json& kv = testing::term(answer, "kv_cache");  // llama.cpp's KV buffer
+  const json& groups = kv.at("formula").at("params").at("groups");
+  bool seen = false;
+  for (const json& group : groups) {
+    if (group.at("id") != "formula.kv_group_state_seqs") continue;
+    seen = true;
+    CHECK(group.at("params").at("state_bytes") == 2'195'456.0);
+    CHECK(group.at("params").at("sequences") == 4);
+  }
+  CHECK(seen);
+  // 12 layers x 2 KV heads x 512 x 2 bytes (F16) x 16,384 cells + 36 x 2,195,456 x 4.
+  CHECK(kv.at("gb").get<double>() * 1e9 ==
+        doctest::Approx(24'576.0 * 16'384 + 36 * 2'195'456.0 * 4).epsilon(1e-12));
+  CHECK(testing::assumes(answer, "assumption.ssm_state"));
+  for (const json& a : answer.at("assumptions")) {
+    if (a.at("id") != "assumption.ssm_state") continue;
+    CHECK(a.at("params").at("conv_bits") == 32);
+    CHECK(a.at("params").at("state_bits") == 32);
+  }
 }

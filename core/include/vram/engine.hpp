@@ -182,8 +182,10 @@ struct InferenceSetup {
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */
 struct InferencePlan {
   ParamTotals params;
-  WeightsSize weights;      ///< the whole model
-  KvCacheSize kv;           ///< the whole model, context x batch
+  WeightsSize weights;  ///< the whole model
+  KvCacheSize kv;       ///< the whole model, context x batch
+  /** How the engine holds state layers, where not as transformers' cache does (paged, llamacpp). */
+  StateStorage state;
   std::vector<Term> terms;  ///< per GPU (the fullest card); the conventions: the whole model
   double total_bytes = 0;   ///< sum of the terms
   int tensor_parallel = 1;
@@ -234,6 +236,9 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
  * the whole context with kv_full_swa (--swa-full).
  */
 ModelSpec llamacpp_cache_model(const ModelSpec& model, const nlohmann::json& options);
+
+/** How llama.cpp holds state layers: F32 conv and recurrent states, one per slot. */
+StateStorage llamacpp_state_storage(std::int64_t slots);
 
 /** How weights are stored, part by part: [{component, params, format, bits_per_weight, gb}]. */
 nlohmann::json storage_json(const WeightsSize& weights);

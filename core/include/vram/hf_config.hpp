@@ -40,4 +40,11 @@ ImportedModel import_hf_config(const nlohmann::json& config, std::string_view pr
 std::string gguf_model_type(const std::string& arch, std::int64_t expert_count,
                             const std::function<std::int64_t()>& gating_func);
 
+/**
+ * The config key in which `model_type`'s family counts its multi-token-
+ * prediction layers (num_nextn_predict_layers, mtp_num_hidden_layers), or
+ * nullptr where it has none.
+ */
+const char* mtp_config_key(std::string_view model_type);
+
 }  // namespace vram

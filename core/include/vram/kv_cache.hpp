@@ -20,8 +20,38 @@ struct KvGroup {
   double bytes_per_token = 0;    ///< per layer, per cached token
   std::int64_t tokens_held = 0;  ///< per sequence: context, or the window
   double state_bytes = 0;        ///< per layer, per sequence (kState)
+  std::int64_t copies = 0;       ///< sequences the group's bytes hold (the batch, or the states)
   double bytes = 0;              ///< the group's total for the whole batch
 };
+
+/**
+ * How an engine holds its state layers' conv windows and SSM states, where it
+ * differs from the model's own 16 bits (32 for an FP32 SSM state) and one
+ * state per sequence of the batch.
+ */
+struct StateStorage {
+  double conv_bytes = 0;       ///< per conv element; 0: kStateBytesPerElement
+  double recurrent_bytes = 0;  ///< per SSM state element; 0: the model's width
+  std::int64_t sequences = 0;  ///< states held; 0: one per sequence of the batch
+  /**
+   * The conv window without the token being read: d_conv - 1 columns, as
+   * vLLM's and SGLang's mamba_utils (conv_state_shape = (conv_kernel - 1,
+   * conv_dim)) and llama.cpp's n_embd_r keep it; false: d_conv columns, as
+   * transformers' cache pads it.
+   */
+  bool conv_history_only = false;
+};
+
+/** Bytes a conv-window element takes as `state` holds it. */
+inline double conv_element_bytes(const StateStorage& state) {
+  return state.conv_bytes > 0 ? state.conv_bytes : kStateBytesPerElement;
+}
+
+/** Bytes an SSM-state element takes as `state` holds it for `ssm`. */
+inline double recurrent_element_bytes(const StateStorage& state, const SsmSpec& ssm) {
+  if (state.recurrent_bytes > 0) return state.recurrent_bytes;
+  return ssm.fp32_state ? kFp32StateBytesPerElement : kStateBytesPerElement;
+}
 
 struct KvCacheSize {
   /** Bytes one token adds while every caching layer still holds it. */
@@ -47,9 +77,9 @@ double kv_bytes_per_token(const ModelSpec& model, LayerAttention attention, cons
  * Global and MLA layers hold the whole context, sliding layers at most their
  * window, state layers a fixed conv window and SSM state per sequence
  * (SsmSpec::state_elements, 16 bits each; the recurrent part 32 where
- * SsmSpec::fp32_state).
+ * SsmSpec::fp32_state), or as `state` says the engine holds them.
  */
 KvCacheSize kv_cache(const ModelSpec& model, const KvFormat& format, std::int64_t context,
-                     std::int64_t batch);
+                     std::int64_t batch, const StateStorage& state = {});
 
 }  // namespace vram

@@ -49,7 +49,11 @@ json assumptions_of(const Inference& in) {
               obj({{"format", in.setup.kv->name}, {"bits", in.setup.kv->bits_per_element}})});
   if (std::any_of(model.layers.begin(), model.layers.end(),
                   [](const LayerSpec& l) { return l.attention == LayerAttention::kState; })) {
-    assumptions.push_back(Message{"assumption.ssm_state"});
+    const StateStorage& held = in.plan.state;
+    assumptions.push_back(
+        Message{"assumption.ssm_state",
+                obj({{"conv_bits", 8.0 * conv_element_bytes(held)},
+                     {"state_bits", 8.0 * recurrent_element_bytes(held, model.ssm)}})});
   }
   assumptions.push_back(Message{"assumption.engine", obj({{"engine", engine.label()},
                                                           {"source", quotation(engine.source)}})});

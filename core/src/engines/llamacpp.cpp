@@ -24,6 +24,16 @@ ModelSpec llamacpp_cache_model(const ModelSpec& model, const nlohmann::json& opt
   return local;
 }
 
+StateStorage llamacpp_state_storage(std::int64_t slots) {
+  // llama_model::create_memory gives llama_memory_recurrent GGML_TYPE_F32 for both the conv
+  // (r) and the recurrent (s) states, hybrid models included, with one row per sequence:
+  // rs_size = max(1, n_seq_max), the server's --parallel slots (src/llama-model.cpp,
+  // src/llama-memory-recurrent.cpp).
+  // n_embd_r (src/llama-hparams.cpp) is (d_conv - 1) x the conv channels.
+  return {kFp32StateBytesPerElement, kFp32StateBytesPerElement, std::max<std::int64_t>(1, slots),
+          /*conv_history_only=*/true};
+}
+
 namespace engines {
 namespace {
 
@@ -76,7 +86,8 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
   const std::int64_t cells = setup.context * setup.batch;
   const double ubatch = o.at("n_ubatch").get<double>();
   const ModelSpec local = llamacpp_cache_model(m, o);
-  const KvCacheSize cache = kv_cache(local, *setup.kv, cells, 1);
+  plan.state = llamacpp_state_storage(setup.batch);
+  const KvCacheSize cache = kv_cache(local, *setup.kv, cells, 1, plan.state);
   Term kv = kv_term(local, *setup.kv, cache, 1, setup, explain);
   kv.label = {"term.kv_buffer"};
   if (explain) kv.inputs["cells"] = cells;

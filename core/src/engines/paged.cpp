@@ -93,10 +93,15 @@ PagedStage paged_stage(const InferenceSetup& setup, int pp, bool draft_head, boo
   // last PP rank" (the drafter, MTP layers included, is built only where
   // get_pp_group().is_last_rank); SGLang's draft worker likewise (PR #30775, pipeline
   // stages with EAGLE and MTP behind SGLANG_ENABLE_PP_SPEC=1).
+  // vLLM's and SGLang's state caches keep the conv window's d_conv - 1 past columns:
+  // conv_state_shape = (conv_kernel - 1, conv_dim / tp) in MambaStateShapeCalculator
+  // (vllm/model_executor/layers/mamba/mamba_utils.py, and SGLang's copy in
+  // python/sglang/srt/layers/attention/mamba/mamba_utils.py).
+  plan.state.conv_history_only = true;
   PagedStage stage{shard(m, tp), {}, 0, true};
   const auto first_layers = static_cast<std::size_t>((m.num_layers() + pp - 1) / pp);
   stage.local.layers.resize(first_layers);
-  stage.cache = kv_cache(stage.local, *setup.kv, setup.context, users);
+  stage.cache = kv_cache(stage.local, *setup.kv, setup.context, users, plan.state);
   if (pp > 1 && setup.draft != nullptr) {
     const double draft =
         draft_card_bytes(setup, tp, tp, *setup.kv, setup.context, users, draft_head);
@@ -105,7 +110,7 @@ PagedStage paged_stage(const InferenceSetup& setup, int pp, bool draft_head, boo
     last.layers.erase(
         last.layers.begin(),
         last.layers.begin() + static_cast<std::ptrdiff_t>(last.layers.size() - last_layers));
-    const KvCacheSize last_cache = kv_cache(last, *setup.kv, setup.context, users);
+    const KvCacheSize last_cache = kv_cache(last, *setup.kv, setup.context, users, plan.state);
     // The weights are an even share on every stage; what differs is the cache and the drafter.
     if (last_cache.bytes + draft >= stage.cache.bytes) {
       stage.local = std::move(last);

@@ -44,9 +44,15 @@ Message kv_formula(const ModelSpec& model, const KvFormat& kv, const KvCacheSize
                                                               {"tokens", group.tokens_held}})});
         break;
       case LayerAttention::kState:
+        // An engine whose token cells serve every sequence (llama.cpp) still holds a state per
+        // sequence: the group counts its own copies.
         groups.push_back(
-            Message{"formula.kv_group_state",
-                    obj({{"layers", group.layers}, {"state_bytes", group.state_bytes}})});
+            group.copies == batch
+                ? Message{"formula.kv_group_state",
+                          obj({{"layers", group.layers}, {"state_bytes", group.state_bytes}})}
+                : Message{"formula.kv_group_state_seqs", obj({{"layers", group.layers},
+                                                              {"state_bytes", group.state_bytes},
+                                                              {"sequences", group.copies}})});
         break;
     }
   }

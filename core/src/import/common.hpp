@@ -72,6 +72,8 @@ struct Family {
   /** llama.cpp's general.architecture for this family, or nullptr: none. */
   const char* gguf_arch = nullptr;
   GgufVariant gguf_variant = GgufVariant::kAny;
+  /** The config key that counts the family's multi-token-prediction layers, or nullptr. */
+  const char* mtp_key = nullptr;
 };
 
 /** The family of `model_type`, or nullptr. registry.cpp holds the table. */

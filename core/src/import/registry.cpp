@@ -28,10 +28,12 @@ constexpr Family kFamilies[] = {
     {"gemma2", import_gemma2, true, "gemma2"},
     {"gemma3", import_gemma3, true},
     {"gemma3_text", import_gemma3, true, "gemma3"},
-    {"deepseek_v2", import_deepseek, false, "deepseek2", GgufVariant::kSoftmax},
-    {"deepseek_v3", import_deepseek, false, "deepseek2", GgufVariant::kSigmoid},
-    {"kimi_k2", import_deepseek, false},
-    {"glm4_moe", import_glm4_moe, false, "glm4moe"},
+    {"deepseek_v2", import_deepseek, false, "deepseek2", GgufVariant::kSoftmax,
+     "num_nextn_predict_layers"},
+    {"deepseek_v3", import_deepseek, false, "deepseek2", GgufVariant::kSigmoid,
+     "num_nextn_predict_layers"},
+    {"kimi_k2", import_deepseek, false, nullptr, GgufVariant::kAny, "num_nextn_predict_layers"},
+    {"glm4_moe", import_glm4_moe, false, "glm4moe", GgufVariant::kAny, "num_nextn_predict_layers"},
     {"gpt_oss", import_gpt_oss, false, "gpt-oss"},
     {"phi3", import_phi3, false, "phi3"},
     {"falcon", import_falcon, true, "falcon"},
@@ -42,11 +44,14 @@ constexpr Family kFamilies[] = {
     {"jamba", import_jamba, false},
     {"bamba", import_bamba, false},
     {"gpt_neox", import_gpt_neox, false, "gptneox"},
-    {"qwen3_next", import_qwen3_next, false},
-    {"qwen3_5", import_qwen3_next, false},
-    {"qwen3_5_text", import_qwen3_next, false},
-    {"qwen3_5_moe", import_qwen3_next, false},
-    {"qwen3_5_moe_text", import_qwen3_next, false},
+    {"qwen3_next", import_qwen3_next, false, "qwen3next", GgufVariant::kAny,
+     "mtp_num_hidden_layers"},
+    {"qwen3_5", import_qwen3_next, false, nullptr, GgufVariant::kAny, "mtp_num_hidden_layers"},
+    {"qwen3_5_text", import_qwen3_next, false, "qwen35", GgufVariant::kAny,
+     "mtp_num_hidden_layers"},
+    {"qwen3_5_moe", import_qwen3_next, false, nullptr, GgufVariant::kAny, "mtp_num_hidden_layers"},
+    {"qwen3_5_moe_text", import_qwen3_next, false, "qwen35moe", GgufVariant::kAny,
+     "mtp_num_hidden_layers"},
 };
 
 }  // namespace
@@ -85,6 +90,11 @@ std::string gguf_model_type(const std::string& arch, std::int64_t expert_count,
     }
   }
   return arch;  // a name llama.cpp shares with transformers, or one no family reads
+}
+
+const char* mtp_config_key(std::string_view model_type) {
+  const import::Family* family = import::find_family(model_type);
+  return family == nullptr ? nullptr : family->mtp_key;
 }
 
 }  // namespace vram
