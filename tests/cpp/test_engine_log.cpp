@@ -237,6 +237,18 @@ TEST_CASE("llama.cpp: two KV caches of one load add up; a second load replaces t
         doctest::Approx(6956.38 / 1024));
 }
 
+TEST_CASE("llama.cpp: a hybrid model's recurrent-state buffer joins its KV buffer") {
+  // The RS lines as llama.cpp printed them for Qwen3.5-9B (JamePeng/llama-cpp-python issue 78,
+  // 2026-03-05); the KV line is this test's own.
+  const std::string text =
+      "llama_kv_cache:      CUDA0 KV buffer size =   256.00 MiB\n"
+      "llama_memory_recurrent:      CUDA0 RS buffer size =    50.25 MiB\n"
+      "llama_memory_recurrent: size =   50.25 MiB (     1 cells,  32 layers,  1 seqs), "
+      "R (f32):    2.25 MiB, S (f32):   48.00 MiB\n";
+  const json a = testing::calculator().log({{"log", text}});
+  CHECK(row(a, "kv_buffer", "GPU")->at("logged").get<double>() == doctest::Approx(306.25 / 1024));
+}
+
 TEST_CASE("hostile logs get named errors") {
   const auto error = [](const json& request) {
     const json a = json::parse(vram::call(testing::calculator(), "log", request.dump()));

@@ -217,3 +217,38 @@ TEST_CASE("Qwen3-Next under llama.cpp: F32 states, one per slot, beside the shar
     CHECK(a.at("params").at("state_bits") == 32);
   }
 }
+
+TEST_CASE("Qwen3.5-9B's recurrent states under llama.cpp: 50.25 MiB, as its log says") {
+  // llama.cpp logged for Qwen3.5-9B-Q4_K_M at one slot "RS buffer size = 50.25 MiB ... R (f32):
+  // 2.25 MiB, S (f32): 48.00 MiB" over 24 recurrent layers of 32 (JamePeng/llama-cpp-python
+  // issue 78, 2026-03-05). Its DeltaNet is Qwen3-Next's: 16 key heads and 32 value heads of
+  // 128, a conv kernel of 4. R: 24 x 3 columns x 8,192 channels x 4 bytes = 2.25 MiB; S: 24 x
+  // 32 x 128 x 128 x 4 bytes = 48 MiB. The attention shape below is the test's own.
+  json cfg = qwen3_next_80b();
+  cfg["model_type"] = "qwen3_5_text";
+  cfg["hidden_size"] = 4096;
+  cfg["num_hidden_layers"] = 32;
+  cfg["intermediate_size"] = 12288;
+  cfg.erase("num_experts");
+  cfg.erase("num_experts_per_tok");
+  cfg.erase("moe_intermediate_size");
+  cfg.erase("shared_expert_intermediate_size");
+  cfg.erase("decoder_sparse_step");
+  cfg.erase("mlp_only_layers");
+  const json answer = testing::estimate({{"config", cfg},
+                                         {"engine", "llamacpp"},
+                                         {"weights", "q4_k_m"},
+                                         {"gpu", "rtx-5090"},
+                                         {"context", 8192},
+                                         {"batch", 1}});
+  const json& kv = testing::term(answer, "kv_cache");
+  double state = -1;
+  double layers = 0;
+  for (const json& group : kv.at("formula").at("params").at("groups")) {
+    if (!group.at("params").contains("state_bytes")) continue;
+    state = group.at("params").at("state_bytes").get<double>();
+    layers = group.at("params").at("layers").get<double>();
+  }
+  CHECK(layers == 24);
+  CHECK(layers * state == 50.25 * 1024 * 1024);
+}

@@ -3,7 +3,8 @@
 // offloaded, and each device's model, KV and compute buffers. Read from
 // src/llama-model.cpp (load_tensors' "model buffer size"), src/llama-context.cpp
 // ("compute buffer size", n_ctx, n_ubatch, flash_attn), src/llama-kv-cache.cpp
-// ("KV buffer size", "K (f16)") and, for older builds, llama.cpp's
+// ("KV buffer size", "K (f16)"), src/llama-memory-recurrent.cpp ("RS buffer
+// size") and, for older builds, llama.cpp's
 // llm_load_tensors and llama_new_context_with_model.
 
 #include "engine_log/lines.hpp"
@@ -30,7 +31,11 @@ void buffer(const Line& line, EngineLog& log) {
   // size" or, before 2024's rename, "CUDA0 buffer size" under llm_load_tensors.
   std::string_view before = t.substr(0, at);
   std::string id;
-  if (before.size() >= 3 && before.substr(before.size() - 3) == " KV") {
+  if (before.size() >= 3 &&
+      (before.substr(before.size() - 3) == " KV" || before.substr(before.size() - 3) == " RS")) {
+    // A hybrid model's recurrent states ("llama_memory_recurrent: CUDA0 RS buffer size",
+    // src/llama-memory-recurrent.cpp) sit beside its KV cells; the estimate's KV buffer
+    // counts both, so the log's two lines add up to it.
     id = "kv_buffer";
     before.remove_suffix(3);
   } else if (before.size() >= 8 && before.substr(before.size() - 8) == " compute") {
