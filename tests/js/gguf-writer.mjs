@@ -104,11 +104,11 @@ function layers(w, n, types, { experts = 0, width = 512, kvWidth = 128 } = {}) {
   return w;
 }
 
-function base(arch, extra = (w) => w, version = 3) {
+function base(arch, extra = (w) => w, version = 3, blocks = 2) {
   const w = new GgufWriter(version)
     .str('general.architecture', arch)
     .str('general.name', `tiny ${arch}`)
-    .u32(`${arch}.block_count`, 2)
+    .u32(`${arch}.block_count`, blocks)
     .u32(`${arch}.context_length`, 4096)
     .u32(`${arch}.embedding_length`, 256)
     .u32(`${arch}.feed_forward_length`, 512)
@@ -154,6 +154,21 @@ export const fixtures = {
         .u32('deepseek2.expert_gating_func', 2).u32('deepseek2.vocab_size', 1000).u64('a.big', 2n ** 40n));
     w.tensor('token_embd.weight', [256, 1000], 'Q5_K');
     return layers(w, 2, { attn: 'Q5_K', v: 'Q5_K', ffn: 'Q4_K', down: 'Q6_K' }, { experts: 8, width: 256 }).tensor('output.weight', [256, 1000], 'Q6_K');
+  },
+  // Qwen3.5 MoE as llama.cpp's converter writes it (conversion/qwen.py): Gated DeltaNet keys
+  // under ssm.*, and an MTP layer after the model's two in block_count (nextn_predict_layers).
+  'qwen35moe-mtp': () => {
+    const w = base('qwen35moe', (x) =>
+      x.u32('qwen35moe.nextn_predict_layers', 1).u32('qwen35moe.full_attention_interval', 2)
+        .u32('qwen35moe.ssm.conv_kernel', 4).u32('qwen35moe.ssm.state_size', 16)
+        .u32('qwen35moe.ssm.group_count', 2).u32('qwen35moe.ssm.time_step_rank', 4)
+        .u32('qwen35moe.ssm.inner_size', 128).u32('qwen35moe.expert_count', 8)
+        .u32('qwen35moe.expert_used_count', 2).u32('qwen35moe.expert_feed_forward_length', 128)
+        .u32('qwen35moe.expert_shared_feed_forward_length', 128)
+        .u32('qwen35moe.attention.key_length', 64).u32('qwen35moe.vocab_size', 1000), 3, 3);
+    w.tensor('token_embd.weight', [256, 1000], 'Q4_K');
+    layers(w, 3, { attn: 'Q4_K', v: 'Q6_K', ffn: 'Q4_K', down: 'Q8_0' }, { experts: 8, width: 128 });
+    return w.tensor('output_norm.weight', [256], 'F32').tensor('output.weight', [256, 1000], 'Q6_K');
   },
   'gpt-oss-mxfp4': () => {
     const w = base('gpt-oss', (x) =>
