@@ -100,3 +100,24 @@ test("Llama 3.1 8B's EAGLE-3 head chosen on the page: offered without MTP, terms
     await browser.close();
   }
 });
+
+test("Qwen3-Next's MTP layer from a link under vLLM: the model's head, one attention cache layer", async () => {
+  const NEXT = { model: 'qwen3-next-80b-a3b', weights: 'fp8', engine: 'vllm', gpu: 'h200-sxm', gpu_count: 2 };
+  const answer = (await core()).estimate({ ...NEXT, speculative: 'mtp', draft_tokens: 2 });
+  const weights = answer.terms.find((t) => t.id === 'mtp_weights');
+  assert.equal(weights.formula.id, 'formula.mtp_weights_shared');
+  const browser = await openPage(query({ ...NEXT, speculative: 'mtp', draft_tokens: 2 }));
+  try {
+    const { page } = browser;
+    await page.locator(LAUNCH).waitFor();
+    assert.equal(await page.locator('vram-calculator [id="speculative"]').isVisible(), true);
+    const terms = plain(await text(page, TERMS));
+    assert.match(terms, new RegExp(`MTP layers' weights${weights.gb.toFixed(1)} GB`));
+    assert.match(terms, /the embedding and output head are the model's/);
+    assert.match(terms, /MTP layers' KV cache/);
+    assert.match(await text(page, LAUNCH), /--speculative-config '\{"method":"mtp","num_speculative_tokens":2\}'/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -2,6 +2,9 @@
 // (core/src/import/qwen3_next.cpp). Every figure below is counted by hand
 // from the config's fields and transformers' modules
 // (models/qwen3_next/modeling_qwen3_next.py, models/qwen3_vl).
+#include <string>
+#include <utility>
+
 #include <doctest/doctest.h>
 
 #include "helpers.hpp"
@@ -251,4 +254,120 @@ TEST_CASE("Qwen3.5-9B's recurrent states under llama.cpp: 50.25 MiB, as its log 
   }
   CHECK(layers == 24);
   CHECK(layers * state == 50.25 * 1024 * 1024);
+}
+
+TEST_CASE("Qwen3-Next's MTP layer: a full-attention MoE layer, fc and three norms, not counted") {
+  // Qwen/Qwen3-Next-80B-A3B-Instruct's config says mtp_num_hidden_layers 1: the checkpoint's
+  // mtp.* tensors (vLLM qwen3_next_mtp.py): fc 2 x 2048 x 2048 = 8,388,608; pre_fc_norm_
+  // embedding, pre_fc_norm_hidden and norm 3 x 2048 = 6,144; mtp.layers.0, a gated attention
+  // layer of 27,263,488 and layer 0's MoE block (512 experts of 3 x 2048 x 512 =
+  // 1,610,612,736, the shared expert 3,145,728, the router 1,048,576 and the shared expert's
+  // gate 2,048: 1,614,809,088) with its two norms 4,096: 1,642,076,672. In all 1,650,471,424.
+  json config = qwen3_next_80b();
+  config["mtp_num_hidden_layers"] = 1;
+  const vram::ImportedModel imported = vram::import_hf_config(config);
+  const vram::ModelSpec& m = imported.model;
+  CHECK(m.mtp_layers == 1);
+  CHECK(m.mtp_head_shared);
+  REQUIRE(m.mtp_layer_specs.size() == 1);
+  CHECK(m.mtp_layer_specs[0].attention == vram::LayerAttention::kGlobal);
+  CHECK(m.mtp_layer_specs[0].mlp == vram::LayerMlp::kMoe);
+  REQUIRE(m.extras.size() == 1);
+  CHECK(m.extras[0].id == "mtp");
+  CHECK_FALSE(m.extras[0].resident);
+  CHECK(m.extras[0].count == 1'650'471'424.0);
+  REQUIRE(m.import_notes.size() == 1);
+  CHECK(m.import_notes[0].id == "import.mtp");
+  // Outside the resident count, as DeepSeek V3's module is: 79,674,391,296 still, Qwen's
+  // "80B" within 0.5%; with the layer the checkpoint holds 81,324,862,720.
+  const vram::ParamCount count = vram::count_params(m);
+  CHECK(count.total() == 79'674'391'296.0);
+  CHECK(count.extras_excluded == 1'650'471'424.0);
+  // num_nextn_predict_layers, the key vLLM's predictor reads, says the same.
+  config.erase("mtp_num_hidden_layers");
+  config["num_nextn_predict_layers"] = 1;
+  CHECK(vram::import_hf_config(config).model.mtp_layers == 1);
+}
+
+TEST_CASE("Qwen3.5 dense: the MTP layer is full attention after a linear last layer, dense") {
+  // layer_types ending on linear attention: the MTP layer is still full attention (vLLM
+  // qwen3_5_mtp.py, layer_type "full_attention"), with the model's dense MLP.
+  json text = qwen3_next_80b();
+  for (const char* key : {"num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                          "shared_expert_intermediate_size", "decoder_sparse_step",
+                          "mlp_only_layers", "full_attention_interval"}) {
+    text.erase(key);
+  }
+  text["model_type"] = "qwen3_5_text";
+  text["num_hidden_layers"] = 4;
+  text["layer_types"] = {"full_attention", "linear_attention", "linear_attention",
+                         "linear_attention"};
+  text["mtp_num_hidden_layers"] = 1;
+  const json config = {{"model_type", "qwen3_5"}, {"text_config", text}};
+  const vram::ModelSpec m = vram::import_hf_config(config).model;
+  CHECK(m.layers.back().attention == vram::LayerAttention::kState);
+  REQUIRE(m.mtp_layer_specs.size() == 1);
+  CHECK(m.mtp_layer_specs[0].attention == vram::LayerAttention::kGlobal);
+  CHECK(m.mtp_layer_specs[0].mlp == vram::LayerMlp::kDense);
+  // The gated attention layer 27,263,488; the dense MLP 3 x 2048 x 5120 = 31,457,280; two
+  // norms 4,096; fc and the three norms 8,394,752: 67,119,616.
+  REQUIRE(m.extras.size() == 1);
+  CHECK(m.extras[0].count == 67'119'616.0);
+}
+
+namespace {
+
+json next_request(bool mtp) {
+  json r = {{"model", "qwen3-next-80b-a3b"},
+            {"engine", "vllm"},
+            {"gpu", "h200-sxm"},
+            {"gpu_count", 2},
+            {"context", 8192},
+            {"batch", 1},
+            {"draft_tokens", 2}};
+  if (mtp) r["speculative"] = "mtp";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("vLLM: Qwen3-Next's MTP layer drafts with the model's head, one attention cache layer") {
+  const json alone = testing::estimate(next_request(false));
+  const json both = testing::estimate(next_request(true));
+  // In BF16: the layer 1,642,076,672 x 2 = 3,284,153,344 bytes and fc with its norms
+  // 8,394,752 x 2 = 16,789,504: 3,300,942,848, half on each of the two cards. No head of its
+  // own: load_eagle_model hands the draft the model's lm_head.
+  const json& weights = testing::term(both, "mtp_weights");
+  CHECK(weights.at("formula").at("id") == "formula.mtp_weights_shared");
+  CHECK(weights.at("formula").at("params").at("layers") == 3'300'942'848.0);
+  CHECK(weights.at("formula").at("params").at("head") == 0);
+  CHECK(weights.at("gb").get<double>() * 1e9 == doctest::Approx(1'650'471'424.0));
+  // The layer's cache: one KV head of the two on each card, (256 + 256) x 2 bytes = 1,024 a
+  // token, beside the twelve attention layers' 12,288.
+  CHECK(both.at("budget").at("kv_bytes_per_token") == 13 * 1024.0);
+  CHECK(alone.at("budget").at("kv_bytes_per_token") == 12 * 1024.0);
+  CHECK(testing::term_gb(both, "mtp_kv") * 1e9 == doctest::Approx(1024.0 * 8192));
+  CHECK(testing::term_gb(alone, "mtp_weights") == 0);
+  CHECK(testing::launch_command(both).find(
+            " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":2}'") !=
+        std::string::npos);
+  // SGLang: NEXTN, which SGLang runs as EAGLE, with the model's head too.
+  json r = next_request(true);
+  r["engine"] = "sglang";
+  const json sglang = testing::estimate(r);
+  CHECK(testing::term(sglang, "mtp_weights").at("formula").at("params").at("layers") ==
+        3'300'942'848.0);
+  CHECK(testing::launch_command(sglang).find(
+            "--speculative-algorithm EAGLE --speculative-num-steps 2") != std::string::npos);
+}
+
+TEST_CASE("MTP is refused for a Qwen3-Next config without MTP layers") {
+  json r = next_request(true);
+  r.erase("model");
+  r["config"] = qwen3_next_80b();
+  CHECK(testing::refusal(r) == std::pair<std::string, std::string>{"error.no_mtp", "speculative"});
+  r["config"]["mtp_num_hidden_layers"] = 0;
+  CHECK(testing::refusal(r).first == "error.no_mtp");
+  r["config"]["mtp_num_hidden_layers"] = 1;
+  CHECK(testing::term_gb(testing::estimate(r), "mtp_weights") > 0);
 }

@@ -294,3 +294,18 @@ test('100,000 unknown parameters are read, each reported, in a few seconds at mo
   // About 0.1 s on an idle machine; the bound leaves room for a loaded one.
   assert.ok(ms < 5000, `${ms} ms`);
 });
+
+test('A pasted config offers its own MTP layers by either key: num_nextn_predict_layers or mtp_num_hidden_layers', async () => {
+  const { takesMtp } = await import('../../web/src/state.js');
+  const pasted = (config) => ({ model: 'config', config: JSON.stringify(config) });
+  // DeepSeek V3 and GLM-4.5 name them num_nextn_predict_layers; Qwen3-Next and Qwen3.5
+  // mtp_num_hidden_layers (under text_config for Qwen3.5's multimodal checkpoints).
+  assert.equal(takesMtp(catalog, pasted({ model_type: 'deepseek_v3', num_nextn_predict_layers: 1 })), true);
+  assert.equal(takesMtp(catalog, pasted({ model_type: 'qwen3_next', mtp_num_hidden_layers: 1 })), true);
+  assert.equal(takesMtp(catalog, pasted({ model_type: 'qwen3_5', text_config: { mtp_num_hidden_layers: 1 } })), true);
+  assert.equal(takesMtp(catalog, pasted({ model_type: 'qwen3_next', mtp_num_hidden_layers: 0 })), false);
+  assert.equal(takesMtp(catalog, pasted({ model_type: 'qwen3_next' })), false);
+  // A preset: what the core's catalog says of it (mtp_layers).
+  const withLayers = { ...catalog, models: [{ id: 'qwen3-next-80b-a3b', mtp_layers: 1 }] };
+  assert.equal(takesMtp(withLayers, { model: 'qwen3-next-80b-a3b' }), true);
+});

@@ -725,7 +725,10 @@ export function ownDrafter(catalog, state) {
 
 /** Whether the state's model carries its own multi-token-prediction layers (speculative mtp). */
 export function takesMtp(catalog, state) {
-  if (state.model === IMPORTED) return /"num_nextn_predict_layers"\s*:\s*[1-9]/.test(state.config || '');
+  // DeepSeek V3 and GLM-4.5 say num_nextn_predict_layers; Qwen3-Next and Qwen3.5 mtp_num_hidden_layers.
+  if (state.model === IMPORTED) {
+    return /"(num_nextn_predict_layers|mtp_num_hidden_layers)"\s*:\s*[1-9]/.test(state.config || '');
+  }
   const model = (catalog.models || []).find((m) => m.id === state.model);
   return Boolean(model && model.mtp_layers);
 }

@@ -76,13 +76,19 @@ void check_companion(const Inference& in) {
 /**
  * The model's multi-token-prediction modules as a model of their own: each
  * repeats its last decoder layer (DeepSeek-V3 report, section 2.2; vLLM's
- * deepseek_mtp.py DeepSeekMultiTokenPredictorLayer.mtp_block), with the
- * model's embedding and head.
+ * deepseek_mtp.py DeepSeekMultiTokenPredictorLayer.mtp_block), or is the
+ * layer the importer names (Qwen3-Next's and Qwen3.5's full-attention
+ * layers, ModelSpec::mtp_layer_specs), with the model's embedding and head.
  */
 ModelSpec mtp_model(const ModelSpec& m) {
   ModelSpec one = m;
   one.name = m.name + " MTP";
-  one.layers.assign(static_cast<std::size_t>(m.mtp_layers), m.layers.back());
+  if (m.mtp_layer_specs.empty()) {
+    one.layers.assign(static_cast<std::size_t>(m.mtp_layers), m.layers.back());
+  } else {
+    one.layers = m.mtp_layer_specs;
+  }
+  one.mtp_layer_specs.clear();
   one.extras.clear();
   one.vision = VisionSpec{};
   one.tied_embeddings = false;
@@ -130,9 +136,13 @@ void mtp_draft(Inference& in, const EstimateRequest& req) {
   in.setup.draft_tokens = req.draft_tokens;
   in.setup.mtp = true;
   // vLLM: each module keeps a SharedHead of its own (deepseek_mtp.py
-  // DeepSeekMultiTokenPredictorLayer.shared_head), one output head a module.
-  in.setup.mtp_head_bytes = static_cast<double>(in.model.mtp_layers) *
-                            (once - stored_bytes(tied, in.setup.weights, in.catalog.formats));
+  // DeepSeekMultiTokenPredictorLayer.shared_head), one output head a module; Qwen3-Next's
+  // and Qwen3.5's draft reads the model's (ModelSpec::mtp_head_shared).
+  in.setup.mtp_head_bytes =
+      in.model.mtp_head_shared
+          ? 0.0
+          : static_cast<double>(in.model.mtp_layers) *
+                (once - stored_bytes(tied, in.setup.weights, in.catalog.formats));
 }
 
 /**

@@ -9,7 +9,11 @@
 // build each module's decoder layer, eh_proj, norms and a SharedHead whose
 // ParallelLMHead they load, while vllm/v1/spec_decode/eagle.py load_model
 // gives them the model's embed_tokens; their attention layers take KV blocks
-// beside the model's as a draft's do. Or an EAGLE-3 head (speculative
+// beside the model's as a draft's do. Qwen3-Next's and Qwen3.5's MTP layers
+// (qwen3_next_mtp.py, qwen3_5_mtp.py) are full-attention layers, one cache
+// layer each, and read the model's embedding and head (eagle/utils.py
+// load_eagle_model swaps their top-level lm_head for the model's), so no
+// head of their own is counted. Or an EAGLE-3 head (speculative
 // "eagle3"): vLLM's Eagle3LlamaForCausalLM (vllm/model_executor/models/
 // llama_eagle3.py) and SGLang's LlamaForCausalLMEagle3 (python/sglang/srt/
 // models/llama_eagle3.py) build one decoder layer, an fc, norms and an
@@ -61,7 +65,8 @@ double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, in
   const double bytes = draft_weights_bytes(setup, shards, own_head);
   Term weights{"mtp_weights", {"term.mtp_weights"}, bytes, {}, {}};
   if (explain) {
-    weights.formula = {own_head ? "formula.mtp_weights" : "formula.mtp_weights_shared",
+    // A head of its own only where the engine loads one and the model has one to load.
+    weights.formula = {head > 0 ? "formula.mtp_weights" : "formula.mtp_weights_shared",
                        obj({{"modules", layers.num_layers()},
                             {"layers", setup.draft_weights->bytes},
                             {"head", head},

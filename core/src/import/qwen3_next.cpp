@@ -2,13 +2,18 @@
 // gated full-attention layer every full_attention_interval-th (or as
 // layer_types lists them), Qwen's MoE with a gated shared expert, and, for
 // Qwen3.5's multimodal checkpoints, the Qwen3-VL vision tower under
-// vision_config. transformers: models/qwen3_next/modeling_qwen3_next.py
-// (Qwen3NextGatedDeltaNet, Qwen3NextAttention), models/qwen3_vl (the tower).
+// vision_config; the multi-token-prediction layers (mtp_num_hidden_layers)
+// as speculative decoding's drafter, apart (qwen_mtp_layers). transformers:
+// models/qwen3_next/modeling_qwen3_next.py (Qwen3NextGatedDeltaNet, Qwen3NextAttention),
+// models/qwen3_vl (the tower).
+
+#include <utility>
 
 #include "common.hpp"
 #include "json_read.hpp"
 #include "vram/error.hpp"
 #include "vram/limits.hpp"
+#include "vram/params.hpp"
 
 namespace vram::import {
 
@@ -62,6 +67,49 @@ double qwen_vl_tower_params(const json& v, const std::string& at, std::int64_t t
   return count;
 }
 
+/**
+ * The multi-token-prediction layers Qwen3-Next's and Qwen3.5's checkpoints
+ * hold under mtp.* (mtp_num_hidden_layers; num_nextn_predict_layers, the
+ * key vLLM's Qwen3NextMultiTokenPredictor reads, where a config says it
+ * instead): fc (2h x h, no bias), pre_fc_norm_embedding, pre_fc_norm_hidden
+ * and norm (RMSNorms over h), and the decoder layers mtp.layers.i, each a
+ * full (gated) attention layer whatever the model's layer_types say, with
+ * the MLP the model's layer i has: vLLM's Qwen3NextDecoderLayer and
+ * Qwen3_5DecoderLayer read their index from the prefix "mtp.layers.i" and
+ * apply mlp_only_layers and decoder_sparse_step to it
+ * (vllm/model_executor/models/qwen3_next_mtp.py, qwen3_5_mtp.py; SGLang's
+ * qwen3_next_mtp.py builds the same with full_attention_interval 1). No
+ * copies of the embedding or the head: the draft takes the model's (vLLM's
+ * load_eagle_model; SGLang's eagle worker). Counted as DeepSeek V3's
+ * modules are (deepseek.cpp): an extra not loaded by default.
+ */
+void qwen_mtp_layers(Context& c) {
+  ModelSpec& m = c.m;
+  std::optional<std::int64_t> count = c.opt_int("mtp_num_hidden_layers", 0, limits::kMaxLayers);
+  if (!count) count = c.opt_int("num_nextn_predict_layers", 0, limits::kMaxLayers);
+  const std::int64_t mtp = count.value_or(0);
+  if (mtp <= 0) return;
+  const std::int64_t step = c.opt_int("decoder_sparse_step", 1, limits::kMaxLayers).value_or(1);
+  ModelSpec layers = m;
+  layers.layers.clear();
+  for (std::int64_t i = 0; i < mtp; ++i) {
+    const bool within = i < m.num_layers();
+    const bool moe = within ? m.layers[static_cast<std::size_t>(i)].mlp == LayerMlp::kMoe
+                            : m.is_moe() && (i + 1) % step == 0;
+    layers.layers.push_back({LayerAttention::kGlobal, moe ? LayerMlp::kMoe : LayerMlp::kDense});
+  }
+  ModelSpec none = layers;
+  none.layers.clear();
+  const double h = static_cast<double>(m.hidden_size);
+  const double count_all =
+      count_params(layers).total() - count_params(none).total() + 2.0 * h * h + 3.0 * h;
+  m.extras.push_back({"mtp", "multi-token-prediction layers", count_all, false});
+  m.import_notes.push_back({"import.mtp", obj({{"modules", mtp}})});
+  m.mtp_layers = mtp;
+  m.mtp_layer_specs = std::move(layers.layers);
+  m.mtp_head_shared = true;
+}
+
 }  // namespace
 
 void import_qwen3_next(Context& c) {
@@ -100,6 +148,7 @@ void import_qwen3_next(Context& c) {
   s.conv_bias = false;
   s.proj_bias = false;
   s.fp32_state = jr::opt_string(c.cfg, "mamba_ssm_dtype", c.prefix).value_or("") == "float32";
+  qwen_mtp_layers(c);
   if (const json* vision = jr::find(c.root, "vision_config")) {
     const std::string at = jr::field_path(c.root_prefix, "vision_config");
     jr::expect_object(*vision, at);
