@@ -105,7 +105,7 @@ test("Qwen3-Next's MTP layer from a link under vLLM: the model's head, one atten
   const NEXT = { model: 'qwen3-next-80b-a3b', weights: 'fp8', engine: 'vllm', gpu: 'h200-sxm', gpu_count: 2 };
   const answer = (await core()).estimate({ ...NEXT, speculative: 'mtp', draft_tokens: 2 });
   const weights = answer.terms.find((t) => t.id === 'mtp_weights');
-  assert.equal(weights.formula.id, 'formula.mtp_weights_shared');
+  assert.equal(weights.formula.id, 'formula.mtp_weights');
   const browser = await openPage(query({ ...NEXT, speculative: 'mtp', draft_tokens: 2 }));
   try {
     const { page } = browser;

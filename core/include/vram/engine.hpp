@@ -147,11 +147,10 @@ struct InferenceSetup {
    * The draft is the model's own multi-token-prediction layers (speculative
    * "mtp"): `draft` is then those layers as a model of their own and
    * `draft_weights` their decoder layers, eh_proj and norms in the model's
-   * storage; `mtp_head_bytes` their output heads, one a module (vLLM loads them,
-   * SGLang shares the model's). The embedding is the model's under both.
+   * storage. The embedding and the output head are the model's under vLLM and
+   * SGLang (draft.cpp).
    */
   bool mtp = false;
-  double mtp_head_bytes = 0;
   /**
    * The draft is an EAGLE-3 head published for the model (speculative
    * "eagle3", data/models.json "eagle3"): `draft` is its one decoder layer

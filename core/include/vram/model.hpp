@@ -168,11 +168,6 @@ struct ModelSpec {
    * (vLLM's qwen3_next_mtp.py and qwen3_5_mtp.py build them with layer_type
    * "full_attention"). Empty: each module repeats the last layer (DeepSeek V3, GLM-4.5). */
   std::vector<LayerSpec> mtp_layer_specs;
-  /** The MTP drafter reads the model's output head under vLLM too: Qwen3-Next's and
-   * Qwen3.5's draft keeps one top-level lm_head, which vLLM's load_eagle_model replaces with
-   * the model's (vllm/v1/worker/gpu/spec_decode/eagle/utils.py load_eagle_model). False:
-   * each module's head is counted as its own under vLLM (DeepSeek's SharedHead, draft.cpp). */
-  bool mtp_head_shared = false;
 
   /** Parameter counts stated by the source; 0 means "compute them". */
   double declared_params_total = 0;

@@ -115,14 +115,11 @@ void mtp_draft(Inference& in, const EstimateRequest& req) {
     throw Error::make("not_applicable", "speculative", "error.no_mtp",
                       obj({{"model", in.model.name}}));
   }
-  // Each module's decoder layer in the model's storage (twice the layers less once), its
-  // output head (untied less tied), and eh_proj (2h x h) with its three RMSNorms in BF16
-  // (nn.Linear without a quantization config).
+  // Each module's decoder layer in the model's storage (twice the layers less once), and
+  // eh_proj (2h x h) with its three RMSNorms in BF16 (nn.Linear without a quantization config).
   const ModelSpec& mtp_spec = in.mtp.emplace(mtp_model(in.model));
   ModelSpec twice = mtp_spec;
   twice.layers.insert(twice.layers.end(), mtp_spec.layers.begin(), mtp_spec.layers.end());
-  ModelSpec tied = mtp_spec;
-  tied.tied_embeddings = true;
   const double once = stored_bytes(mtp_spec, in.setup.weights, in.catalog.formats);
   const double h = static_cast<double>(in.model.hidden_size);
   WeightsSize layers;
@@ -134,15 +131,12 @@ void mtp_draft(Inference& in, const EstimateRequest& req) {
   in.setup.draft_weights = &*in.draft_weights;
   in.setup.draft_kv = in.setup.kv;
   in.setup.draft_tokens = req.draft_tokens;
+  // No output head of their own: vLLM replaces the drafter's lm_head, and each module's
+  // shared_head.head (DeepSeek V3, GLM-4.5), with the model's once they are loaded
+  // (vllm/v1/spec_decode/llm_base_proposer.py, _maybe_share_lm_head: "Detected MTP model.
+  // Sharing target model lm_head weights"), and its memory profile counts what stays
+  // allocated; SGLang's draft worker reads the model's head.
   in.setup.mtp = true;
-  // vLLM: each module keeps a SharedHead of its own (deepseek_mtp.py
-  // DeepSeekMultiTokenPredictorLayer.shared_head), one output head a module; Qwen3-Next's
-  // and Qwen3.5's draft reads the model's (ModelSpec::mtp_head_shared).
-  in.setup.mtp_head_bytes =
-      in.model.mtp_head_shared
-          ? 0.0
-          : static_cast<double>(in.model.mtp_layers) *
-                (once - stored_bytes(tied, in.setup.weights, in.catalog.formats));
 }
 
 /**

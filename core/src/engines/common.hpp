@@ -67,7 +67,7 @@ void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, d
  * the remainder one more on each stage before the last), and the drafter
  * lives on the last stage only, so the fullest is the first stage
  * (ceil(layers / pp) layers) or the last (its layers and the drafter's
- * weights and KV cache, draft_card_bytes with `draft_head`), whichever holds
+ * weights and KV cache, draft_card_bytes), whichever holds
  * more. `drafter` says which: the engine pushes the drafter's terms only on
  * the last stage's card; on the first, "assumption.draft_last_stage" says
  * where they are.
@@ -78,8 +78,7 @@ struct PagedStage {
   double weights_bytes = 0;
   bool drafter = true;  ///< the card is the last stage's (with one stage, the only one)
 };
-PagedStage paged_stage(const InferenceSetup& setup, int pp, bool draft_head, bool explain,
-                       InferencePlan& plan);
+PagedStage paged_stage(const InferenceSetup& setup, int pp, bool explain, InferencePlan& plan);
 
 // --- LoRA adapter slots, vLLM and SGLang (lora.cpp) --------------------------
 /**
@@ -98,20 +97,19 @@ void push_lora_slots(InferencePlan& plan, const ModelSpec& m, std::int64_t layer
  * `shards`) and "draft_kv" (its cache of `context` tokens for `users`, in
  * `kv`, K/V heads split by `tp`); its KV bytes per token on the card. None
  * and 0 without a draft. With the model's own MTP layers as the draft
- * (setup.mtp), "mtp_weights" and "mtp_kv" instead, with the output head
- * each module keeps when `own_head` (vLLM), else the model's (SGLang). With
+ * (setup.mtp), "mtp_weights" and "mtp_kv" instead, the output head the
+ * model's (inference.cpp, mtp_draft). With
  * an EAGLE-3 head (setup.eagle), "eagle_weights" (its split part over
  * `shards`, its fc, norms and token map whole) and "eagle_kv".
  */
 double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
-                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
-                  bool own_head = false);
+                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain);
 /**
  * The bytes push_draft would push on one card (the drafter's weights and its
  * cache, with the same arguments); 0 without a draft.
  */
 double draft_card_bytes(const InferenceSetup& setup, int shards, int tp, const KvFormat& kv,
-                        std::int64_t context, std::int64_t users, bool own_head);
+                        std::int64_t context, std::int64_t users);
 /**
  * "warning.mtp_engine" when the model's MTP layers are asked of an engine
  * that does not run them (llama.cpp, transformers), "warning.eagle_engine"

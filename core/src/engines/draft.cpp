@@ -30,13 +30,12 @@ namespace vram::engines {
 namespace {
 
 /**
- * The drafter's weights on one of `shards` cards: an MTP module's with its head when `own_head`;
+ * The drafter's weights on one of `shards` cards: a draft model's or the MTP modules' share;
  * an EAGLE-3 head's split part, and what every card holds whole.
  */
-double draft_weights_bytes(const InferenceSetup& setup, int shards, bool own_head) {
-  const double head = setup.mtp && own_head ? setup.mtp_head_bytes : 0.0;
+double draft_weights_bytes(const InferenceSetup& setup, int shards) {
   const double whole = setup.eagle != nullptr ? setup.eagle->fc + setup.eagle->rest : 0.0;
-  return (setup.draft_weights->bytes + head) / std::max(1, shards) + whole;
+  return setup.draft_weights->bytes / std::max(1, shards) + whole;
 }
 
 /**
@@ -57,19 +56,15 @@ double push_cache(InferencePlan& plan, const ModelSpec& model, const char* id, i
 }
 
 double push_mtp(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
-                const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
-                bool own_head) {
+                const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain) {
   const ModelSpec& layers = *setup.draft;
   const int gpus = std::max(1, shards);
-  const double head = own_head ? setup.mtp_head_bytes : 0.0;
-  const double bytes = draft_weights_bytes(setup, shards, own_head);
+  const double bytes = draft_weights_bytes(setup, shards);
   Term weights{"mtp_weights", {"term.mtp_weights"}, bytes, {}, {}};
   if (explain) {
-    // A head of its own only where the engine loads one and the model has one to load.
-    weights.formula = {head > 0 ? "formula.mtp_weights" : "formula.mtp_weights_shared",
+    weights.formula = {"formula.mtp_weights",
                        obj({{"modules", layers.num_layers()},
                             {"layers", setup.draft_weights->bytes},
-                            {"head", head},
                             {"gpus", gpus},
                             {"over", Message{"formula.over_gpus", obj({{"gpus", gpus}})}},
                             {"bytes", bytes}})};
@@ -88,7 +83,7 @@ double push_eagle(InferencePlan& plan, const InferenceSetup& setup, int shards, 
                   const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain) {
   const EagleHeadBytes& e = *setup.eagle;
   const int gpus = std::max(1, shards);
-  const double bytes = draft_weights_bytes(setup, shards, false);
+  const double bytes = draft_weights_bytes(setup, shards);
   Term weights{"eagle_weights", {"term.eagle_weights"}, bytes, {}, {}};
   if (explain) {
     weights.formula = {"formula.eagle_weights",
@@ -120,21 +115,20 @@ bool draft_kv_term(const std::string& id) {
 }
 
 double draft_card_bytes(const InferenceSetup& setup, int shards, int tp, const KvFormat& kv,
-                        std::int64_t context, std::int64_t users, bool own_head) {
+                        std::int64_t context, std::int64_t users) {
   if (setup.draft == nullptr || setup.draft_weights == nullptr) return 0;
-  return draft_weights_bytes(setup, shards, own_head) +
+  return draft_weights_bytes(setup, shards) +
          kv_cache(shard(*setup.draft, tp), kv, context, users).bytes;
 }
 
 double push_draft(InferencePlan& plan, const InferenceSetup& setup, int shards, int tp,
-                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain,
-                  bool own_head) {
+                  const KvFormat& kv, std::int64_t context, std::int64_t users, bool explain) {
   if (setup.draft == nullptr || setup.draft_weights == nullptr) return 0;
   const ModelSpec& draft = *setup.draft;
-  if (setup.mtp) return push_mtp(plan, setup, shards, tp, kv, context, users, explain, own_head);
+  if (setup.mtp) return push_mtp(plan, setup, shards, tp, kv, context, users, explain);
   if (setup.eagle != nullptr)
     return push_eagle(plan, setup, shards, tp, kv, context, users, explain);
-  const double bytes = draft_weights_bytes(setup, shards, own_head);
+  const double bytes = draft_weights_bytes(setup, shards);
   Term weights{"draft_weights", {"term.draft_weights"}, bytes, {}, {}};
   if (explain) {
     weights.formula = {"formula.draft_weights", obj({{"model", draft.name},

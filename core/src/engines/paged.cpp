@@ -77,8 +77,7 @@ void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, d
   budget.reserved_bytes = budget.usable_bytes * share;
 }
 
-PagedStage paged_stage(const InferenceSetup& setup, int pp, bool draft_head, bool explain,
-                       InferencePlan& plan) {
+PagedStage paged_stage(const InferenceSetup& setup, int pp, bool explain, InferencePlan& plan) {
   const ModelSpec& m = *setup.model;
   if (pp > m.num_layers()) {
     throw Error::make("invalid_value", "engine_options.pipeline_parallel_size",
@@ -103,8 +102,7 @@ PagedStage paged_stage(const InferenceSetup& setup, int pp, bool draft_head, boo
   stage.local.layers.resize(first_layers);
   stage.cache = kv_cache(stage.local, *setup.kv, setup.context, users, plan.state);
   if (pp > 1 && setup.draft != nullptr) {
-    const double draft =
-        draft_card_bytes(setup, tp, tp, *setup.kv, setup.context, users, draft_head);
+    const double draft = draft_card_bytes(setup, tp, tp, *setup.kv, setup.context, users);
     ModelSpec last = shard(m, tp);
     const auto last_layers = static_cast<std::size_t>(m.num_layers() / pp);
     last.layers.erase(

@@ -14,9 +14,7 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   const InferenceSetup& setup = in.setup;
   const json& o = in.options;
   const bool explain = in.explain;
-  // The draft's head is the model's (below).
-  const PagedStage stage =
-      paged_stage(setup, plan.pipeline_parallel, /*draft_head=*/false, explain, plan);
+  const PagedStage stage = paged_stage(setup, plan.pipeline_parallel, explain, plan);
   const KvCacheSize& cache = stage.cache;
   const double weights_bytes = stage.weights_bytes;
   const std::int64_t dp = plan.data_parallel;

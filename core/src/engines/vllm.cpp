@@ -179,7 +179,7 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   const ModelSpec& m = *setup.model;
   const int pp = static_cast<int>(o.at("pipeline_parallel_size").get<double>());
   // Each MTP module keeps its own output head under vLLM (draft.cpp).
-  const PagedStage stage = paged_stage(setup, pp, /*draft_head=*/true, explain, plan);
+  const PagedStage stage = paged_stage(setup, pp, explain, plan);
   const ModelSpec& local = stage.local;
   const KvCacheSize& cache = stage.cache;
   const double weights_bytes = stage.weights_bytes;
@@ -208,7 +208,7 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   const std::int64_t users = (setup.batch + dp - 1) / dp;
   if (stage.drafter) {
     push_draft(plan, setup, plan.tensor_parallel, plan.tensor_parallel, *setup.kv, setup.context,
-               users, explain, /*own_head=*/true);
+               users, explain);
   }
   warn_draft_vocab(plan, setup, explain);
   double draft_weights = 0, draft_cache = 0;

@@ -107,7 +107,6 @@ void qwen_mtp_layers(Context& c) {
   m.import_notes.push_back({"import.mtp", obj({{"modules", mtp}})});
   m.mtp_layers = mtp;
   m.mtp_layer_specs = std::move(layers.layers);
-  m.mtp_head_shared = true;
 }
 
 }  // namespace
