@@ -29,23 +29,22 @@ inline constexpr std::int64_t kMaxRequestContext = 100'000'000;
 inline constexpr std::int64_t kMaxRequestBatch = 1'000'000;
 
 // --- a model's shape (config.json) ----------------------------------------
-inline constexpr std::int64_t kMaxLayers = 10'000;              // (126, Llama 3.1 405B)
-inline constexpr std::int64_t kMaxHidden = 1'048'576;           // 2^20 (16,384)
-inline constexpr std::int64_t kMaxIntermediate = 16'777'216;    // 2^24 (59,392, Falcon 180B)
-inline constexpr std::int64_t kMaxHeads = 65'536;               // 2^16 (128)
-inline constexpr std::int64_t kMaxHeadDim = 65'536;             // 2^16 (256)
-inline constexpr std::int64_t kMaxVocab = 16'777'216;           // 2^24 (262,144)
-inline constexpr std::int64_t kMaxExperts = 65'536;             // 2^16 (384, Kimi K2)
-inline constexpr std::int64_t kMaxRank = kMaxHidden;            // MLA ranks, Mamba dt_rank (1,536)
-inline constexpr std::int64_t kMaxMambaExpand = 64;             // (2)
-inline constexpr std::int64_t kMaxMambaState = 65'536;          // d_state (128)
-inline constexpr std::int64_t kMaxMambaConv = 1'024;            // d_conv (4)
-inline constexpr std::int64_t kMaxImageSize = 65'536;           // vision image_size (896)
-inline constexpr std::int64_t kMaxImageChannels = 64;           // (3)
-inline constexpr std::int64_t kMaxImageTokens = 1'048'576;      // mm_tokens_per_image (256)
-inline constexpr std::int64_t kMaxImagesPerRequest = 64;        // the request's images
-inline constexpr std::int64_t kMaxImageSide = 4096;             // the request's image_size (1024)
-inline constexpr std::int64_t kMaxImagePixels = 1'073'741'824;  // preprocessor size edges
+inline constexpr std::int64_t kMaxLayers = 10'000;            // (126, Llama 3.1 405B)
+inline constexpr std::int64_t kMaxHidden = 1'048'576;         // 2^20 (16,384)
+inline constexpr std::int64_t kMaxIntermediate = 16'777'216;  // 2^24 (59,392, Falcon 180B)
+inline constexpr std::int64_t kMaxHeads = 65'536;             // 2^16 (128)
+inline constexpr std::int64_t kMaxHeadDim = 65'536;           // 2^16 (256)
+inline constexpr std::int64_t kMaxVocab = 16'777'216;         // 2^24 (262,144)
+inline constexpr std::int64_t kMaxExperts = 65'536;           // 2^16 (384, Kimi K2)
+inline constexpr std::int64_t kMaxRank = kMaxHidden;          // MLA ranks, Mamba dt_rank (1,536)
+inline constexpr std::int64_t kMaxMambaExpand = 64;           // (2)
+inline constexpr std::int64_t kMaxMambaState = 65'536;        // d_state (128)
+inline constexpr std::int64_t kMaxMambaConv = 1'024;          // d_conv (4)
+inline constexpr std::int64_t kMaxImageSize = 65'536;         // vision image_size (896)
+inline constexpr std::int64_t kMaxImageChannels = 64;         // (3)
+inline constexpr std::int64_t kMaxImageTokens = 1'048'576;    // mm_tokens_per_image (256)
+inline constexpr std::int64_t kMaxImagesPerRequest = 64;      // the request's images
+inline constexpr std::int64_t kMaxImageSide = 4096;           // the request's image_size (1024)
 /** A config's max_position_embeddings and sliding_window: 2^30 tokens (10M, Llama 4 Scout). */
 inline constexpr std::int64_t kMaxModelContext = 1'073'741'824;
 /** Parameters of one model, counted or stated (about 2e12 published). */
