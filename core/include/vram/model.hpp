@@ -93,8 +93,10 @@ struct ExtraParams {
 /**
  * A vision tower (vision_config): its shape, for the memory an image pass
  * takes, and the tokens one image becomes in the language model's context.
- * `layers` 0: no tower. `tokens_per_image` 0: the config does not say (a
- * request with images is then refused, error.vision_tokens).
+ * `layers` 0: no tower. `tokens_per_image` 0 for a fixed-size tower: the
+ * config does not say (a request with images is then refused,
+ * error.vision_tokens); for a tower of any resolution (`dynamic`) the
+ * request's image_size gives them (resized_image).
  */
 struct VisionSpec {
   std::int64_t hidden_size = 0;
