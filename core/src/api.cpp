@@ -60,6 +60,8 @@ json Calculator::presets() const {
     if (resolved.vision.present() && resolved.vision.tokens_per_image > 0) {
       entry["image_tokens"] = resolved.vision.tokens_per_image;
     }
+    // A tower that takes any resolution: the page offers images and their size (image_size).
+    if (resolved.vision.present() && resolved.vision.dynamic) entry["image_dynamic"] = true;
     // Multi-token-prediction layers of its own: the page offers them as the drafter.
     if (resolved.mtp_layers > 0) entry["mtp_layers"] = resolved.mtp_layers;
     // An EAGLE-3 head published for it: the page offers it as the drafter.

@@ -220,6 +220,15 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
                                          {"per_image", setup.image_tokens},
                                          {"tokens", setup.images * setup.image_tokens},
                                          {"context", setup.context}})});
+    if (setup.image_grid.tokens > 0) {
+      // A tower of any resolution: the request's image size, an assumption, and what the
+      // processor's smart_resize makes of it (model.hpp resized_image).
+      plan.assumptions.push_back(
+          {"assumption.image_resized", obj({{"size", setup.image_size},
+                                            {"height", setup.image_grid.height},
+                                            {"width", setup.image_grid.width},
+                                            {"tokens", setup.image_tokens}})});
+    }
   }
   // Each knob with its value and where its default comes from (data/engines.json).
   for (auto it = o.begin(); it != o.end(); ++it) {

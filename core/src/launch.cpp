@@ -64,6 +64,13 @@ json carried(const std::string& what, const LaunchPlan& p) {
     if (p.images <= 0) return json();
     return "'" + obj({{"image", p.images}}).dump() + "'";
   }
+  // A tower of any resolution: the processor's pixel bounds, as vLLM's --mm-processor-kwargs.
+  if (what == "mm_processor_kwargs") {
+    if (p.images <= 0 || p.image_max_pixels <= 0) return json();
+    return "'" +
+           obj({{"max_pixels", p.image_max_pixels}, {"min_pixels", p.image_min_pixels}}).dump() +
+           "'";
+  }
   if (what == "weights") return p.weights;
   if (what == "share") return p.share > 0 ? json(p.share) : json();
   // Whether a knob is on: a switch, or a count above 0 (LoRA's max_loras).

@@ -1,6 +1,7 @@
 #include "vram/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "vram/error.hpp"
 
@@ -77,6 +78,50 @@ double vision_params(const ModelSpec& model) {
     if (extra.id == "vision") count += extra.count;
   }
   return count;
+}
+
+namespace {
+
+/** Python's round(n / f) for positive whole numbers: a half goes to the even neighbour. */
+std::int64_t round_half_even(std::int64_t n, std::int64_t f) {
+  const std::int64_t q = n / f;
+  const std::int64_t r = n % f;
+  return 2 * r > f || (2 * r == f && q % 2 == 1) ? q + 1 : q;
+}
+
+}  // namespace
+
+ImageGrid resized_image(const VisionSpec& v, std::int64_t height, std::int64_t width,
+                        std::int64_t max_pixels) {
+  ImageGrid g;
+  const std::int64_t factor = v.patch_size * v.spatial_merge;
+  if (factor <= 0 || height <= 0 || width <= 0 || max_pixels <= 0) return g;
+  // smart_resize (transformers qwen2_vl/image_processing_qwen2_vl.py): round_by_factor, then
+  // floor_by_factor(height / beta) above max_pixels (no side under one factor), or
+  // ceil_by_factor(height * beta) below min_pixels. The products are whole numbers well
+  // under 2^53, so the doubles divide as Python's true division does.
+  std::int64_t h = round_half_even(height, factor) * factor;
+  std::int64_t w = round_half_even(width, factor) * factor;
+  const double area = static_cast<double>(height * width);
+  const double f = static_cast<double>(factor);
+  const double hd = static_cast<double>(height);
+  const double wd = static_cast<double>(width);
+  if (h * w > max_pixels) {
+    const double beta = std::sqrt(area / static_cast<double>(max_pixels));
+    h = std::max(factor, static_cast<std::int64_t>(std::floor(hd / beta / f)) * factor);
+    w = std::max(factor, static_cast<std::int64_t>(std::floor(wd / beta / f)) * factor);
+  } else if (h * w < v.min_pixels) {
+    const double beta = std::sqrt(static_cast<double>(v.min_pixels) / area);
+    h = static_cast<std::int64_t>(std::ceil(hd * beta / f)) * factor;
+    w = static_cast<std::int64_t>(std::ceil(wd * beta / f)) * factor;
+  }
+  g.height = h;
+  g.width = w;
+  // grid_h x grid_w patches (one temporal patch: an image is its frame twice), one token per
+  // spatial_merge^2 of them (vLLM qwen3_vl.py Qwen3VLProcessingInfo._get_vision_info).
+  g.patches = (h / v.patch_size) * (w / v.patch_size);
+  g.tokens = g.patches / (v.spatial_merge * v.spatial_merge);
+  return g;
 }
 
 std::int64_t experts_per_gpu(const ModelSpec& model, int ep) {

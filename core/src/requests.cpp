@@ -53,6 +53,8 @@ void from_json(const json& j, EstimateRequest& r) {
   r.draft_tokens = v.at("draft_tokens").get<std::int64_t>();
   r.speculative = v.at("speculative").get<std::string>();
   r.images = v.at("images").get<std::int64_t>();
+  r.image_size = v.at("image_size").get<std::int64_t>();
+  r.image_size_given = j.contains("image_size");
   r.gpu = optional<std::string>(v, "gpu");
   r.gpu_count = v.at("gpu_count").get<std::int64_t>();
   r.gpu_count_given = j.contains("gpu_count");

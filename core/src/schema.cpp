@@ -124,7 +124,7 @@ std::vector<FieldSpec> make_estimate_fields() {
   // in and gone before the next is built, so the module carries no
   // clean-up for 35 of them at once and no copy of each (2 KB of wasm).
   std::vector<FieldSpec> fields;
-  fields.reserve(41);
+  fields.reserve(42);
   fields.push_back(std::move(model));
   fields.push_back(field("config", FieldType::kObject, nullptr));
   fields.push_back(field("name", FieldType::kString, nullptr));
@@ -156,6 +156,14 @@ std::vector<FieldSpec> make_estimate_fields() {
                             static_cast<double>(limits::kMaxImagesPerRequest), "images", kInf);
   images.needs = "vision";
   fields.push_back(std::move(images));
+  // Pixels a side of each (square) image, for a tower that takes any resolution (Qwen3-VL's,
+  // in Qwen3.5): smart_resize makes its tokens of it. 1024: an assumption the answer states.
+  // From one 32-pixel token a side (Qwen3-VL's factor) to the processor's largest square,
+  // 4096 a side (its size.longest_edge, 16,777,216 pixels).
+  FieldSpec image_size = ranged("image_size", FieldType::kInt, 1024, 32,
+                                static_cast<double>(limits::kMaxImageSide), "pixels", kInf);
+  image_size.needs = "dynamic_vision";
+  fields.push_back(std::move(image_size));
   fields.push_back(choice("gpu", nullptr, {}, ChoiceSource::kGpus));
   fields.push_back(gpu_count_field());
   // Unequal cards under a layer-splitting engine (llama.cpp's --tensor-split),

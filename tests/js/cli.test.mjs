@@ -367,3 +367,24 @@ test('--images sizes a vision model\'s images and names a text model\'s refusal'
   assert.match(text.stderr, /--images: .*no vision tower/);
   assert.match(run('estimate', '--model', 'gemma-3-27b', '--images', '65').stderr, /--images: images must be between 0 and 64/);
 });
+
+test('--image-size sizes a Qwen3.5 config\'s images by smart_resize and names a fixed tower\'s refusal', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vramcalc-'));
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({
+    model_type: 'qwen3_5',
+    text_config: { model_type: 'qwen3_5_text', hidden_size: 1024, num_hidden_layers: 8, num_attention_heads: 8, num_key_value_heads: 2, head_dim: 128, intermediate_size: 3072, vocab_size: 32000 },
+    vision_config: { depth: 2, hidden_size: 256, intermediate_size: 1024, num_heads: 4, patch_size: 16, spatial_merge_size: 2 },
+  }));
+  // 1440 a side: 45 x 45 = 2,025 tokens; vLLM is told the image's 2,073,600 pixels.
+  const vllm = run('estimate', '--config', config, '--engine', 'vllm', '--gpu', 'h100-sxm', '--images', '1', '--image-size', '1440', '--json');
+  assert.equal(vllm.status, 0, vllm.stderr);
+  const out = JSON.parse(vllm.stdout);
+  const resized = out.assumptions.find((a) => a.id === 'assumption.image_resized');
+  assert.deepEqual(resized.params, { size: 1440, height: 1440, width: 1440, tokens: 2025 });
+  assert.match(out.launch.command, /--mm-processor-kwargs '\{"max_pixels":2073600,"min_pixels":65536\}'/);
+  const fixed = run('estimate', '--model', 'gemma-3-27b', '--images', '1', '--image-size', '512');
+  assert.equal(fixed.status, 2);
+  assert.match(fixed.stderr, /--image-size: .*takes any resolution/);
+  assert.match(run('estimate', '--config', config, '--images', '1', '--image-size', '5000').stderr, /--image-size: image_size must be between 32 and 4,096, not 5,000/);
+});

@@ -19,6 +19,16 @@ const calculator = await core();
 const presets = calculator.presets();
 const catalog = { ...presets, schema: calculator.schema() };
 
+/** A small Qwen3.5 config with a Qwen3-VL vision tower, whose images take any resolution. */
+const QWEN35_VL = {
+  model_type: 'qwen3_5',
+  text_config: {
+    model_type: 'qwen3_5_text', hidden_size: 1024, num_hidden_layers: 8, num_attention_heads: 8, num_key_value_heads: 2,
+    head_dim: 128, intermediate_size: 3072, vocab_size: 32000, full_attention_interval: 4,
+  },
+  vision_config: { depth: 2, hidden_size: 256, intermediate_size: 1024, num_heads: 4, patch_size: 16, spatial_merge_size: 2 },
+};
+
 /** Values worth trying for a field: bounds and just beyond, choices and a stranger. */
 function candidates(field) {
   const out = [];
@@ -64,6 +74,12 @@ function base(field, value) {
   const need = field.needs || (field.choice_needs || {})[value];
   // A field only a vision model takes (images): a preset with a vision tower.
   if (need === 'vision') request.model = catalog.models.find((m) => m.image_tokens).id;
+  // A field only a tower of any resolution takes (image_size): no preset has one, so a pasted
+  // Qwen3.5 config with Qwen3-VL's tower.
+  if (need === 'dynamic_vision') {
+    delete request.model;
+    request.config = QWEN35_VL;
+  }
   // A choice only a model with its own MTP layers takes (speculative mtp): such a preset.
   if (need === 'mtp') request.model = catalog.models.find((m) => m.mtp_layers).id;
   // One only a model with an EAGLE-3 head takes (speculative eagle3): such a preset.

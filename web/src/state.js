@@ -127,6 +127,7 @@ const CORE_PARAMS = {
   draft_tokens: ['estimate', 'draft_tokens'],
   speculative: ['estimate', 'speculative'],
   images: ['estimate', 'images'],
+  image_size: ['estimate', 'image_size'],
   budget_gb: ['estimate', 'budget_gb'],
   gpu_used_gb: ['estimate', 'gpu_used_gb'],
   companion_model: ['estimate', 'companion_model'],
@@ -669,6 +670,8 @@ function linkParams(state, defaults, catalog) {
   if (state.speculative !== defaults.speculative && ownDrafter(catalog, state)) names.push('speculative', 'draft_tokens');
   if (state.companion_model) names.push('companion_model', 'companion_context');
   if (state.images) names.push('images');
+  // An image's size: a tower of any resolution's, with images, when not the schema's default.
+  if (state.images && state.image_size !== defaults.image_size && takesImageSize(catalog, state)) names.push('image_size');
   if (state.budget_gb !== null && state.budget_gb !== undefined) names.push('budget_gb');
   // A link made in Persian opens in Persian: the language goes with it once chosen.
   if (state.lang) names.push('lang');
@@ -702,7 +705,24 @@ export function toQuery(state, catalog) {
 export function takesImages(catalog, state) {
   if (state.model === IMPORTED) return /"vision_config"/.test(state.config || '');
   const model = (catalog.models || []).find((m) => m.id === state.model);
-  return Boolean(model && model.image_tokens);
+  return Boolean(model && (model.image_tokens || model.image_dynamic));
+}
+
+/**
+ * Whether the state's model takes an image's size (the schema's needs
+ * "dynamic_vision"): a preset whose tower takes any resolution (presets'
+ * image_dynamic), or a pasted Qwen3.5 config with a vision_config, the
+ * model types whose importer reads a Qwen3-VL tower
+ * (core/src/import/qwen3_next.cpp); the core refuses any other,
+ * error.image_size_fixed.
+ */
+export function takesImageSize(catalog, state) {
+  if (state.model === IMPORTED) {
+    const config = state.config || '';
+    return /"vision_config"/.test(config) && /"model_type"\s*:\s*"qwen3_5(_moe)?"/.test(config);
+  }
+  const model = (catalog.models || []).find((m) => m.id === state.model);
+  return Boolean(model && model.image_dynamic);
 }
 
 /** Whether the state's model is a preset with an EAGLE-3 head in the catalog (speculative eagle3). */
@@ -787,6 +807,8 @@ export function estimateRequest(state, catalog, page) {
     } else delete request.split_gpus;
     // Images only for a model that takes them, and 0 is the core's default.
     if (!state.images || !takesImages(page, state)) delete request.images;
+    // An image's size only beside images, for a tower that takes any resolution.
+    if (!request.images || !takesImageSize(page, state)) delete request.image_size;
     // The model's MTP layers or EAGLE-3 head draft (the core refuses a draft model beside
     // them); else the core's default, a draft model when one is chosen.
     const own = ownDrafter(page, state);

@@ -176,6 +176,16 @@ struct InferenceSetup {
    */
   std::int64_t images = 0;
   std::int64_t image_tokens = 0;
+  /** Patches one image is cut into through the tower (VisionSpec::patches(), or the
+   * resized image's for a tower of any resolution). 0 without images. */
+  std::int64_t image_patches = 0;
+  /**
+   * A tower of any resolution (VisionSpec::dynamic): the request's image as
+   * smart_resize leaves it, whose pixels bound what vLLM reserves for one
+   * image (--mm-processor-kwargs max_pixels). Zero for a fixed-size tower.
+   */
+  ImageGrid image_grid;
+  std::int64_t image_size = 0;  ///< the request's pixels a side, before smart_resize
 };
 
 /** An inference answer under one engine: per-GPU terms and the engine's budget. */

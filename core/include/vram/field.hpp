@@ -57,8 +57,10 @@ struct FieldSpec {
   std::string max_field;
   /**
    * The field takes a value other than its default only for a model with a
-   * vision tower ("vision": images, else error.no_vision), raised where the
-   * model is known (the schema reports it as "needs"). Empty: any model.
+   * vision tower ("vision": images, else error.no_vision), or only for one
+   * whose tower takes any resolution ("dynamic_vision": image_size, else
+   * error.image_size_fixed), raised where the model is known (the schema
+   * reports it as "needs"). Empty: any model.
    */
   std::string needs;
   /**

@@ -43,6 +43,10 @@ struct LaunchPlan {
   bool eagle = false;             ///< speculative decoding with an EAGLE-3 head (draft_repo)
   double share = 0;               ///< a companion server's fraction of the card; 0: none written
   std::int64_t images = 0;        ///< images in each request (a vision model's)
+  /** A tower of any resolution: the processor's pixel bounds the command writes
+   * (vLLM --mm-processor-kwargs min_pixels, max_pixels); 0: none written. */
+  std::int64_t image_min_pixels = 0;
+  std::int64_t image_max_pixels = 0;
   /**
    * What the model itself needs of this engine (its preset's "launch" in data/models.json:
    * {flag, value | switch | omit}): written first; an engine flag of the same name gives way.

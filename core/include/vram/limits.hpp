@@ -44,6 +44,7 @@ inline constexpr std::int64_t kMaxImageSize = 65'536;         // vision image_si
 inline constexpr std::int64_t kMaxImageChannels = 64;         // (3)
 inline constexpr std::int64_t kMaxImageTokens = 1'048'576;    // mm_tokens_per_image (256)
 inline constexpr std::int64_t kMaxImagesPerRequest = 64;      // the request's images
+inline constexpr std::int64_t kMaxImageSide = 4096;           // the request's image_size (1024)
 /** A config's max_position_embeddings and sliding_window: 2^30 tokens (10M, Llama 4 Scout). */
 inline constexpr std::int64_t kMaxModelContext = 1'073'741'824;
 /** Parameters of one model, counted or stated (about 2e12 published). */

@@ -93,8 +93,10 @@ struct ExtraParams {
 /**
  * A vision tower (vision_config): its shape, for the memory an image pass
  * takes, and the tokens one image becomes in the language model's context.
- * `layers` 0: no tower. `tokens_per_image` 0: the config does not say (a
- * request with images is then refused, error.vision_tokens).
+ * `layers` 0: no tower. `tokens_per_image` 0 for a fixed-size tower: the
+ * config does not say (a request with images is then refused,
+ * error.vision_tokens); for a tower of any resolution (`dynamic`) the
+ * request's image_size gives them (resized_image).
  */
 struct VisionSpec {
   std::int64_t hidden_size = 0;
@@ -104,6 +106,18 @@ struct VisionSpec {
   std::int64_t image_size = 0;  ///< pixels a side the tower takes
   std::int64_t patch_size = 0;
   std::int64_t tokens_per_image = 0;
+  /**
+   * The tower takes any resolution (Qwen3-VL, Qwen3.5): the processor resizes
+   * each image to whole multiples of patch_size x spatial_merge a side, its
+   * pixels kept within [min_pixels, max_pixels] (transformers'
+   * qwen2_vl/image_processing_qwen2_vl.py smart_resize), and it becomes one
+   * token per merged patch (resized_image). `image_size` and
+   * `tokens_per_image` are then 0: the request says the image's size.
+   */
+  bool dynamic = false;
+  std::int64_t spatial_merge = 1;  ///< patches a side merged into one token
+  std::int64_t min_pixels = 0;     ///< the processor's size.shortest_edge (pixels, not a side)
+  std::int64_t max_pixels = 0;     ///< the processor's size.longest_edge (pixels, not a side)
 
   bool present() const { return layers > 0; }
   /** Patches one image is cut into: (image_size / patch_size)^2. */
@@ -212,5 +226,25 @@ const char* to_string(LayerAttention attention);
 
 /** Parameters of the vision tower and projector (the extras "vision"); 0 without one. */
 double vision_params(const ModelSpec& model);
+
+/** One image as a tower of any resolution takes it (VisionSpec::dynamic). */
+struct ImageGrid {
+  std::int64_t height = 0;   ///< pixels after smart_resize
+  std::int64_t width = 0;    ///< pixels after smart_resize
+  std::int64_t patches = 0;  ///< (height / patch_size) x (width / patch_size), through the tower
+  std::int64_t tokens = 0;   ///< patches / spatial_merge^2, in the language model's context
+};
+
+/**
+ * An image of `height` x `width` pixels through transformers' smart_resize
+ * (qwen2_vl/image_processing_qwen2_vl.py) with factor patch_size x
+ * spatial_merge: each side rounded to the factor (Python's round, half to
+ * even); above `max_pixels` both scaled by sqrt(h x w / max_pixels) and
+ * floored to the factor, below v.min_pixels scaled up and ceiled. For a
+ * ratio of sides within smart_resize's 200 (the request's images are
+ * square); all zero for a tower without a patch size.
+ */
+ImageGrid resized_image(const VisionSpec& v, std::int64_t height, std::int64_t width,
+                        std::int64_t max_pixels);
 
 }  // namespace vram

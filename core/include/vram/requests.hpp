@@ -46,6 +46,8 @@ struct EstimateRequest {
   std::int64_t draft_tokens = 0;           ///< tokens it drafts a step
   std::string speculative;                 ///< who drafts: "draft" (draft_model) or "mtp"
   std::int64_t images = 0;                 ///< images in each request (a vision model's)
+  std::int64_t image_size = 0;    ///< pixels a side of each (square) image, for a tower of any size
+  bool image_size_given = false;  ///< "image_size" was in the request, not its default
   std::optional<std::string> gpu;
   std::int64_t gpu_count = 0;
   bool gpu_count_given = false;  ///< else the engine's tensor x pipeline knobs set the count

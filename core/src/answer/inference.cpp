@@ -4,6 +4,7 @@
 #include "answer/sections.hpp"
 #include "tables.hpp"
 #include "vram/error.hpp"
+#include "vram/schema.hpp"
 #include "vram/units.hpp"
 
 namespace vram::answer {
@@ -30,19 +31,37 @@ InferenceSetup setup_of(const Catalog& catalog, const EstimateRequest& req, cons
   setup.weights = no_wider_than_stored(model, asked, catalog.formats);
   setup.kv = &catalog.formats.kv(req.kv, "kv");
   setup.held_bytes = gb_to_bytes(req.gpu_used_gb);
+  const VisionSpec& vision = model.vision;
+  // An image's size is the request's only for a tower that takes any resolution (the
+  // schema's "needs": dynamic_vision); another model keeps the default.
+  const bool dynamic = vision.present() && vision.dynamic;
+  if (!dynamic &&
+      req.image_size !=
+          find_field(estimate_fields(), "image_size")->default_value.get<std::int64_t>()) {
+    throw Error::make("not_applicable", "image_size", "error.image_size_fixed",
+                      obj({{"model", model.name}}));
+  }
   if (req.images > 0) {
     // Images only for a model with a vision tower, and only when its config says
     // what an image costs in tokens: never a guess.
-    if (!model.vision.present()) {
+    if (!vision.present()) {
       throw Error::make("not_applicable", "images", "error.no_vision",
                         obj({{"model", model.name}}));
     }
-    if (model.vision.tokens_per_image <= 0) {
+    if (dynamic) {
+      // The request's square image through the processor's smart_resize (model.hpp).
+      setup.image_size = req.image_size;
+      setup.image_grid = resized_image(vision, req.image_size, req.image_size, vision.max_pixels);
+      setup.image_tokens = setup.image_grid.tokens;
+      setup.image_patches = setup.image_grid.patches;
+    } else if (vision.tokens_per_image <= 0) {
       throw Error::make("invalid_value", "images", "error.vision_tokens",
                         obj({{"model", model.name}}));
+    } else {
+      setup.image_tokens = vision.tokens_per_image;
+      setup.image_patches = vision.patches();
     }
     setup.images = req.images;
-    setup.image_tokens = model.vision.tokens_per_image;
     // Each image's tokens join the context the KV cache is sized for.
     setup.context = req.context + req.images * setup.image_tokens;
   }

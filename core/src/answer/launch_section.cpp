@@ -18,6 +18,16 @@ json model_flags(const Catalog& catalog, const ModelSpec& model, const std::stri
   return json::array();
 }
 
+/** A vision model's images, and for a tower of any resolution the processor's pixel bounds. */
+void carry_images(LaunchPlan& lp, const InferenceSetup& setup) {
+  lp.images = setup.images;
+  if (setup.image_grid.tokens <= 0) return;
+  // vLLM reserves for the request's image, not the processor's largest (engines/vision.cpp);
+  // transformers' processor takes the two together.
+  lp.image_min_pixels = setup.model->vision.min_pixels;
+  lp.image_max_pixels = setup.image_grid.height * setup.image_grid.width;
+}
+
 }  // namespace
 
 json launch_section(const Inference& in, const Placement& placement,
@@ -42,7 +52,7 @@ json launch_section(const Inference& in, const Placement& placement,
   lp.options = in.plan.options;
   lp.asked = in.engine.options;
   lp.model = in.model.repo;
-  lp.images = setup.images;
+  carry_images(lp, setup);
   lp.model_flags = model_flags(in.catalog, in.model, in.engine.profile->id);
   if (in.draft) {
     lp.draft = true;

@@ -109,6 +109,33 @@ void qwen_mtp_layers(Context& c) {
   m.mtp_layer_specs = std::move(layers.layers);
 }
 
+// Qwen3-VL's image processor as Qwen3.5 and Qwen3-VL publish it (preprocessor_config.json
+// "size": shortest_edge 65,536 and longest_edge 16,777,216, pixels in all, not a side; e.g.
+// Qwen/Qwen3.5-2B-Base), which config.json does not carry.
+constexpr std::int64_t kQwenVlMinPixels = 65'536;
+constexpr std::int64_t kQwenVlMaxPixels = 16'777'216;
+
+/**
+ * The tower's shape for the memory an image takes (VisionSpec), read with
+ * qwen_vl_tower_params' keys and defaults (transformers' Qwen3VLVisionConfig:
+ * num_heads 16, patch_size 16, spatial_merge_size 2). It takes any
+ * resolution: the request gives the image's size and smart_resize its tokens.
+ */
+VisionSpec qwen_vl_shape(const json& v, const std::string& at) {
+  VisionSpec s;
+  s.hidden_size = jr::get_int_in(v, "hidden_size", at, 1, limits::kMaxHidden);
+  s.intermediate_size = jr::get_int_in(v, "intermediate_size", at, 1, limits::kMaxIntermediate);
+  s.layers = jr::get_int_in(v, "depth", at, 1, limits::kMaxLayers);
+  s.heads = jr::opt_int_in(v, "num_heads", at, 1, limits::kMaxHeads).value_or(16);
+  s.patch_size = jr::opt_int_in(v, "patch_size", at, 1, limits::kMaxImageSize).value_or(16);
+  s.spatial_merge =
+      jr::opt_int_in(v, "spatial_merge_size", at, 1, limits::kMaxImageSize).value_or(2);
+  s.dynamic = true;
+  s.min_pixels = kQwenVlMinPixels;
+  s.max_pixels = kQwenVlMaxPixels;
+  return s;
+}
+
 }  // namespace
 
 void import_qwen3_next(Context& c) {
@@ -153,6 +180,7 @@ void import_qwen3_next(Context& c) {
     jr::expect_object(*vision, at);
     m.extras.push_back({"vision", "Qwen3-VL vision tower and merger",
                         qwen_vl_tower_params(*vision, at, m.hidden_size), true});
+    m.vision = qwen_vl_shape(*vision, at);
   }
 }
 

@@ -15,7 +15,7 @@ import { modelName, nameOf } from './common.js';
 import { ModelPicker } from './model-picker.js';
 import {
   CUSTOM, IMPORTED, SHAPE,
-  appliesTo, choicesOf, engineById, finetuneInputs, ownDrafter, splitsCards, takesEagle, takesImages, takesMtp, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
+  appliesTo, choicesOf, engineById, finetuneInputs, ownDrafter, splitsCards, takesEagle, takesImageSize, takesImages, takesMtp, inputLimits, numberReading, readOption, readParam, weightsFor, weightsForModel, weightsOnModel,
 } from '../state.js';
 
 /**
@@ -81,6 +81,7 @@ export class InputsPanel {
     number('batch');
     number('min_tokens_per_s');
     number('images');
+    number('image_size');
     select('mode', choicesOf(catalog, 'mode').map((m) => [m, t(`mode.${m}`)]));
     number('seq');
     number('micro_batch');
@@ -186,7 +187,7 @@ export class InputsPanel {
     const section = (key, ...children) => h('fieldset', { class: 'group' }, h('legend', {}, t(key)), children);
     this.pasteBox = this.remember(h('details', { class: 'paste' }, h('summary', {}, t('input.configPaste')), h('label', { for: this.paste.id, class: 'visually-hidden' }, t('input.configPaste')), this.paste), 'paste');
     this.sections = {
-      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('images'), f('engine'), this.engineOptions, f('speculative'), f('draft_model'), f('draft_tokens')),
+      inference: h('div', { class: 'stack' }, f('weights'), this.weightsNote, f('kv'), f('context'), this.contextPicks(), f('batch'), f('min_tokens_per_s'), f('images'), f('image_size'), f('engine'), this.engineOptions, f('speculative'), f('draft_model'), f('draft_tokens')),
       // The fine-tuning inputs: the core's (its schema's modes), in the page's order.
       finetune: h('div', { class: 'stack' }, finetuneInputs(catalog).map(f)),
       custom: section('input.shape', Object.keys(SHAPE).map(f), f('params')),
@@ -677,6 +678,8 @@ export class InputsPanel {
     assign(this.fields.min_tokens_per_s, 'hidden', state.view !== 'calculator' || !show.has('batch'));
     // Images per request: the calculator's, for a model with a vision tower.
     assign(this.fields.images, 'hidden', state.view !== 'calculator' || !show.has('batch') || !takesImages(this.ctx.catalog, state));
+    // An image's size: beside images, for a tower that takes any resolution (Qwen3-VL's).
+    assign(this.fields.image_size, 'hidden', this.fields.images.hidden || !state.images || !takesImageSize(this.ctx.catalog, state));
     assign(this.picks, 'hidden', !show.has('context'));
     assign(this.engineOptions, 'hidden', !show.has('engine'));
     // The model's own MTP layers or its EAGLE-3 head, when it has them, stand instead of a
