@@ -8,6 +8,7 @@
 #include "vram/catalog.hpp"
 #include "vram/error.hpp"
 #include "vram/finetune.hpp"
+#include "vram/hf_config.hpp"
 #include "vram/limits.hpp"
 
 namespace vram {
@@ -475,7 +476,9 @@ json schema_json(const Catalog& catalog) {
                                                   {"listed_tensors", limits::kMaxListedTensors}})},
                               // The most unequal cards a split takes (split_gpus).
                               {"split_gpus", obj({{"max_items", limits::kMaxSplitCards}})}})},
-              {"config", table(config_fields())}});
+              {"config", table(config_fields())},
+              // What a pasted config must hold for the fields whose "needs" it meets.
+              {"config_needs", config_needs()}});
 }
 
 }  // namespace vram

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  MAX_QUERY_LENGTH, coreField, defaultState, estimateRequest, gridRequest, linkLanguage, parseQuery, readParam, toQuery,
+  IMPORTED, MAX_QUERY_LENGTH, coreField, defaultState, estimateRequest, gridRequest, linkLanguage, parseQuery, readParam,
+  takesImageSize, takesImages, takesMtp, toQuery,
 } from '../../web/src/state.js';
 import { core } from './module.mjs';
 
@@ -308,4 +309,25 @@ test('A pasted config offers its own MTP layers by either key: num_nextn_predict
   // A preset: what the core's catalog says of it (mtp_layers).
   const withLayers = { ...catalog, models: [{ id: 'qwen3-next-80b-a3b', mtp_layers: 1 }] };
   assert.equal(takesMtp(withLayers, { model: 'qwen3-next-80b-a3b' }), true);
+});
+
+test("a pasted config takes MTP layers, images and an image's size as the core's importer table says", () => {
+  // The schema's config_needs: the families' MTP keys and the towers that take any resolution.
+  assert.deepEqual(schema.config_needs.mtp.count_keys.sort(), ['mtp_num_hidden_layers', 'num_nextn_predict_layers']);
+  assert.deepEqual(schema.config_needs.dynamic_vision.model_types.sort(), ['qwen3_5', 'qwen3_5_moe']);
+  const pasted = (config) => ({ ...DEFAULT_STATE, model: IMPORTED, config: JSON.stringify(config) });
+  const qwen35 = { model_type: 'qwen3_5_moe', text_config: { mtp_num_hidden_layers: 1 }, vision_config: { depth: 27 } };
+  assert.equal(takesMtp(catalog, pasted(qwen35)), true);
+  assert.equal(takesImages(catalog, pasted(qwen35)), true);
+  assert.equal(takesImageSize(catalog, pasted(qwen35)), true);
+  // Gemma 3's SigLIP tower has a fixed size; no MTP layers, or none counted, take no drafter.
+  const gemma = { model_type: 'gemma3', vision_config: { image_size: 896 } };
+  assert.equal(takesImages(catalog, pasted(gemma)), true);
+  assert.equal(takesImageSize(catalog, pasted(gemma)), false);
+  assert.equal(takesMtp(catalog, pasted(gemma)), false);
+  assert.equal(takesMtp(catalog, pasted({ model_type: 'deepseek_v3', num_nextn_predict_layers: 0 })), false);
+  assert.equal(takesMtp(catalog, pasted({ model_type: 'deepseek_v3', num_nextn_predict_layers: 1 })), true);
+  // A key in a string, or text that is not JSON, is not a config holding it.
+  assert.equal(takesMtp(catalog, { ...DEFAULT_STATE, model: IMPORTED, config: '{"name": "\\"mtp_num_hidden_layers\\": 1"}' }), false);
+  assert.equal(takesImages(catalog, { ...DEFAULT_STATE, model: IMPORTED, config: '{"vision_config"' }), false);
 });

@@ -698,12 +698,36 @@ export function toQuery(state, catalog) {
 
 /** Whether the state's unequal cards are the answer's: listed, inference, an engine that takes them. */
 /**
+ * Whether the pasted config holds what the schema's config_needs[need] says
+ * a field needs (the core's importer table, hf_config.hpp config_needs): a
+ * count of 1 or more under one of count_keys, or an object_key object of one
+ * of model_types; at the top level or, for the counts, under text_config.
+ */
+function configMeets(catalog, state, need) {
+  const rule = catalog.schema && catalog.schema.config_needs && catalog.schema.config_needs[need];
+  let config = null;
+  try {
+    config = JSON.parse(state.config || 'null');
+  } catch {
+    return false;
+  }
+  if (!rule || !config || typeof config !== 'object') return false;
+  if (rule.count_keys) {
+    const parts = [config, config.text_config].filter((p) => p && typeof p === 'object');
+    return parts.some((p) => rule.count_keys.some((key) => Number.isInteger(p[key]) && p[key] >= 1));
+  }
+  const object = config[rule.object_key];
+  if (!object || typeof object !== 'object' || Array.isArray(object)) return false;
+  return !rule.model_types || rule.model_types.includes(config.model_type);
+}
+
+/**
  * Whether the state's model takes images: a preset whose vision tower the
  * core reports (presets' image_tokens), or a pasted config with a
  * vision_config (the core refuses one it cannot size, error.vision_tokens).
  */
 export function takesImages(catalog, state) {
-  if (state.model === IMPORTED) return /"vision_config"/.test(state.config || '');
+  if (state.model === IMPORTED) return configMeets(catalog, state, 'vision');
   const model = (catalog.models || []).find((m) => m.id === state.model);
   return Boolean(model && (model.image_tokens || model.image_dynamic));
 }
@@ -711,16 +735,11 @@ export function takesImages(catalog, state) {
 /**
  * Whether the state's model takes an image's size (the schema's needs
  * "dynamic_vision"): a preset whose tower takes any resolution (presets'
- * image_dynamic), or a pasted Qwen3.5 config with a vision_config, the
- * model types whose importer reads a Qwen3-VL tower
- * (core/src/import/qwen3_next.cpp); the core refuses any other,
- * error.image_size_fixed.
+ * image_dynamic), or a pasted config of a model type whose tower does (the
+ * schema's config_needs); the core refuses any other, error.image_size_fixed.
  */
 export function takesImageSize(catalog, state) {
-  if (state.model === IMPORTED) {
-    const config = state.config || '';
-    return /"vision_config"/.test(config) && /"model_type"\s*:\s*"qwen3_5(_moe)?"/.test(config);
-  }
+  if (state.model === IMPORTED) return configMeets(catalog, state, 'dynamic_vision');
   const model = (catalog.models || []).find((m) => m.id === state.model);
   return Boolean(model && model.image_dynamic);
 }
@@ -745,10 +764,8 @@ export function ownDrafter(catalog, state) {
 
 /** Whether the state's model carries its own multi-token-prediction layers (speculative mtp). */
 export function takesMtp(catalog, state) {
-  // DeepSeek V3 and GLM-4.5 say num_nextn_predict_layers; Qwen3-Next and Qwen3.5 mtp_num_hidden_layers.
-  if (state.model === IMPORTED) {
-    return /"(num_nextn_predict_layers|mtp_num_hidden_layers)"\s*:\s*[1-9]/.test(state.config || '');
-  }
+  // The keys that count them are the importer table's (the schema's config_needs).
+  if (state.model === IMPORTED) return configMeets(catalog, state, 'mtp');
   const model = (catalog.models || []).find((m) => m.id === state.model);
   return Boolean(model && model.mtp_layers);
 }

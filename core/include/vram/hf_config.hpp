@@ -47,4 +47,14 @@ std::string gguf_model_type(const std::string& arch, std::int64_t expert_count,
  */
 const char* mtp_config_key(std::string_view model_type);
 
+/**
+ * What a pasted config.json must hold for a request field the schema marks
+ * with `needs` (the schema's "config_needs"), from the importer table:
+ * "mtp" a count of MTP layers of 1 or more under one of `count_keys` (the
+ * families' mtp keys), "vision" an `object_key` object, "dynamic_vision"
+ * that object under one of `model_types` (towers that take any resolution).
+ * Read at the top level or under text_config.
+ */
+nlohmann::json config_needs();
+
 }  // namespace vram

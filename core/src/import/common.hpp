@@ -74,6 +74,8 @@ struct Family {
   GgufVariant gguf_variant = GgufVariant::kAny;
   /** The config key that counts the family's multi-token-prediction layers, or nullptr. */
   const char* mtp_key = nullptr;
+  /** The family's vision tower takes any resolution (Qwen3-VL's): a request gives the size. */
+  bool vision_any_size = false;
 };
 
 /** The family of `model_type`, or nullptr. registry.cpp holds the table. */

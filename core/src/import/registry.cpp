@@ -6,6 +6,7 @@
 // subclass in huggingface/transformers (GemmaConfig and FalconConfig
 // default to True, LlamaConfig to False).
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -46,10 +47,12 @@ constexpr Family kFamilies[] = {
     {"gpt_neox", import_gpt_neox, false, "gptneox"},
     {"qwen3_next", import_qwen3_next, false, "qwen3next", GgufVariant::kAny,
      "mtp_num_hidden_layers"},
-    {"qwen3_5", import_qwen3_next, false, nullptr, GgufVariant::kAny, "mtp_num_hidden_layers"},
+    {"qwen3_5", import_qwen3_next, false, nullptr, GgufVariant::kAny, "mtp_num_hidden_layers",
+     true},
     {"qwen3_5_text", import_qwen3_next, false, "qwen35", GgufVariant::kAny,
      "mtp_num_hidden_layers"},
-    {"qwen3_5_moe", import_qwen3_next, false, nullptr, GgufVariant::kAny, "mtp_num_hidden_layers"},
+    {"qwen3_5_moe", import_qwen3_next, false, nullptr, GgufVariant::kAny, "mtp_num_hidden_layers",
+     true},
     {"qwen3_5_moe_text", import_qwen3_next, false, "qwen35moe", GgufVariant::kAny,
      "mtp_num_hidden_layers"},
 };
@@ -95,6 +98,22 @@ std::string gguf_model_type(const std::string& arch, std::int64_t expert_count,
 const char* mtp_config_key(std::string_view model_type) {
   const import::Family* family = import::find_family(model_type);
   return family == nullptr ? nullptr : family->mtp_key;
+}
+
+nlohmann::json config_needs() {
+  nlohmann::json mtp_keys = nlohmann::json::array();
+  nlohmann::json any_size = nlohmann::json::array();
+  for (const import::Family& family : import::kFamilies) {
+    if (family.mtp_key != nullptr &&
+        std::find(mtp_keys.begin(), mtp_keys.end(), family.mtp_key) == mtp_keys.end()) {
+      mtp_keys.push_back(family.mtp_key);
+    }
+    if (family.vision_any_size) any_size.push_back(family.model_type);
+  }
+  return {
+      {"mtp", {{"count_keys", std::move(mtp_keys)}}},
+      {"vision", {{"object_key", "vision_config"}}},
+      {"dynamic_vision", {{"object_key", "vision_config"}, {"model_types", std::move(any_size)}}}};
 }
 
 }  // namespace vram
