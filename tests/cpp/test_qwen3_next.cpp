@@ -370,3 +370,30 @@ TEST_CASE("MTP is refused for a Qwen3-Next config without MTP layers") {
   r["config"]["mtp_num_hidden_layers"] = 1;
   CHECK(testing::term_gb(testing::estimate(r), "mtp_weights") > 0);
 }
+
+TEST_CASE("Qwen3-Next 80B under llama.cpp at 300,032 cells: the KV buffer its log printed") {
+  // "llama_kv_cache: ROCm0 KV buffer size = 7032.00 MiB ... (300032 cells, 12 layers, 1/1
+  // seqs), K (f16): 3516.00 MiB, V (f16): 3516.00 MiB" for Qwen3-Next-80B-A3B-Instruct-Q4_K_M
+  // (ROCm/TheRock issue 2595): the twelve attention layers' cells. The 36 DeltaNet layers' F32
+  // states (2,195,456 bytes each a slot) are the recurrent buffer llama.cpp logs apart.
+  const json answer = testing::estimate({{"model", "qwen3-next-80b-a3b"},
+                                         {"engine", "llamacpp"},
+                                         {"weights", "q4_k_m"},
+                                         {"context", 300'032},
+                                         {"batch", 1}});
+  const json& groups = testing::term(answer, "kv_cache").at("formula").at("params").at("groups");
+  double attention = -1;
+  double states = -1;
+  for (const json& group : groups) {
+    const json& p = group.at("params");
+    if (group.at("id") == "formula.kv_group") {
+      attention = p.at("layers").get<double>() * p.at("kv_heads").get<double>() *
+                  (p.at("k_dim").get<double>() + p.at("v_dim").get<double>()) *
+                  p.at("bytes").get<double>() * p.at("tokens").get<double>();
+    } else {
+      states = p.at("layers").get<double>() * p.at("state_bytes").get<double>();
+    }
+  }
+  CHECK(attention == 7032.0 * 1024 * 1024);
+  CHECK(states == 36 * 2'195'456.0);
+}
