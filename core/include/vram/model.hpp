@@ -84,8 +84,8 @@ struct SsmSpec {
 
 /** Parameters outside the language model proper (vision tower, MTP). */
 struct ExtraParams {
-  std::string id;     ///< "vision", "mtp"
-  std::string label;  ///< for people
+  std::string id;  ///< "vision", "mtp"
+  Message label;   ///< for people: an extra.* message of the catalogs
   double count = 0;
   bool resident = true;  ///< loaded for inference by default
 };

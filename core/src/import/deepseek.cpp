@@ -37,8 +37,10 @@ void deepseek_moe(Context& c) {
     const ParamCount layer = count_params(one);
     const double h = static_cast<double>(m.hidden_size);
     const double module = layer.total() + 2.0 * h * h + 3.0 * h;
-    m.extras.push_back(
-        {"mtp", "multi-token-prediction modules", static_cast<double>(mtp) * module, false});
+    m.extras.push_back({"mtp",
+                        {"extra.mtp_modules", obj({{"modules", mtp}})},
+                        static_cast<double>(mtp) * module,
+                        false});
     m.import_notes.push_back({"import.mtp", obj({{"modules", mtp}})});
     m.mtp_layers = mtp;
   }

@@ -73,8 +73,10 @@ void read_vision(Context& c) {
   if (const json* vision = jr::find(c.root, "vision_config")) {
     const std::string vprefix = jr::field_path(c.root_prefix, "vision_config");
     jr::expect_object(*vision, vprefix);
-    c.m.extras.push_back({"vision", "SigLIP vision tower and projector",
-                          siglip_params(*vision, vprefix, c.m.hidden_size), true});
+    c.m.extras.push_back({"vision",
+                          {"extra.siglip_tower", json::object()},
+                          siglip_params(*vision, vprefix, c.m.hidden_size),
+                          true});
     // The tower's shape, as siglip_params reads it (the same defaults).
     VisionSpec& v = c.m.vision;
     v.hidden_size = jr::get_int_in(*vision, "hidden_size", vprefix, 1, limits::kMaxHidden);

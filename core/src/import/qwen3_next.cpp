@@ -103,7 +103,7 @@ void qwen_mtp_layers(Context& c) {
   const double h = static_cast<double>(m.hidden_size);
   const double count_all =
       count_params(layers).total() - count_params(none).total() + 2.0 * h * h + 3.0 * h;
-  m.extras.push_back({"mtp", "multi-token-prediction layers", count_all, false});
+  m.extras.push_back({"mtp", {"extra.mtp_layers", obj({{"layers", mtp}})}, count_all, false});
   m.import_notes.push_back({"import.mtp", obj({{"modules", mtp}})});
   m.mtp_layers = mtp;
   m.mtp_layer_specs = std::move(layers.layers);
@@ -178,8 +178,10 @@ void import_qwen3_next(Context& c) {
   if (const json* vision = jr::find(c.root, "vision_config")) {
     const std::string at = jr::field_path(c.root_prefix, "vision_config");
     jr::expect_object(*vision, at);
-    m.extras.push_back({"vision", "Qwen3-VL vision tower and merger",
-                        qwen_vl_tower_params(*vision, at, m.hidden_size), true});
+    m.extras.push_back({"vision",
+                        {"extra.qwen_vl_tower", json::object()},
+                        qwen_vl_tower_params(*vision, at, m.hidden_size),
+                        true});
     m.vision = qwen_vl_shape(*vision, at);
   }
 }
