@@ -193,7 +193,8 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
   const json& o = plan.options;
   plan.params = setup.params != nullptr ? *setup.params : param_totals(*setup.model);
   plan.weights = setup_weights(setup, plan.params, formats);
-  plan.kv = kv_cache(*setup.model, *setup.kv, setup.context, setup.batch);
+  if (engine.rules->state_storage != nullptr) plan.state = engine.rules->state_storage(setup.batch);
+  plan.kv = kv_cache(*setup.model, *setup.kv, setup.context, setup.batch, plan.state);
   if (o.contains("tensor_parallel_size")) {
     // Its range (at most 64) is the knob's, checked by engine_options.
     plan.tensor_parallel = static_cast<int>(o.at("tensor_parallel_size").get<double>());

@@ -246,9 +246,6 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
  */
 ModelSpec llamacpp_cache_model(const ModelSpec& model, const nlohmann::json& options);
 
-/** How llama.cpp holds state layers: F32 conv and recurrent states, one per slot. */
-StateStorage llamacpp_state_storage(std::int64_t slots);
-
 /** How weights are stored, part by part: [{component, params, format, bits_per_weight, gb}]. */
 nlohmann::json storage_json(const WeightsSize& weights);
 

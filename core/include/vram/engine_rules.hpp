@@ -19,6 +19,7 @@ namespace vram {
 struct EngineProfile;
 struct InferenceSetup;
 struct InferencePlan;
+struct StateStorage;
 struct Gpu;
 struct GpuCatalog;
 struct WeightFormat;
@@ -80,6 +81,12 @@ struct EngineRules {
   LoadsFormat loads;
   FormatWarning format_warning;
   PlanTerms plan;
+  /**
+   * How the engine holds state layers' conv windows and SSM states for
+   * `slots` sequences (kv_cache.hpp), or nullptr: as transformers' cache does.
+   * plan_inference sizes the whole answer's cache with it.
+   */
+  StateStorage (*state_storage)(std::int64_t slots);
 };
 
 /** The rules of `kind`, or nullptr (core/src/engines/registry.cpp holds the table). */

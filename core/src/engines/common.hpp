@@ -79,6 +79,8 @@ struct PagedStage {
   bool drafter = true;  ///< the card is the last stage's (with one stage, the only one)
 };
 PagedStage paged_stage(const InferenceSetup& setup, int pp, bool explain, InferencePlan& plan);
+/** How vLLM and SGLang hold state layers (EngineRules::state_storage). */
+StateStorage paged_states(std::int64_t slots);
 
 // --- LoRA adapter slots, vLLM and SGLang (lora.cpp) --------------------------
 /**

@@ -67,6 +67,7 @@ extern const EngineRules kFlat{
     /*loads=*/loads_safetensors,
     /*format_warning=*/gguf_format_warning,
     /*plan=*/plan_flat,
+    /*state_storage=*/nullptr,
 };
 
 extern const EngineRules kPercent{
@@ -82,6 +83,7 @@ extern const EngineRules kPercent{
     /*loads=*/loads_safetensors,
     /*format_warning=*/gguf_format_warning,
     /*plan=*/plan_percent,
+    /*state_storage=*/nullptr,
 };
 
 }  // namespace vram::engines

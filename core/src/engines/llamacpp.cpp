@@ -24,7 +24,10 @@ ModelSpec llamacpp_cache_model(const ModelSpec& model, const nlohmann::json& opt
   return local;
 }
 
-StateStorage llamacpp_state_storage(std::int64_t slots) {
+namespace engines {
+namespace {
+
+StateStorage llamacpp_states(std::int64_t slots) {
   // llama_model::create_memory gives llama_memory_recurrent GGML_TYPE_F32 for both the conv
   // (r) and the recurrent (s) states, hybrid models included, with one row per sequence:
   // rs_size = max(1, n_seq_max), the server's --parallel slots (src/llama-model.cpp,
@@ -33,9 +36,6 @@ StateStorage llamacpp_state_storage(std::int64_t slots) {
   return {kFp32StateBytesPerElement, kFp32StateBytesPerElement, std::max<std::int64_t>(1, slots),
           /*conv_history_only=*/true};
 }
-
-namespace engines {
-namespace {
 
 void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
   const InferenceSetup& setup = in.setup;
@@ -86,7 +86,6 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
   const std::int64_t cells = setup.context * setup.batch;
   const double ubatch = o.at("n_ubatch").get<double>();
   const ModelSpec local = llamacpp_cache_model(m, o);
-  plan.state = llamacpp_state_storage(setup.batch);
   const KvCacheSize cache = kv_cache(local, *setup.kv, cells, 1, plan.state);
   Term kv = kv_term(local, *setup.kv, cache, 1, setup, explain);
   kv.label = {"term.kv_buffer"};
@@ -177,6 +176,7 @@ extern const EngineRules kLlamacpp{
     /*loads=*/loads_gguf,
     /*format_warning=*/llamacpp_format_warning,
     /*plan=*/plan_llamacpp,
+    /*state_storage=*/llamacpp_states,
 };
 
 }  // namespace engines

@@ -70,6 +70,16 @@ ModelSpec shard(const ModelSpec& model, int tp) {
   return local;
 }
 
+StateStorage paged_states(std::int64_t /*slots*/) {
+  // vLLM's and SGLang's state caches keep the conv window's d_conv - 1 past columns:
+  // conv_state_shape = (conv_kernel - 1, conv_dim / tp) in MambaStateShapeCalculator
+  // (vllm/model_executor/layers/mamba/mamba_utils.py, and SGLang's copy in
+  // python/sglang/srt/layers/attention/mamba/mamba_utils.py), one state a sequence.
+  StateStorage state;
+  state.conv_history_only = true;
+  return state;
+}
+
 void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, double share) {
   if (gpu == nullptr) return;
   budget.present = true;
@@ -92,11 +102,6 @@ PagedStage paged_stage(const InferenceSetup& setup, int pp, bool explain, Infere
   // last PP rank" (the drafter, MTP layers included, is built only where
   // get_pp_group().is_last_rank); SGLang's draft worker likewise (PR #30775, pipeline
   // stages with EAGLE and MTP behind SGLANG_ENABLE_PP_SPEC=1).
-  // vLLM's and SGLang's state caches keep the conv window's d_conv - 1 past columns:
-  // conv_state_shape = (conv_kernel - 1, conv_dim / tp) in MambaStateShapeCalculator
-  // (vllm/model_executor/layers/mamba/mamba_utils.py, and SGLang's copy in
-  // python/sglang/srt/layers/attention/mamba/mamba_utils.py).
-  plan.state.conv_history_only = true;
   PagedStage stage{shard(m, tp), {}, 0, true};
   const auto first_layers = static_cast<std::size_t>((m.num_layers() + pp - 1) / pp);
   stage.local.layers.resize(first_layers);

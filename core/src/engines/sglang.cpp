@@ -85,6 +85,7 @@ extern const EngineRules kSglang{
     /*loads=*/loads_safetensors,
     /*format_warning=*/gguf_format_warning,
     /*plan=*/plan_sglang,
+    /*state_storage=*/paged_states,
 };
 
 }  // namespace vram::engines

@@ -202,6 +202,7 @@ extern const EngineRules kTransformers{
     /*loads=*/loads_safetensors,
     /*format_warning=*/gguf_format_warning,
     /*plan=*/plan_transformers,
+    /*state_storage=*/nullptr,
 };
 
 }  // namespace vram::engines

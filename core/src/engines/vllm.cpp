@@ -334,6 +334,7 @@ extern const EngineRules kVllm{
     /*loads=*/loads_safetensors,
     /*format_warning=*/gguf_format_warning,
     /*plan=*/plan_vllm,
+    /*state_storage=*/paged_states,
 };
 
 }  // namespace vram::engines
