@@ -5,6 +5,7 @@
 // 32, its pixels kept within the published processor's [65,536,
 // 16,777,216]; every figure below is worked by hand from that rule.
 
+#include <algorithm>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -233,4 +234,22 @@ TEST_CASE("llama.cpp: a tower of any resolution is refused by name, not guessed"
                                    {"engine", "llamacpp"},
                                    {"gpu", "h200-sxm"},
                                    {"weights", "q4_k_m"}}));
+}
+
+TEST_CASE("the schema's dynamic_vision model types are the ones whose import reads such a tower") {
+  // config_needs (hf_config.hpp) lists Family::vision_any_size for the page; the importer sets
+  // VisionSpec::dynamic: the two must name the same model types.
+  const json needs = vram::config_needs();
+  const json& types = needs.at("dynamic_vision").at("model_types");
+  REQUIRE_FALSE(types.empty());
+  for (const json& type : types) {
+    json config = qwen35_vl();
+    config["model_type"] = type;
+    CAPTURE(type);
+    CHECK(vram::import_hf_config(config).model.vision.dynamic);
+  }
+  // Gemma 3's SigLIP tower takes one size: not listed, and not dynamic.
+  CHECK(std::find(types.begin(), types.end(), "gemma3") == types.end());
+  CHECK_FALSE(vram::import_hf_config(testing::read_json("tests/configs/gemma-3-27b-it/config.json"))
+                  .model.vision.dynamic);
 }
