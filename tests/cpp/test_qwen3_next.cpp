@@ -342,9 +342,12 @@ TEST_CASE("vLLM: Qwen3-Next's MTP layer drafts with the model's head, one attent
   CHECK_FALSE(weights.at("formula").at("params").contains("head"));
   CHECK(weights.at("gb").get<double>() * 1e9 == doctest::Approx(1'650'471'424.0));
   // The layer's cache: one KV head of the two on each card, (256 + 256) x 2 bytes = 1,024 a
-  // token, beside the twelve attention layers' 12,288.
-  CHECK(both.at("budget").at("kv_bytes_per_token") == 13 * 1024.0);
-  CHECK(alone.at("budget").at("kv_bytes_per_token") == 12 * 1024.0);
+  // token, a thirteenth full-attention layer beside the model's twelve in vLLM's hybrid pool
+  // (test_vllm_hybrid.cpp): blocks of 544 tokens, 13 pages of 557,056 bytes each; a request of
+  // 8,192 tokens takes 16 blocks and a page in each of three state groups, one more for each
+  // of the 2 drafted tokens with the MTP layer (alone 19 blocks, 12 pages each).
+  CHECK(both.at("budget").at("kv_bytes_per_token") == 557'056.0 * 13 * (16 + 9) / 8192);
+  CHECK(alone.at("budget").at("kv_bytes_per_token") == 557'056.0 * 12 * (16 + 3) / 8192);
   CHECK(testing::term_gb(both, "mtp_kv") * 1e9 == doctest::Approx(1024.0 * 8192));
   CHECK(testing::term_gb(alone, "mtp_weights") == 0);
   CHECK(testing::launch_command(both).find(

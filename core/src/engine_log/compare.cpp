@@ -308,17 +308,23 @@ json log_answer(const Catalog& catalog, const json& request) {
   if (answer.is_object() && (log.engine == "vllm" || log.engine == "sglang")) {
     double tokens = NAN;
     double budget = NAN;
+    double concurrency = NAN;
     for (const LoggedQuantity& q : log.quantities) {
       if (q.id == "kv_tokens") tokens = q.value;
       if (q.id == "kv_budget") budget = q.value;
+      if (q.id == "max_concurrency") concurrency = q.value;
     }
     const double per_token = answer.value("kv_bytes_per_token", 0.0);
     if (!std::isfinite(tokens) && std::isfinite(budget) && per_token > 0)
       tokens = std::floor(budget / per_token);
     const double context = answer.at("context").get<double>();
     if (std::isfinite(tokens) && tokens >= 0 && context > 0) {
-      pool =
-          obj({{"tokens", tokens}, {"context", context}, {"users", std::floor(tokens / context)}});
+      // vLLM's own "Maximum concurrency" where logged: a hybrid model's requests also take a
+      // page per state group, and releases before v0.20.1 logged its tokens as blocks // groups
+      // x block size, not as the users' tokens.
+      const double users =
+          std::isfinite(concurrency) ? std::floor(concurrency) : std::floor(tokens / context);
+      pool = obj({{"tokens", tokens}, {"context", context}, {"users", users}});
     }
   }
 

@@ -56,6 +56,66 @@ ModelSpec shard(const ModelSpec& model, int tp);
  */
 double vllm_forward_bytes_per_token(const ModelSpec& m, int tp, int expert_split);
 
+/**
+ * vLLM's pool for a model whose state layers (Mamba, Gated DeltaNet) sit
+ * beside attention layers: the hybrid KV cache manager's pages.
+ *  - One page per layer per block for every kind of layer. The attention
+ *    block is raised until its page holds one layer's state
+ *    (vllm/model_executor/models/config.py HybridAttentionMambaModelConfig:
+ *    attn_block_size = alignment x cdiv(mamba_page_size, alignment x
+ *    attn_page_size_1_token), the alignment 16 tokens, 64 under MLA; "Setting
+ *    attention block size to %d tokens"), and the state is padded to that
+ *    page ("Padding mamba page size by %.2f%%").
+ *  - The layers are split into groups of equal size, the smallest count of a
+ *    kind, or the largest where it is under 1.5 times the smallest (padding
+ *    layers make up the rest); every group of a block shares one page per
+ *    layer, so a block costs page x group size and the pool holds
+ *    budget / (page x group size) blocks (vllm/v1/core/kv_cache_utils.py
+ *    _get_kv_cache_groups_uniform_page_size, get_num_blocks).
+ *  - A request of max_model_len tokens takes cdiv(tokens, block) blocks in
+ *    each attention group and one page per state group, plus one per
+ *    speculative token, and vLLM's "Maximum concurrency" is the blocks over
+ *    that (get_max_concurrency_for_kv_cache_config; MambaSpec
+ *    max_memory_usage_bytes, mamba_cache_mode "none": vLLM keeps prefix
+ *    caching off for hybrid models unless asked, engine/arg_utils.py
+ *    "Hybrid models support prefix caching but keep it opt-in").
+ *    Its "GPU KV cache size" is that concurrency times max_model_len in
+ *    tokens from v0.20.1; earlier releases logged blocks // groups x
+ *    block_size (_report_kv_cache_config; vLLM issue #40691).
+ * A drafter's attention layers join the model's full-attention layers.
+ */
+struct HybridPool {
+  bool present = false;
+  std::int64_t block = 0;         ///< tokens per attention block, as raised
+  double token_bytes = 0;         ///< one attention layer's bytes per token
+  double state_bytes = 0;         ///< one layer's state before padding
+  double page_bytes = 0;          ///< one layer's page: block x token_bytes
+  std::int64_t group_size = 0;    ///< layers per KV cache group
+  std::int64_t groups = 0;        ///< KV cache groups
+  std::int64_t state_groups = 0;  ///< of them, groups of state layers
+  std::int64_t layers[4] = {};    ///< full attention, sliding, MLA, state
+};
+
+/**
+ * The pool of `local` (one card's share of the model) and, under vLLM's
+ * speculative decoding, its drafter's layers, with `asked_block` the
+ * request's block_size; `present` false without both state and attention
+ * layers (vllm.cpp).
+ */
+HybridPool hybrid_pool(const ModelSpec& local, const ModelSpec* draft, const KvFormat& kv,
+                       const StateStorage& state, std::int64_t asked_block);
+
+/**
+ * Blocks one request of `context` tokens takes from a hybrid pool: every
+ * attention group its tokens' blocks (a sliding group at most its window and
+ * one step's `batched` tokens, plus one: SlidingWindowSpec
+ * max_memory_usage_bytes), every state group one page and one more per
+ * speculative token.
+ */
+std::int64_t hybrid_request_blocks(const HybridPool& pool, const ModelSpec& model,
+                                   std::int64_t context, std::int64_t batched,
+                                   std::int64_t spec_tokens);
+
 /** The card's usable memory and the engine's `share` of it, when there is a card. */
 void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, double share);
 

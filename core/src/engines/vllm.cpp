@@ -78,6 +78,79 @@ double paged_bytes_per_token(const ModelSpec& local, const KvFormat& kv) {
   return d(global + sliding) * attention + d(mla) * latent;
 }
 
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+HybridPool hybrid_pool(const ModelSpec& local, const ModelSpec* draft, const KvFormat& kv,
+                       const StateStorage& state, std::int64_t asked_block) {
+  HybridPool pool;
+  for (const LayerSpec& layer : local.layers) {
+    const auto k = static_cast<std::size_t>(layer.attention);
+    if (k < std::size(pool.layers)) ++pool.layers[k];
+  }
+  std::int64_t& full = pool.layers[static_cast<std::size_t>(LayerAttention::kGlobal)];
+  const std::int64_t mla = pool.layers[static_cast<std::size_t>(LayerAttention::kMla)];
+  const std::int64_t states = pool.layers[static_cast<std::size_t>(LayerAttention::kState)];
+  if (states == 0 || states == local.num_layers()) return pool;
+  pool.present = true;
+  pool.token_bytes =
+      kv_bytes_per_token(local, mla > 0 ? LayerAttention::kMla : LayerAttention::kGlobal, kv);
+  if (draft != nullptr) {
+    const double draft_token = paged_bytes_per_token(*draft, kv);
+    if (draft_token > 0 && pool.token_bytes > 0) {
+      full += static_cast<std::int64_t>(std::ceil(draft_token / pool.token_bytes));
+    }
+  }
+  for (const KvGroup& g : kv_cache(local, kv, 1, 1, state).groups) {
+    if (g.attention == LayerAttention::kState) pool.state_bytes = g.state_bytes;
+  }
+  const double align = mla > 0 ? 64.0 : 16.0;
+  const auto least = static_cast<std::int64_t>(
+      align * std::ceil(pool.state_bytes / (align * std::max(1.0, pool.token_bytes))));
+  pool.block = std::max(asked_block, least);
+  pool.page_bytes = d(pool.block) * pool.token_bytes;
+  std::int64_t fewest = 0, most = 0;
+  for (std::int64_t n : pool.layers) {
+    if (n == 0) continue;
+    fewest = fewest == 0 ? n : std::min(fewest, n);
+    most = std::max(most, n);
+  }
+  pool.group_size = d(most) < 1.5 * d(fewest) ? most : fewest;
+  for (std::int64_t n : pool.layers) pool.groups += n > 0 ? ceil_div(n, pool.group_size) : 0;
+  pool.state_groups = ceil_div(states, pool.group_size);
+  return pool;
+}
+
+std::int64_t hybrid_request_blocks(const HybridPool& pool, const ModelSpec& m, std::int64_t context,
+                                   std::int64_t batched, std::int64_t spec_tokens) {
+  std::int64_t blocks = 0;
+  for (std::size_t k = 0; k < std::size(pool.layers); ++k) {
+    const std::int64_t n = pool.layers[k];
+    if (n == 0) continue;
+    const std::int64_t groups = ceil_div(n, pool.group_size);
+    std::int64_t each = 0;
+    switch (static_cast<LayerAttention>(k)) {
+      case LayerAttention::kGlobal:
+      case LayerAttention::kMla:
+        each = ceil_div(context, pool.block);
+        break;
+      case LayerAttention::kSliding:
+        each =
+            std::min(ceil_div(context, pool.block),
+                     ceil_div(std::min(m.sliding_window - 1 + batched, context), pool.block) + 1);
+        break;
+      case LayerAttention::kState:
+        each = 1 + spec_tokens;
+        break;
+    }
+    blocks += groups * each;
+  }
+  return blocks;
+}
+
+namespace {
+
 /**
  * gpu_memory_utilization as the plan can start with. vLLM V1 asks for that
  * share of the card's total and refuses to start when less is free
@@ -168,6 +241,60 @@ void warn_seqs(InferencePlan& plan, double tokens, double seqs, std::int64_t use
     plan.warnings.push_back(
         {"warning.vllm_seqs_users",
          obj({{"users", users}, {"seqs", seqs}, {"ranks", plan.data_parallel}})});
+  }
+}
+
+/**
+ * The KV budget of a hybrid pool in vLLM's blocks: the blocks one rank holds,
+ * the tokens vLLM logs for them, and the users whose requests' blocks fit
+ * (vLLM's "Maximum concurrency": blocks / blocks a request).
+ */
+void plan_hybrid_pool(InferencePlan& plan, const HybridPool& pool, const InferenceSetup& setup,
+                      double batched, std::int64_t spec_tokens, bool explain) {
+  EngineBudget& b = plan.budget;
+  const std::int64_t dp = plan.data_parallel;
+  const std::int64_t users = ceil_div(setup.batch, dp);
+  const std::int64_t per_request = hybrid_request_blocks(
+      pool, *setup.model, setup.context, static_cast<std::int64_t>(batched), spec_tokens);
+  const double block_bytes = pool.page_bytes * d(pool.group_size);
+  std::int64_t rank_blocks = 0;
+  if (b.kv_budget_bytes > 0 && block_bytes > 0) {
+    rank_blocks = static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / block_bytes));
+  }
+  // vLLM's concurrency in requests of the context, and its tokens: the concurrency times the
+  // context, and the pool's bytes over them.
+  b.kv_blocks = rank_blocks * dp;
+  b.max_concurrency = per_request > 0 ? d(rank_blocks) / d(per_request) * d(dp) : 0.0;
+  b.kv_tokens = per_request > 0 ? rank_blocks * setup.context / per_request * dp : std::int64_t{0};
+  b.kv_bytes_per_token = block_bytes * d(per_request) / d(setup.context);
+  b.data_parallel = static_cast<int>(dp);
+  b.fits = b.kv_budget_bytes > 0 && users * per_request <= rank_blocks;
+  if (!explain) return;
+  plan.assumptions.push_back(
+      {"assumption.vllm_hybrid_pool",
+       obj({{"block", pool.block},
+            {"state_bytes", pool.state_bytes},
+            {"page_bytes", pool.page_bytes},
+            {"padding",
+             pool.state_bytes > 0 ? (pool.page_bytes / pool.state_bytes - 1) * 100 : 0.0},
+            {"group_size", pool.group_size},
+            {"groups", pool.groups},
+            {"state_groups", pool.state_groups},
+            {"per_request", per_request},
+            {"spec_tokens", spec_tokens},
+            {"context", setup.context},
+            {"blocks", rank_blocks},
+            {"source", quotation("vllm/model_executor/models/config.py, "
+                                 "vllm/v1/core/kv_cache_utils.py")}})});
+  if (!b.fits) {
+    plan.warnings.push_back(
+        b.kv_budget_bytes <= 0
+            ? Message{"warning.vllm_no_start"}
+            : Message{"warning.vllm_short_blocks",
+                      obj({{"users", users},
+                           {"per_request", per_request},
+                           {"blocks", rank_blocks},
+                           {"max_users", per_request > 0 ? rank_blocks / per_request : 0}})});
   }
 }
 
@@ -287,17 +414,28 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   plan.terms.push_back(gib_term("cuda_graph", graphs, eager ? "eager" : "cuda_graphs", explain));
 
   EngineBudget& b = plan.budget;
-  b.kv_bytes_per_token =
-      paged_bytes_per_token(local, *setup.kv) +
-      (setup.draft != nullptr && stage.drafter
-           ? paged_bytes_per_token(shard(*setup.draft, plan.tensor_parallel), *setup.kv)
-           : 0.0);
+  const double block = o.at("block_size").get<double>();
+  const bool drafts = setup.draft != nullptr && stage.drafter;
+  const ModelSpec draft_local = drafts ? shard(*setup.draft, plan.tensor_parallel) : ModelSpec{};
+  // V0 kept a hybrid model's states in a Mamba cache of their own (hybrid_kv_cache_manager off).
+  const HybridPool pool = o.at("hybrid_kv_cache_manager").get<bool>()
+                              ? hybrid_pool(local, drafts ? &draft_local : nullptr, *setup.kv,
+                                            plan.state, static_cast<std::int64_t>(block))
+                              : HybridPool{};
+  // A hybrid pool's bytes a token are its blocks' (plan_hybrid_pool).
+  b.kv_bytes_per_token = pool.present
+                             ? 0.0
+                             : paged_bytes_per_token(local, *setup.kv) +
+                                   (drafts ? paged_bytes_per_token(draft_local, *setup.kv) : 0.0);
   // A companion's server on the card takes its own share of the card (companion.cpp).
   budget_card(b, gpu, in.gpus, vllm_companion_share(in, plan, held_share(in, plan)));
   if (!b.present) return;
   b.kv_budget_bytes = b.reserved_bytes - weights_bytes - layout - lora - draft_weights -
                       non_torch * kBytesPerGiB - activations - vision - graphs * kBytesPerGiB;
-  const double block = o.at("block_size").get<double>();
+  if (pool.present) {
+    plan_hybrid_pool(plan, pool, setup, tokens, drafts ? setup.draft_tokens : 0, explain);
+    return;
+  }
   std::int64_t rank_tokens = 0;  // one data-parallel rank's cache
   if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
     const auto rank_blocks =

@@ -1,0 +1,40 @@
+// vLLM's hybrid KV pool on the page (issue 42: hybrid models): Qwen3-Next at
+// TP 2 says how vLLM pages its state layers (544-token blocks, the groups, a
+// request's blocks) and, with more users than the pool's blocks hold, how
+// many fit, in every language with its own digits.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, text } from './harness.mjs';
+import { core, loadJson } from '../js/module.mjs';
+
+const NEXT = { model: 'qwen3-next-80b-a3b', engine: 'vllm', gpu: 'h200-sxm', gpu_count: 2, context: 262144, batch: 64 };
+const plain = (s) => s.replace(/[\u061c\u200e\u200f\u2066-\u2069]/g, '');
+const fixed = (template) => template.split(/\{[^}]*\}/).map((part) => plain(part).trim()).filter((part) => part.length > 3);
+const DIGITS = { en: (n) => n, ar: (n) => n, fa: (n) => n.replace(/\d/g, (d) => '۰۱۲۳۴۵۶۷۸۹'[d]) };
+
+for (const lang of ['en', 'ar', 'fa']) {
+  test(`Qwen3-Next under vLLM in ${lang}: the hybrid pool's blocks and the users that fit`, async () => {
+    const answer = (await core()).estimate(NEXT);
+    const pool = answer.assumptions.find((a) => a.id === 'assumption.vllm_hybrid_pool');
+    assert.equal(pool.params.block, 544);
+    const short = answer.warnings.find((w) => w.id === 'warning.vllm_short_blocks');
+    assert.ok(short, 'the users do not fit the pool');
+    const catalog = loadJson(`data/messages/${lang}.json`);
+    const browser = await openPage(`?${new URLSearchParams({ ...NEXT, lang })}`);
+    try {
+      const { page } = browser;
+      await page.locator('vram-calculator .warnings').waitFor();
+      const warnings = plain(await text(page, 'vram-calculator .warnings'));
+      for (const part of fixed(catalog['warning.vllm_short_blocks'])) assert.ok(warnings.includes(part), `${lang}: '${part}' is missing`);
+      assert.ok(warnings.includes(DIGITS[lang](String(short.params.max_users))), `${lang}: ${warnings}`);
+      await page.locator('vram-calculator details[data-key=assumptions] summary').click();
+      await page.locator('vram-calculator details[data-key=assumptions] li').first().waitFor();
+      const assumptions = plain(await text(page, 'vram-calculator details[data-key=assumptions]'));
+      for (const part of fixed(catalog['assumption.vllm_hybrid_pool'])) assert.ok(assumptions.includes(part), `${lang}: '${part}' is missing`);
+      assert.ok(assumptions.includes(DIGITS[lang]('544')), `${lang}: the block size`);
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}

@@ -1,0 +1,165 @@
+// vLLM's hybrid KV pool (core/src/engines/vllm.cpp, hybrid_pool): a model's
+// state layers take pages of the same pool as its attention layers, the
+// attention block raised until a page holds a state
+// (vllm/model_executor/models/config.py HybridAttentionMambaModelConfig), the
+// layers in groups of equal size (vllm/v1/core/kv_cache_utils.py). Every
+// figure below is worked by hand from those two files.
+#include <cmath>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "engines/common.hpp"
+#include "helpers.hpp"
+#include "vram/hf_config.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json request(const std::string& model, int gpus, std::int64_t context, std::int64_t batch) {
+  return {{"model", model},    {"engine", "vllm"},   {"gpu", "h200-sxm"},
+          {"gpu_count", gpus}, {"context", context}, {"batch", batch}};
+}
+
+const json& hybrid_assumption(const json& answer) {
+  for (const json& a : answer.at("assumptions")) {
+    if (a.at("id") == "assumption.vllm_hybrid_pool") return a.at("params");
+  }
+  FAIL("no assumption.vllm_hybrid_pool");
+  static const json none;
+  return none;
+}
+
+}  // namespace
+
+TEST_CASE("vLLM's hybrid pool: Qwen3-Next at TP 2, blocks of 544 tokens in four groups of 12") {
+  const json answer = testing::estimate(request("qwen3-next-80b-a3b", 2, 32768, 8));
+  const json& pool = hybrid_assumption(answer);
+  // A card's state: 548,864 bytes a layer (test_qwen3_next.cpp); an attention layer's token,
+  // one KV head of (256 + 256) x 2 bytes = 1,024. The block: 16 x cdiv(548,864, 16 x 1,024)
+  // = 16 x 34 = 544 tokens, a page of 544 x 1,024 = 557,056 bytes, the state padded by 1.49%.
+  CHECK(pool.at("state_bytes") == 548'864.0);
+  CHECK(pool.at("block") == 544);
+  CHECK(pool.at("page_bytes") == 557'056.0);
+  CHECK(pool.at("padding").get<double>() == doctest::Approx(100.0 * 8192 / 548'864));
+  // 12 attention and 36 state layers: groups of 12 (36 is over 1.5 x 12), one attention group
+  // and three state groups.
+  CHECK(pool.at("group_size") == 12);
+  CHECK(pool.at("groups") == 4);
+  CHECK(pool.at("state_groups") == 3);
+  // A request of 32,768 tokens: cdiv(32,768, 544) = 61 attention blocks and a page in each of
+  // the three state groups.
+  CHECK(pool.at("per_request") == 64);
+  const json& b = answer.at("budget");
+  const double budget = b.at("kv_budget_gb").get<double>() * 1e9;
+  const auto blocks = static_cast<std::int64_t>(std::floor(budget / (557'056.0 * 12)));
+  CHECK(pool.at("blocks") == blocks);
+  CHECK(b.at("kv_blocks") == blocks);
+  // vLLM's concurrency, blocks over a request's; its tokens, that times the context.
+  CHECK(b.at("max_concurrency").get<double>() ==
+        doctest::Approx(static_cast<double>(blocks) / 64.0));
+  CHECK(b.at("kv_tokens") == blocks * 32768 / 64);
+  CHECK(b.at("kv_bytes_per_token") == 557'056.0 * 12 * 64 / 32768);
+  CHECK(b.at("fits") == true);
+}
+
+TEST_CASE("vLLM's hybrid pool: a speculative token takes one more page in every state group") {
+  json r = request("qwen3-next-80b-a3b", 2, 8192, 1);
+  r["speculative"] = "mtp";
+  r["draft_tokens"] = 2;
+  const json answer = testing::estimate(r);
+  const json& pool = hybrid_assumption(answer);
+  // The MTP layer is a thirteenth full-attention layer: groups of 13, cdiv(36, 13) = 3 state
+  // groups. A request: cdiv(8,192, 544) = 16 attention blocks and 3 x (1 + 2) state pages.
+  CHECK(pool.at("group_size") == 13);
+  CHECK(pool.at("groups") == 4);
+  CHECK(pool.at("spec_tokens") == 2);
+  CHECK(pool.at("per_request") == 16 + 9);
+}
+
+TEST_CASE("vLLM's hybrid pool: more users than its blocks hold is said, with the users that fit") {
+  const json answer = testing::estimate(request("qwen3-next-80b-a3b", 2, 262144, 64));
+  const json& pool = hybrid_assumption(answer);
+  // cdiv(262,144, 544) = 482 blocks and 3 pages a request.
+  CHECK(pool.at("per_request") == 485);
+  const std::int64_t blocks = pool.at("blocks").get<std::int64_t>();
+  REQUIRE(blocks < 64 * 485);
+  CHECK(answer.at("budget").at("fits") == false);
+  bool warned = false;
+  for (const json& w : answer.at("warnings")) {
+    if (w.at("id") != "warning.vllm_short_blocks") continue;
+    warned = true;
+    CHECK(w.at("params").at("max_users") == blocks / 485);
+    CHECK(w.at("params").at("users") == 64);
+  }
+  CHECK(warned);
+}
+
+TEST_CASE("vLLM's hybrid pool: Jamba's attention block is 80 tokens at TP 4") {
+  // A card at TP 4: Mamba's inner width 8,192 / 4 = 2,048; the conv window's three past
+  // columns, 2,048 x 3 x 2 bytes = 12,288, and the state, 2,048 x 16 x 2 = 65,536: 77,824
+  // bytes. An attention token: 8 KV heads / 4 = 2, (128 + 128) x 2 bytes x 2 = 1,024.
+  // 16 x cdiv(77,824, 16,384) = 80 tokens; 4 attention and 28 Mamba layers, groups of 4.
+  const json answer = testing::estimate(request("jamba-v0.1", 4, 16384, 4));
+  const json& pool = hybrid_assumption(answer);
+  CHECK(pool.at("state_bytes") == 77'824.0);
+  CHECK(pool.at("block") == 80);
+  CHECK(pool.at("page_bytes") == 80 * 1024.0);
+  CHECK(pool.at("group_size") == 4);
+  CHECK(pool.at("groups") == 8);
+  CHECK(pool.at("state_groups") == 7);
+  // cdiv(16,384, 80) = 205 attention blocks and 7 state pages.
+  CHECK(pool.at("per_request") == 212);
+}
+
+TEST_CASE("vLLM: a model with attention layers only keeps 16-token blocks and no hybrid pool") {
+  const json answer = testing::estimate(request("llama-3.1-8b", 1, 8192, 1));
+  for (const json& a : answer.at("assumptions")) CHECK(a.at("id") != "assumption.vllm_hybrid_pool");
+  const json& b = answer.at("budget");
+  // 32 layers x 8 KV heads x (128 + 128) x 2 bytes = 131,072 a token, in blocks of 16.
+  CHECK(b.at("kv_bytes_per_token") == 131'072.0);
+  const double budget = b.at("kv_budget_gb").get<double>() * 1e9;
+  CHECK(b.at("kv_tokens") == static_cast<std::int64_t>(std::floor(budget / (16 * 131'072.0))) * 16);
+}
+
+TEST_CASE("vLLM's hybrid pool from a log nobody tuned to: Qwen3-Next at TP 2 on H200, v0.10.2") {
+  // A start-up log of Qwen3-Next-80B-A3B-Instruct under vLLM 0.10.2, --tensor-parallel-size 2,
+  // max model len 262,144 (the default), kv_cache_dtype auto, prefix caching off ("Hybrid or
+  // mamba-based model detected: disabling prefix caching"), on H200s:
+  //   Setting attention block size to 544 tokens to ensure that attention page size is >=
+  //   mamba page size.
+  //   Padding mamba page size by 1.49% ...
+  //   Available KV cache memory: 44.59 GiB
+  //   GPU KV cache size: 973,760 tokens
+  //   Maximum concurrency for 262,144 tokens per request: 14.77x
+  // Given the logged memory, the pool alone must give the other four lines.
+  const json config = {{"model_type", "qwen3_next"},   {"hidden_size", 2048},
+                       {"num_hidden_layers", 48},      {"num_attention_heads", 16},
+                       {"num_key_value_heads", 2},     {"head_dim", 256},
+                       {"intermediate_size", 5120},    {"vocab_size", 151936},
+                       {"num_experts", 512},           {"num_experts_per_tok", 10},
+                       {"moe_intermediate_size", 512}, {"shared_expert_intermediate_size", 512},
+                       {"decoder_sparse_step", 1},     {"mlp_only_layers", json::array()},
+                       {"full_attention_interval", 4}, {"linear_conv_kernel_dim", 4},
+                       {"linear_key_head_dim", 128},   {"linear_num_key_heads", 16},
+                       {"linear_num_value_heads", 32}, {"linear_value_head_dim", 128},
+                       {"tie_word_embeddings", false}, {"torch_dtype", "bfloat16"}};
+  const vram::ModelSpec local = vram::engines::shard(vram::import_hf_config(config).model, 2);
+  const vram::KvFormat bf16{"bf16", "BF16", 16, "test"};
+  const vram::engines::HybridPool pool =
+      vram::engines::hybrid_pool(local, nullptr, bf16, vram::engines::paged_states(1), 16);
+  REQUIRE(pool.present);
+  CHECK(pool.block == 544);
+  // "Padding mamba page size by 1.49%".
+  CHECK(std::round((pool.page_bytes / pool.state_bytes - 1) * 10000) / 100 == 1.49);
+  const double available = 44.59 * 1073741824.0;
+  const auto blocks = static_cast<std::int64_t>(
+      std::floor(available / (pool.page_bytes * static_cast<double>(pool.group_size))));
+  // v0.10.2 logged blocks // groups x block size.
+  CHECK(blocks / pool.groups * pool.block == 973'760);
+  const std::int64_t per_request =
+      vram::engines::hybrid_request_blocks(pool, local, 262144, 8192, 0);
+  CHECK(std::round(static_cast<double>(blocks) / static_cast<double>(per_request) * 100) / 100 ==
+        14.77);
+}
