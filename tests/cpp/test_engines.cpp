@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "helpers.hpp"
@@ -94,11 +95,19 @@ TEST_CASE("MLA caches are not split by tensor parallelism") {
 }
 
 TEST_CASE("vLLM pages hybrid sliding-window models in equal layer groups") {
-  // Gemma 3 1B: 4 global and 22 sliding layers -> groups of 4: 1 + 6 groups
-  // = 28 layer-slots of 1 KV head x 256 x 2 x 2 bytes.
+  // Gemma 3 1B: 4 global and 22 sliding layers -> groups of 4 (two padding layers): 1 + 6
+  // groups, a block 4 pages of 16 tokens x 1 KV head x 256 x 2 x 2 bytes = 65,536 bytes. A
+  // request of 8,192 tokens takes 512 blocks in the global group and, in each sliding group,
+  // its 512-token window with the step's 2,048 tokens (the RTX 5090's default), cdiv(2,559,
+  // 16) + 1 = 161: 1,478 blocks, so a token of context costs 65,536 x 1,478 / 8,192 bytes.
   const json r =
       testing::estimate({{"model", "gemma-3-1b"}, {"engine", "vllm"}, {"gpu", "rtx-5090"}});
-  CHECK(r.at("budget").at("kv_bytes_per_token").get<double>() == 28 * 1024.0);
+  CHECK(r.at("budget").at("kv_bytes_per_token").get<double>() == 65536.0 * 1478 / 8192);
+  const double budget = r.at("budget").at("kv_budget_gb").get<double>() * 1e9;
+  const auto blocks = static_cast<std::int64_t>(std::floor(budget / 65536.0));
+  CHECK(r.at("budget").at("kv_blocks") == blocks);
+  CHECK(r.at("budget").at("max_concurrency").get<double>() ==
+        doctest::Approx(static_cast<double>(blocks) / 1478));
 }
 
 TEST_CASE("SGLang: pool = usable x mem_fraction_static - weights - non-torch") {

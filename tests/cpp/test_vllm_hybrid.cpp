@@ -159,7 +159,109 @@ TEST_CASE("vLLM's hybrid pool from a log nobody tuned to: Qwen3-Next at TP 2 on 
   // v0.10.2 logged blocks // groups x block size.
   CHECK(blocks / pool.groups * pool.block == 973'760);
   const std::int64_t per_request =
-      vram::engines::hybrid_request_blocks(pool, local, 262144, 8192, 0);
+      vram::engines::hybrid_request_blocks(pool, local, 262144, 8192, 1);
   CHECK(std::round(static_cast<double>(blocks) / static_cast<double>(per_request) * 100) / 100 ==
         14.77);
+}
+
+TEST_CASE(
+    "vLLM's hybrid pool with prefix caching, align mode: two pages a state group, from a log") {
+  // A start-up log of a Qwen3.5-122B-A10B checkpoint (4-bit weights) under vLLM
+  // v0.16.1rc1.dev111, non-default args max_model_len 131072, tensor_parallel_size 2,
+  // kv_cache_dtype fp8, enable_prefix_caching True ("Mamba cache mode is set to 'align' for
+  // Qwen3_5MoeForConditionalGeneration by default when prefix caching is enabled"):
+  //   Setting attention block size to 4176 tokens ...
+  //   Padding mamba page size by 0.19% ...
+  //   Available KV cache memory: 1.73 GiB
+  //   GPU KV cache size: 75,168 tokens
+  //   Maximum concurrency for 131,072 tokens per request: 1.89x
+  // The model's config is not in this repository: its pool's fields are those the logged
+  // block and padding imply (48 layers, every fourth full attention; 2 KV heads of 256; 16 key
+  // and 64 value heads of 128 in the linear layers; an FP32 state), which Qwen3.5's other
+  // sizes share. What the log then checks is the rest: the groups, the blocks, and the align
+  // mode's second page, without which a request takes 35 blocks and vLLM would log 2.06x.
+  json config = {{"model_type", "qwen3_5_moe_text"},
+                 {"hidden_size", 3072},
+                 {"num_hidden_layers", 48},
+                 {"num_attention_heads", 32},
+                 {"num_key_value_heads", 2},
+                 {"head_dim", 256},
+                 {"vocab_size", 248320},
+                 {"num_experts", 256},
+                 {"num_experts_per_tok", 8},
+                 {"moe_intermediate_size", 1024},
+                 {"shared_expert_intermediate_size", 1024},
+                 {"full_attention_interval", 4},
+                 {"linear_conv_kernel_dim", 4},
+                 {"linear_key_head_dim", 128},
+                 {"linear_num_key_heads", 16},
+                 {"linear_num_value_heads", 64},
+                 {"linear_value_head_dim", 128},
+                 {"mamba_ssm_dtype", "float32"},
+                 {"tie_word_embeddings", false},
+                 {"torch_dtype", "bfloat16"}};
+  const vram::ModelSpec local = vram::engines::shard(vram::import_hf_config(config).model, 2);
+  const vram::KvFormat fp8{"fp8", "FP8", 8, "test"};
+  const vram::engines::HybridPool pool =
+      vram::engines::hybrid_pool(local, nullptr, fp8, vram::engines::paged_states(1), 16);
+  REQUIRE(pool.present);
+  CHECK(pool.block == 4176);
+  CHECK(std::round((pool.page_bytes / pool.state_bytes - 1) * 10000) / 100 == 0.19);
+  CHECK(pool.group_size == 12);
+  CHECK(pool.groups == 4);
+  const auto blocks = static_cast<std::int64_t>(
+      std::floor(1.73 * 1073741824.0 / (pool.page_bytes * static_cast<double>(pool.group_size))));
+  CHECK(blocks / pool.groups * pool.block == 75'168);
+  const std::int64_t align = vram::engines::hybrid_request_blocks(pool, local, 131072, 8192, 2);
+  CHECK(align == 32 + 3 * 2);
+  CHECK(std::round(static_cast<double>(blocks) / static_cast<double>(align) * 100) / 100 == 1.89);
+  const std::int64_t none = vram::engines::hybrid_request_blocks(pool, local, 131072, 8192, 1);
+  CHECK(std::round(static_cast<double>(blocks) / static_cast<double>(none) * 100) / 100 == 2.06);
+}
+
+TEST_CASE("vLLM's hybrid pool: prefix caching on takes a second page a state group, and says so") {
+  json r = request("qwen3-next-80b-a3b", 2, 32768, 8);
+  r["engine_options"] = {{"hybrid_prefix_caching", true}};
+  const json answer = testing::estimate(r);
+  const json& pool = hybrid_assumption(answer);
+  // cdiv(32,768, 544) = 61 blocks and two pages in each of three state groups.
+  CHECK(pool.at("state_pages") == 2);
+  CHECK(pool.at("per_request") == 61 + 6);
+  CHECK(testing::launch_command(answer).find(" --enable-prefix-caching --mamba-cache-mode align") !=
+        std::string::npos);
+  const json off = testing::estimate(request("qwen3-next-80b-a3b", 2, 32768, 8));
+  CHECK(testing::launch_command(off).find("prefix-caching") == std::string::npos);
+  CHECK(testing::launch_command(off).find("mamba-cache-mode") == std::string::npos);
+}
+
+TEST_CASE("vLLM's pool for sliding layers from a log: Gemma 3 1B, v0.13.0, 461.21 requests") {
+  // eole-nlp/eole benchmarks/genai/results.md: google/gemma-3-1b-it under vLLM 0.13.0,
+  // max_model_len 2048, gpu_memory_utilization 0.95, max_num_batched_tokens 8192:
+  //   Available KV cache memory: 25.39 GiB
+  //   Add 2 padding layers, may waste at most 9.09% KV cache memory
+  //   GPU KV cache size: 950,864 tokens
+  //   Maximum concurrency for 2,048 tokens per request: 461.21x
+  // 4 global and 22 sliding layers (window 512): groups of 4, 22 + 2 padding layers.
+  const json config = testing::read_json("tests/configs/gemma-3-1b-it/config.json");
+  const vram::ModelSpec local = vram::engines::shard(vram::import_hf_config(config).model, 1);
+  const vram::KvFormat bf16{"bf16", "BF16", 16, "test"};
+  const vram::engines::HybridPool pool =
+      vram::engines::hybrid_pool(local, nullptr, bf16, vram::engines::paged_states(1), 16);
+  REQUIRE(pool.present);
+  CHECK(pool.block == 16);
+  CHECK(pool.group_size == 4);
+  CHECK(pool.groups == 7);
+  CHECK(pool.state_groups == 0);
+  const auto blocks = static_cast<std::int64_t>(
+      std::floor(25.39 * 1073741824.0 / (pool.page_bytes * static_cast<double>(pool.group_size))));
+  // The logged tokens, blocks // groups x 16, within the 0.01 GiB the log rounds to (a block
+  // of the seven groups' 16 tokens is 458,752 bytes).
+  CHECK(std::abs(static_cast<double>(blocks / pool.groups * pool.block) - 950'864.0) <=
+        0.005 * 1073741824.0 / (pool.page_bytes * 4 * 7) * 16 + 16);
+  // A request: 128 blocks in the global group, and in each of the six sliding groups its
+  // window and the step's 8,192 tokens capped at 2,048, cdiv(2,048, 16) + 1 = 129 blocks.
+  const std::int64_t per_request = vram::engines::hybrid_request_blocks(pool, local, 2048, 8192, 1);
+  CHECK(per_request == 128 + 6 * 129);
+  CHECK(static_cast<double>(blocks) / static_cast<double>(per_request) ==
+        doctest::Approx(461.21).epsilon(0.0005));
 }

@@ -57,9 +57,11 @@ ModelSpec shard(const ModelSpec& model, int tp);
 double vllm_forward_bytes_per_token(const ModelSpec& m, int tp, int expert_split);
 
 /**
- * vLLM's pool for a model whose state layers (Mamba, Gated DeltaNet) sit
- * beside attention layers: the hybrid KV cache manager's pages.
- *  - One page per layer per block for every kind of layer. The attention
+ * vLLM's pool for a model with more than one kind of layer (sliding-window
+ * beside full attention; state layers, Mamba or Gated DeltaNet, beside
+ * attention): the hybrid KV cache manager's pages.
+ *  - One page per layer per block for every kind of layer. With state
+ *    layers the attention
  *    block is raised until its page holds one layer's state
  *    (vllm/model_executor/models/config.py HybridAttentionMambaModelConfig:
  *    attn_block_size = alignment x cdiv(mamba_page_size, alignment x
@@ -73,9 +75,10 @@ double vllm_forward_bytes_per_token(const ModelSpec& m, int tp, int expert_split
  *    budget / (page x group size) blocks (vllm/v1/core/kv_cache_utils.py
  *    _get_kv_cache_groups_uniform_page_size, get_num_blocks).
  *  - A request of max_model_len tokens takes cdiv(tokens, block) blocks in
- *    each attention group and one page per state group, plus one per
- *    speculative token, and vLLM's "Maximum concurrency" is the blocks over
- *    that (get_max_concurrency_for_kv_cache_config; MambaSpec
+ *    each full-attention group, its window's in each sliding group, and one
+ *    page per state group (two with prefix caching, align mode), plus one
+ *    per speculative token, and vLLM's "Maximum concurrency" is the blocks
+ *    over that (get_max_concurrency_for_kv_cache_config; MambaSpec
  *    max_memory_usage_bytes, mamba_cache_mode "none": vLLM keeps prefix
  *    caching off for hybrid models unless asked, engine/arg_utils.py
  *    "Hybrid models support prefix caching but keep it opt-in").
@@ -109,12 +112,13 @@ HybridPool hybrid_pool(const ModelSpec& local, const ModelSpec* draft, const KvF
  * Blocks one request of `context` tokens takes from a hybrid pool: every
  * attention group its tokens' blocks (a sliding group at most its window and
  * one step's `batched` tokens, plus one: SlidingWindowSpec
- * max_memory_usage_bytes), every state group one page and one more per
- * speculative token.
+ * max_memory_usage_bytes), every state group `state_pages` pages (MambaSpec
+ * max_memory_usage_bytes: one, two in the align mode of prefix caching, and
+ * one more per speculative token).
  */
 std::int64_t hybrid_request_blocks(const HybridPool& pool, const ModelSpec& model,
                                    std::int64_t context, std::int64_t batched,
-                                   std::int64_t spec_tokens);
+                                   std::int64_t state_pages);
 
 /** The card's usable memory and the engine's `share` of it, when there is a card. */
 void budget_card(EngineBudget& budget, const Gpu* gpu, const GpuCatalog& gpus, double share);

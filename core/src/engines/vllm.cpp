@@ -92,7 +92,10 @@ HybridPool hybrid_pool(const ModelSpec& local, const ModelSpec* draft, const KvF
   std::int64_t& full = pool.layers[static_cast<std::size_t>(LayerAttention::kGlobal)];
   const std::int64_t mla = pool.layers[static_cast<std::size_t>(LayerAttention::kMla)];
   const std::int64_t states = pool.layers[static_cast<std::size_t>(LayerAttention::kState)];
-  if (states == 0 || states == local.num_layers()) return pool;
+  const std::int64_t sliding = pool.layers[static_cast<std::size_t>(LayerAttention::kSliding)];
+  // One kind of layer is one group (a state-only model is not sized here).
+  const int kinds = (full > 0) + (sliding > 0) + (mla > 0) + (states > 0);
+  if (kinds < 2 || states == local.num_layers()) return pool;
   pool.present = true;
   pool.token_bytes =
       kv_bytes_per_token(local, mla > 0 ? LayerAttention::kMla : LayerAttention::kGlobal, kv);
@@ -123,7 +126,7 @@ HybridPool hybrid_pool(const ModelSpec& local, const ModelSpec* draft, const KvF
 }
 
 std::int64_t hybrid_request_blocks(const HybridPool& pool, const ModelSpec& m, std::int64_t context,
-                                   std::int64_t batched, std::int64_t spec_tokens) {
+                                   std::int64_t batched, std::int64_t state_pages) {
   std::int64_t blocks = 0;
   for (std::size_t k = 0; k < std::size(pool.layers); ++k) {
     const std::int64_t n = pool.layers[k];
@@ -136,12 +139,11 @@ std::int64_t hybrid_request_blocks(const HybridPool& pool, const ModelSpec& m, s
         each = ceil_div(context, pool.block);
         break;
       case LayerAttention::kSliding:
-        each =
-            std::min(ceil_div(context, pool.block),
-                     ceil_div(std::min(m.sliding_window - 1 + batched, context), pool.block) + 1);
+        // The window, one step's tokens and a block more, however short the request.
+        each = ceil_div(std::min(m.sliding_window - 1 + batched, context), pool.block) + 1;
         break;
       case LayerAttention::kState:
-        each = 1 + spec_tokens;
+        each = state_pages;
         break;
     }
     blocks += groups * each;
@@ -250,12 +252,15 @@ void warn_seqs(InferencePlan& plan, double tokens, double seqs, std::int64_t use
  * (vLLM's "Maximum concurrency": blocks / blocks a request).
  */
 void plan_hybrid_pool(InferencePlan& plan, const HybridPool& pool, const InferenceSetup& setup,
-                      double batched, std::int64_t spec_tokens, bool explain) {
+                      double batched, std::int64_t spec_tokens, bool prefix_caching, bool explain) {
   EngineBudget& b = plan.budget;
+  // A state group's pages a request: the state, the one cached on a block boundary under
+  // prefix caching's align mode, and one per speculative token.
+  const std::int64_t state_pages = (prefix_caching ? 2 : 1) + spec_tokens;
   const std::int64_t dp = plan.data_parallel;
   const std::int64_t users = ceil_div(setup.batch, dp);
   const std::int64_t per_request = hybrid_request_blocks(
-      pool, *setup.model, setup.context, static_cast<std::int64_t>(batched), spec_tokens);
+      pool, *setup.model, setup.context, static_cast<std::int64_t>(batched), state_pages);
   const double block_bytes = pool.page_bytes * d(pool.group_size);
   std::int64_t rank_blocks = 0;
   if (b.kv_budget_bytes > 0 && block_bytes > 0) {
@@ -271,7 +276,7 @@ void plan_hybrid_pool(InferencePlan& plan, const HybridPool& pool, const Inferen
   b.fits = b.kv_budget_bytes > 0 && users * per_request <= rank_blocks;
   if (!explain) return;
   plan.assumptions.push_back(
-      {"assumption.vllm_hybrid_pool",
+      {pool.state_groups > 0 ? "assumption.vllm_hybrid_pool" : "assumption.vllm_sliding_pool",
        obj({{"block", pool.block},
             {"state_bytes", pool.state_bytes},
             {"page_bytes", pool.page_bytes},
@@ -281,8 +286,12 @@ void plan_hybrid_pool(InferencePlan& plan, const HybridPool& pool, const Inferen
             {"groups", pool.groups},
             {"state_groups", pool.state_groups},
             {"per_request", per_request},
+            {"state_pages", state_pages},
             {"spec_tokens", spec_tokens},
+            {"prefix_caching", Message{prefix_caching ? "word.on" : "word.off"}},
             {"context", setup.context},
+            {"window", setup.model->sliding_window},
+            {"batched", static_cast<std::int64_t>(batched)},
             {"blocks", rank_blocks},
             {"source", quotation("vllm/model_executor/models/config.py, "
                                  "vllm/v1/core/kv_cache_utils.py")}})});
@@ -433,7 +442,8 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   b.kv_budget_bytes = b.reserved_bytes - weights_bytes - layout - lora - draft_weights -
                       non_torch * kBytesPerGiB - activations - vision - graphs * kBytesPerGiB;
   if (pool.present) {
-    plan_hybrid_pool(plan, pool, setup, tokens, drafts ? setup.draft_tokens : 0, explain);
+    plan_hybrid_pool(plan, pool, setup, tokens, drafts ? setup.draft_tokens : 0,
+                     o.at("hybrid_prefix_caching").get<bool>(), explain);
     return;
   }
   std::int64_t rank_tokens = 0;  // one data-parallel rank's cache
