@@ -10,9 +10,11 @@
 
 #include "gguf_writer.hpp"
 #include "helpers.hpp"
+#include "vram/catalog.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
 #include "vram/gguf.hpp"
+#include "vram/offload.hpp"
 #include "vram/safetensors.hpp"
 
 using nlohmann::json;
@@ -159,6 +161,28 @@ TEST_CASE("llama.cpp leaves a GGUF's MTP blocks out of its model buffer; the oth
         doctest::Approx(params["bytes"].get<double>()).epsilon(1e-12));
   CHECK(params["bytes"] == file - host - mtp);
   CHECK(testing::assumes(llama, "assumption.llamacpp_mtp_skipped"));
+
+  // Partial offload splits what llama.cpp loads: token_embd, the layers and the output layer.
+  {
+    const vram::Catalog& catalog = testing::calculator().catalog();
+    const vram::ImportedModel imported = vram::import_hf_config(out["config"]);
+    const vram::CheckpointWeights weights = vram::checkpoint_from_json(checkpoint);
+    const vram::EngineProfile& engine = vram::find_engine(catalog.engines, "llamacpp", "engine");
+    vram::InferenceSetup setup;
+    setup.model = &imported.model;
+    setup.checkpoint = &weights;
+    setup.kv = &catalog.formats.kv("fp16", "kv");
+    setup.context = 4096;
+    const json options = vram::engine_options(engine, json::object());
+    const vram::InferencePlan plan =
+        vram::plan_inference(setup, engine, options, nullptr, catalog.gpus, catalog.formats);
+    CHECK(plan.mtp_bytes == mtp);
+    const vram::OffloadParts split = vram::offload_parts(setup, plan, options);
+    double layers = 0;
+    for (const double b : split.layer_bytes) layers += b;
+    CHECK(split.embedding_bytes + layers + split.head_bytes ==
+          doctest::Approx(file - mtp).epsilon(1e-12));
+  }
 
   // vLLM and the conventions keep the file whole (none of them loads a GGUF's MTP blocks
   // apart: they warn that they do not load GGUF at all, warning.gguf_format).
