@@ -4,6 +4,7 @@
 #include <cmath>
 #include <new>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "json_read.hpp"
@@ -167,7 +168,22 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size, bool list) {
   std::map<std::string, TensorTotals> by_component;
   // The multi-token-prediction blocks are a component of their own, whatever their tensors:
   // llama.cpp leaves them out of the model buffer unless it drafts with them (llamacpp.cpp).
+  // A split part after the first has no metadata to say which they are (gguf-split writes
+  // only split.* there): there they are the blocks that hold nextn.* tensors, the last part
+  // holding the last blocks.
   const std::optional<std::int64_t> mtp_from = first_mtp_block(h);
+  std::set<std::int64_t> nextn_blocks;
+  if (h.find("general.architecture") == nullptr) {
+    for (const gguf::TensorInfo& t : h.tensors) {
+      const std::optional<std::int64_t> block = block_of(t.name);
+      if (block && contains(t.name, ".nextn.")) nextn_blocks.insert(*block);
+    }
+  }
+  auto in_mtp = [&](const std::string& name) {
+    if (!mtp_from && nextn_blocks.empty()) return false;
+    const std::optional<std::int64_t> block = block_of(name);
+    return block && ((mtp_from && *block >= *mtp_from) || nextn_blocks.count(*block) > 0);
+  };
   for (const gguf::TensorInfo& t : h.tensors) {
     const char* type = gguf::find_type(t.type)->name;
     if (list && tensors.size() < limits::kMaxListedTensors) {
@@ -181,8 +197,7 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size, bool list) {
     const auto e = static_cast<double>(t.elements);
     by_type[type].bytes += b;
     by_type[type].elements += e;
-    const std::optional<std::int64_t> block = mtp_from ? block_of(t.name) : std::nullopt;
-    TensorTotals& c = by_component[block && *block >= *mtp_from ? "mtp" : tensor_component(t.name)];
+    TensorTotals& c = by_component[in_mtp(t.name) ? "mtp" : tensor_component(t.name)];
     c.bytes += b;
     c.elements += e;
   }

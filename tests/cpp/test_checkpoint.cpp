@@ -193,6 +193,21 @@ TEST_CASE("llama.cpp leaves a GGUF's MTP blocks out of its model buffer; the oth
     CHECK_FALSE(testing::assumes(other, "assumption.llamacpp_mtp_skipped"));
   }
 
+  // A split part after the first has no metadata: its blocks with nextn.* tensors are the MTP
+  // blocks, every tensor of them.
+  GgufWriter tail;
+  tail.u32("split.no", 1)
+      .u32("split.count", 2)
+      .u32("split.tensors.count", 5)
+      .tensor("blk.1.attn_q.weight", {256, 256}, "Q4_K")
+      .tensor("blk.2.attn_q.weight", {256, 256}, "Q4_K")
+      .tensor("blk.2.ffn_up_exps.weight", {256, 128, 8}, "Q4_K")
+      .tensor("blk.2.nextn.eh_proj.weight", {512, 256}, "Q8_0")
+      .tensor("output.weight", {256, 1000}, "Q6_K");
+  const json part = inspect_json("gguf", tail.build());
+  CHECK(part["file"]["by_component"]["mtp"]["bytes"] == 36864 + 147456 + 139264);
+  CHECK(part["file"]["by_component"]["attention"]["bytes"] == 36864);
+
   // A file without nextn_predict_layers has no MTP component: the same blocks are the model's.
   GgufWriter plain;
   plain.str("general.architecture", "glm4moe")
