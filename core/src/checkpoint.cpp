@@ -4,6 +4,7 @@
 #include <cmath>
 #include <new>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "json_read.hpp"
@@ -19,8 +20,8 @@ namespace jr = json_read;
 
 namespace {
 
-const std::vector<std::string> kComponents = {"embeddings", "attention", "mlp", "experts",
-                                              "norms",      "lm_head",   "ssm", "other"};
+const std::vector<std::string> kComponents = {
+    "embeddings", "attention", "mlp", "experts", "norms", "lm_head", "ssm", "other", "mtp"};
 
 bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
@@ -86,6 +87,38 @@ const gguf::TensorInfo* find_tensor(const gguf::Header& h, std::string_view name
   return nullptr;
 }
 
+/**
+ * The first of a GGUF's multi-token-prediction blocks, or none. llama.cpp's converter
+ * appends them to block_count as its last nextn_predict_layers blocks (blk.N.*, the
+ * nextn.* tensors among them) for the architectures the importer reads them for
+ * (mtp_config_key: deepseek2, glm4moe, qwen3next, qwen35, qwen35moe). A header that does
+ * not say plainly has none here: gguf_config names its bad key.
+ */
+std::optional<std::int64_t> first_mtp_block(const gguf::Header& h) {
+  try {
+    const std::string arch = meta_string(h, "general.architecture").value_or("");
+    if (arch.empty() || mtp_config_key(model_type_for(arch, h)) == nullptr) return std::nullopt;
+    const std::int64_t blocks = meta_int(h, arch + ".block_count").value_or(0);
+    const std::int64_t nextn = meta_int(h, arch + ".nextn_predict_layers").value_or(0);
+    if (nextn <= 0 || nextn >= blocks) return std::nullopt;
+    return blocks - nextn;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+/** The block of a llama.cpp tensor name ("blk.12.attn_q.weight": 12), or none. */
+std::optional<std::int64_t> block_of(std::string_view name) {
+  if (!starts_with(name, "blk.")) return std::nullopt;
+  std::size_t i = 4;
+  std::int64_t block = 0;
+  // Ten digits at most, so the number cannot overflow: a longer one is no block of ours.
+  for (; i < name.size() && i < 14 && name[i] >= '0' && name[i] <= '9'; ++i)
+    block = block * 10 + (name[i] - '0');
+  if (i == 4 || i >= name.size() || name[i] != '.') return std::nullopt;
+  return block;
+}
+
 json totals_json(const TensorTotals& t) {
   return obj({{"bytes", t.bytes}, {"elements", t.elements}});
 }
@@ -133,6 +166,24 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size, bool list) {
   json tensors = json::array();
   std::map<std::string, TensorTotals> by_type;
   std::map<std::string, TensorTotals> by_component;
+  // The multi-token-prediction blocks are a component of their own, whatever their tensors:
+  // llama.cpp leaves them out of the model buffer unless it drafts with them (llamacpp.cpp).
+  // A split part after the first has no metadata to say which they are (gguf-split writes
+  // only split.* there): there they are the blocks that hold nextn.* tensors, the last part
+  // holding the last blocks.
+  const std::optional<std::int64_t> mtp_from = first_mtp_block(h);
+  std::set<std::int64_t> nextn_blocks;
+  if (h.find("general.architecture") == nullptr) {
+    for (const gguf::TensorInfo& t : h.tensors) {
+      const std::optional<std::int64_t> block = block_of(t.name);
+      if (block && contains(t.name, ".nextn.")) nextn_blocks.insert(*block);
+    }
+  }
+  auto in_mtp = [&](const std::string& name) {
+    if (!mtp_from && nextn_blocks.empty()) return false;
+    const std::optional<std::int64_t> block = block_of(name);
+    return block && ((mtp_from && *block >= *mtp_from) || nextn_blocks.count(*block) > 0);
+  };
   for (const gguf::TensorInfo& t : h.tensors) {
     const char* type = gguf::find_type(t.type)->name;
     if (list && tensors.size() < limits::kMaxListedTensors) {
@@ -146,7 +197,7 @@ json inspect_gguf(std::string_view bytes, std::uint64_t file_size, bool list) {
     const auto e = static_cast<double>(t.elements);
     by_type[type].bytes += b;
     by_type[type].elements += e;
-    TensorTotals& c = by_component[tensor_component(t.name)];
+    TensorTotals& c = by_component[in_mtp(t.name) ? "mtp" : tensor_component(t.name)];
     c.bytes += b;
     c.elements += e;
   }

@@ -20,7 +20,8 @@ DecodeCeiling decode_ceiling(const ModelSpec& model, const InferencePlan& plan,
                              double bandwidth_gbps, std::int64_t batch) {
   DecodeCeiling c;
   c.bandwidth_bytes_per_s = bandwidth_gbps * 1e9;
-  const double weights = plan.weights.bytes;
+  // Not the MTP blocks a GGUF holds and llama.cpp leaves unloaded (engines/llamacpp.cpp).
+  const double weights = plan.weights.bytes - plan.mtp_bytes;
   if (weights > 0) c.guide_tokens_per_s = c.bandwidth_bytes_per_s / weights;
 
   // Bytes per parameter of the experts and of everything else, as stored.

@@ -41,7 +41,8 @@ OffloadParts offload_parts(const InferenceSetup& setup, const InferencePlan& pla
   const std::size_t n = m.layers.size();
   OffloadParts p;
   // The model's GGUF: without a vision tower, which is the mmproj file's.
-  const double total = plan.weights.bytes - plan.vision_bytes;
+  // Without the MTP blocks llama.cpp does not load (plan.mtp_bytes, engines/llamacpp.cpp).
+  const double total = plan.weights.bytes - plan.vision_bytes - plan.mtp_bytes;
   const double average = plan.params.total > 0 ? total / plan.params.total : 0;
   // token_embd, as plan_llamacpp (engines/llamacpp.cpp) sized it.
   p.embedding_bytes = plan.host_bytes;

@@ -10,9 +10,11 @@
 
 #include "gguf_writer.hpp"
 #include "helpers.hpp"
+#include "vram/catalog.hpp"
 #include "vram/checkpoint.hpp"
 #include "vram/error.hpp"
 #include "vram/gguf.hpp"
+#include "vram/offload.hpp"
 #include "vram/safetensors.hpp"
 
 using nlohmann::json;
@@ -102,6 +104,116 @@ TEST_CASE("llama.cpp keeps the checkpoint's token_embd bytes in host memory") {
       testing::estimate({{"checkpoint", {{"config", out["config"]}, {"files", {out["file"]}}}},
                          {"engine", "llamacpp"}});
   CHECK(answer["host_gb"].get<double>() == doctest::Approx(720000.0 / 1e9).epsilon(1e-12));
+}
+
+TEST_CASE("llama.cpp leaves a GGUF's MTP blocks out of its model buffer; the others keep them") {
+  // GLM-4.5 as llama.cpp's converter writes it: the NextN layer is the last of block_count.
+  GgufWriter w;
+  w.str("general.architecture", "glm4moe")
+      .u32("glm4moe.block_count", 3)
+      .u32("glm4moe.nextn_predict_layers", 1)
+      .u32("glm4moe.embedding_length", 256)
+      .u32("glm4moe.feed_forward_length", 512)
+      .u32("glm4moe.expert_feed_forward_length", 128)
+      .u32("glm4moe.expert_count", 8)
+      .u32("glm4moe.expert_used_count", 2)
+      .u32("glm4moe.expert_shared_count", 1)
+      .u32("glm4moe.leading_dense_block_count", 1)
+      .u32("glm4moe.attention.head_count", 4)
+      .u32("glm4moe.attention.head_count_kv", 2)
+      .u32("glm4moe.attention.key_length", 64)
+      .u32("glm4moe.vocab_size", 1000)
+      .tensor("token_embd.weight", {256, 1000}, "Q8_0");
+  for (int i = 0; i < 3; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    w.tensor(b + "attn_norm.weight", {256}, "F32").tensor(b + "attn_q.weight", {256, 256}, "Q4_K");
+    if (i > 0) w.tensor(b + "ffn_up_exps.weight", {256, 128, 8}, "Q4_K");
+  }
+  w.tensor("blk.2.nextn.eh_proj.weight", {512, 256}, "Q8_0")
+      .tensor("blk.2.nextn.enorm.weight", {256}, "F32")
+      .tensor("blk.2.nextn.shared_head_norm.weight", {256}, "F32")
+      .tensor("output_norm.weight", {256}, "F32")
+      .tensor("output.weight", {256, 1000}, "Q6_K");
+  const json out = inspect_json("gguf", w.build());
+  REQUIRE_FALSE(out.contains("config_error"));
+  // blk.2, by hand: attn_norm 256 x 4, attn_q 256 x 144, ffn_up_exps 1,024 blocks x 144,
+  // eh_proj 4,096 blocks x 34, two norms 256 x 4.
+  const double mtp = 1024 + 36864 + 147456 + 139264 + 1024 + 1024;
+  CHECK(out["file"]["by_component"]["mtp"]["bytes"] == mtp);
+  // The model's own experts are blk.1's alone.
+  CHECK(out["file"]["by_component"]["experts"]["bytes"] == 147456);
+  const double file = out["file"]["bytes"].get<double>();
+  const json checkpoint = {{"config", out["config"]}, {"files", {out["file"]}}};
+
+  const json llama = testing::estimate({{"checkpoint", checkpoint}, {"engine", "llamacpp"}});
+  const json& buffer = testing::term(llama, "weights");
+  const double host = 256 * 1000 / 32 * 34;  // token_embd, Q8_0
+  CHECK(buffer["gb"].get<double>() == doctest::Approx((file - host - mtp) / 1e9).epsilon(1e-12));
+  CHECK(buffer["formula"]["id"] == "formula.model_buffer_mtp");
+  const json& params = buffer["formula"]["params"];
+  CHECK(params["mtp"] == mtp);
+  // The formula's own numbers give its bytes: the parts, less token_embd, less the MTP blocks.
+  double parts = 0;
+  for (const json& part : params["parts"]) {
+    parts += part["params"]["params"].get<double>() * part["params"]["bits"].get<double>() / 8;
+  }
+  CHECK(parts - params["host"].get<double>() - params["mtp"].get<double>() ==
+        doctest::Approx(params["bytes"].get<double>()).epsilon(1e-12));
+  CHECK(params["bytes"] == file - host - mtp);
+  CHECK(testing::assumes(llama, "assumption.llamacpp_mtp_skipped"));
+
+  // Partial offload splits what llama.cpp loads: token_embd, the layers and the output layer.
+  {
+    const vram::Catalog& catalog = testing::calculator().catalog();
+    const vram::ImportedModel imported = vram::import_hf_config(out["config"]);
+    const vram::CheckpointWeights weights = vram::checkpoint_from_json(checkpoint);
+    const vram::EngineProfile& engine = vram::find_engine(catalog.engines, "llamacpp", "engine");
+    vram::InferenceSetup setup;
+    setup.model = &imported.model;
+    setup.checkpoint = &weights;
+    setup.kv = &catalog.formats.kv("fp16", "kv");
+    setup.context = 4096;
+    const json options = vram::engine_options(engine, json::object());
+    const vram::InferencePlan plan =
+        vram::plan_inference(setup, engine, options, nullptr, catalog.gpus, catalog.formats);
+    CHECK(plan.mtp_bytes == mtp);
+    const vram::OffloadParts split = vram::offload_parts(setup, plan, options);
+    double layers = 0;
+    for (const double b : split.layer_bytes) layers += b;
+    CHECK(split.embedding_bytes + layers + split.head_bytes ==
+          doctest::Approx(file - mtp).epsilon(1e-12));
+  }
+
+  // vLLM and the conventions keep the file whole (none of them loads a GGUF's MTP blocks
+  // apart: they warn that they do not load GGUF at all, warning.gguf_format).
+  for (const char* engine : {"vllm", "guide"}) {
+    CAPTURE(engine);
+    const json other = testing::estimate({{"checkpoint", checkpoint}, {"engine", engine}});
+    CHECK(other["weights_gb"].get<double>() == doctest::Approx(file / 1e9).epsilon(1e-12));
+    CHECK_FALSE(testing::assumes(other, "assumption.llamacpp_mtp_skipped"));
+  }
+
+  // A split part after the first has no metadata: its blocks with nextn.* tensors are the MTP
+  // blocks, every tensor of them.
+  GgufWriter tail;
+  tail.u32("split.no", 1)
+      .u32("split.count", 2)
+      .u32("split.tensors.count", 5)
+      .tensor("blk.1.attn_q.weight", {256, 256}, "Q4_K")
+      .tensor("blk.2.attn_q.weight", {256, 256}, "Q4_K")
+      .tensor("blk.2.ffn_up_exps.weight", {256, 128, 8}, "Q4_K")
+      .tensor("blk.2.nextn.eh_proj.weight", {512, 256}, "Q8_0")
+      .tensor("output.weight", {256, 1000}, "Q6_K");
+  const json part = inspect_json("gguf", tail.build());
+  CHECK(part["file"]["by_component"]["mtp"]["bytes"] == 36864 + 147456 + 139264);
+  CHECK(part["file"]["by_component"]["attention"]["bytes"] == 36864);
+
+  // A file without nextn_predict_layers has no MTP component: the same blocks are the model's.
+  GgufWriter plain;
+  plain.str("general.architecture", "glm4moe")
+      .u32("glm4moe.block_count", 3)
+      .tensor("blk.2.attn_q.weight", {256, 256}, "Q4_K");
+  CHECK_FALSE(inspect_json("gguf", plain.build())["file"]["by_component"].contains("mtp"));
 }
 
 TEST_CASE("GGUF architectures map to configs the importer reads") {

@@ -49,6 +49,10 @@ double evaluate(const json& m) {
        [](const json& q) {
          return sum_of(q.at("parts"), evaluate) - num(q, "host") - num(q, "vision");
        }},
+      {"formula.model_buffer_mtp",
+       [](const json& q) {
+         return sum_of(q.at("parts"), evaluate) - num(q, "host") - num(q, "mtp");
+       }},
       {"formula.encoder_cache",
        [](const json& q) { return num(q, "embeds") * num(q, "hidden") * num(q, "width"); }},
       {"formula.vision_peak",

@@ -107,15 +107,20 @@ TEST_CASE("SGLang runs the MTP layers as EAGLE; the conventions add them whole")
                         testing::term_gb(both, "mtp_kv")));
 }
 
-TEST_CASE("llama.cpp and transformers do not run MTP layers: said, nothing counted") {
+TEST_CASE("llama.cpp and transformers: MTP not sized, said, nothing counted") {
+  // transformers does not run them; llama.cpp does only under --spec-type draft-mtp, with a
+  // second context of its own that the calculator does not size (engines/llamacpp.cpp).
   for (const char* engine : {"llamacpp", "transformers"}) {
     CAPTURE(engine);
+    const bool llama = std::string(engine) == "llamacpp";
     json r = request("glm-4.5-air", engine, "h200-sxm", 1, false);
-    r["weights"] = std::string(engine) == "llamacpp" ? "q4_k_m" : "bf16";
+    r["weights"] = llama ? "q4_k_m" : "bf16";
     const json alone = testing::estimate(r);
     r["speculative"] = "mtp";
     const json both = testing::estimate(r);
-    CHECK(testing::warns(both, "warning.mtp_engine"));
+    CHECK(testing::warns(both, llama ? "warning.mtp_llamacpp" : "warning.mtp_engine"));
+    CHECK_FALSE(testing::warns(both, llama ? "warning.mtp_engine" : "warning.mtp_llamacpp"));
+    if (llama) CHECK_FALSE(testing::has(testing::launch_command(both), "--spec-type"));
     CHECK(testing::term_gb(both, "mtp_weights") == 0);
     CHECK(both.at("total_gb") == alone.at("total_gb"));
   }

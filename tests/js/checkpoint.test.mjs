@@ -69,6 +69,31 @@ test('an estimate takes the checkpoint: weights are its bytes by type', async ()
   assert.throws(() => c.estimate({ checkpoint: { config: file.config, files: [bad] } }), { field: 'checkpoint.files[0].by_type' });
 });
 
+test('qwen35moe-mtp: llama.cpp leaves the MTP block out of its model buffer; vLLM keeps the file', async () => {
+  const c = await core();
+  // blk.2, after the model's two layers, with the NextN tensors of llama.cpp's load_block_mtp.
+  const w = fixtures['qwen35moe-mtp']()
+    .tensor('blk.2.nextn.eh_proj.weight', [512, 256], 'Q8_0')
+    .tensor('blk.2.nextn.enorm.weight', [256], 'F32')
+    .tensor('blk.2.nextn.hnorm.weight', [256], 'F32');
+  const bytes = w.build();
+  const of = (pick) => w.tensors.filter(pick).reduce((n, t) => n + t.bytes, 0);
+  const mtp = of((t) => t.name.startsWith('blk.2.'));
+  const embd = of((t) => t.name === 'token_embd.weight');
+  const file = c.inspect('gguf', bytes, bytes.length);
+  assert.equal(file.file.by_component.mtp.bytes, mtp);
+  assert.equal(file.config.num_hidden_layers, 2);
+  const checkpoint = { config: file.config, files: [file.file] };
+  const llama = c.estimate({ checkpoint, engine: 'llamacpp', context: 4096 });
+  const buffer = llama.terms.find((t) => t.id === 'weights');
+  assert.equal(buffer.formula.id, 'formula.model_buffer_mtp');
+  assert.equal(buffer.formula.params.mtp, mtp);
+  assert.ok(Math.abs(buffer.gb - (file.file.bytes - embd - mtp) / 1e9) < 1e-15, `${buffer.gb}`);
+  assert.ok(llama.assumptions.some((a) => a.id === 'assumption.llamacpp_mtp_skipped'));
+  const vllm = c.estimate({ checkpoint, engine: 'vllm', context: 4096 });
+  assert.equal(vllm.weights_gb, file.file.bytes / 1e9);
+});
+
 test('split parts sum; a missing part is named', async () => {
   const c = await core();
   const parts = splitParts(3).map((b) => c.inspect('gguf', b, b.length));

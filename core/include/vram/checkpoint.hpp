@@ -38,7 +38,10 @@ struct CheckpointWeights {
   std::vector<WeightFormat> type_formats;
 };
 
-/** The components tensors are grouped into, by name. */
+/**
+ * The components tensors are grouped into, by name; "mtp" holds a GGUF's
+ * multi-token-prediction blocks (the last nextn_predict_layers of block_count).
+ */
 const std::vector<std::string>& checkpoint_components();
 
 /**

@@ -217,6 +217,11 @@ struct InferencePlan {
   double companion_share = 0;
   /** The vision tower's bytes among `weights` that the engine loads apart (llama.cpp's mmproj). */
   double vision_bytes = 0;
+  /**
+   * A GGUF's multi-token-prediction blocks among `weights` that the engine does not load
+   * (llama.cpp: TENSOR_SKIP unless it drafts with them, engines/llamacpp.cpp).
+   */
+  double mtp_bytes = 0;
 };
 
 /**

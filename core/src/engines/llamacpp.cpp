@@ -56,11 +56,35 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
   // The model's GGUF leaves a vision tower out: it is the --mmproj file's (vision.cpp).
   const double vision = vision_weight_bytes(plan, setup);
   plan.vision_bytes = vision;
+  // A GGUF's multi-token-prediction blocks (its last nextn_predict_layers, the "mtp"
+  // component) stay in the file: the architectures' load_arch_tensors create them with
+  // TENSOR_SKIP (src/models/glm4-moe.cpp and deepseek2.cpp for i >= n_layer; qwen35.cpp,
+  // qwen35moe.cpp and qwen3next.cpp `mtp_flags = !ml.load_mtp ? TENSOR_SKIP : 0`, load_mtp
+  // set by --spec-type draft-mtp in common/common.cpp), and llama_model_loader::create_tensor
+  // answers a TENSOR_SKIP tensor with nullptr and `size_data -= nbytes` ("model has unused
+  // tensor ... -- ignoring"): no buffer holds it. The plan drafts with none (see below).
+  double mtp = 0;
+  if (setup.weights == nullptr && setup.checkpoint != nullptr) {
+    const auto it = setup.checkpoint->by_component.find("mtp");
+    mtp = it == setup.checkpoint->by_component.end() ? 0.0 : it->second.bytes;
+  }
+  plan.mtp_bytes = mtp;
   Term weights = weights_term(plan.weights, plan.params, 1, explain);
   weights.label = {"term.model_buffer"};
-  weights.bytes = plan.weights.bytes - host - vision;
+  weights.bytes = plan.weights.bytes - host - vision - mtp;
+  if (explain && mtp > 0) {
+    plan.assumptions.push_back(
+        {"assumption.llamacpp_mtp_skipped", obj({{"layers", m.mtp_layers}, {"mtp", mtp}})});
+  }
   if (explain) {
-    if (vision > 0) {
+    if (mtp > 0) {
+      // Only a checkpoint has an "mtp" component, and vision_weight_bytes is 0 for one.
+      weights.formula = {"formula.model_buffer_mtp", obj({{"parts", weight_parts(plan.weights)},
+                                                          {"host", host},
+                                                          {"mtp", mtp},
+                                                          {"bytes", weights.bytes}})};
+      weights.inputs["mtp_gb"] = bytes_to_gb(mtp);
+    } else if (vision > 0) {
       weights.formula = {"formula.model_buffer_vision", obj({{"parts", weight_parts(plan.weights)},
                                                              {"host", host},
                                                              {"vision", vision},
@@ -119,7 +143,14 @@ void plan_llamacpp(const EngineInput& in, InferencePlan& plan) {
   plan.terms.push_back(std::move(buffer));
   // --mmproj: the vision tower and its clip context, on the first card (vision.cpp).
   push_mmproj(plan, setup, flash, explain);
-  if (setup.draft != nullptr && !mtp_not_run(plan, setup, "llama.cpp", explain)) {
+  if (setup.mtp) {
+    // llama.cpp drafts with a GGUF's own MTP layers only under --spec-type draft-mtp
+    // (common/arg.cpp), which loads them (mparams.load_mtp, common/common.cpp) and makes a
+    // second llama_context on the model with ctx_type LLAMA_CONTEXT_TYPE_MTP (llama-server's
+    // load_model, tools/server/server-context.cpp), its cache and compute buffer its own:
+    // not sized here, so the plan and its command draft with nothing.
+    if (explain) plan.warnings.push_back({"warning.mtp_llamacpp", json::object()});
+  } else if (setup.draft != nullptr && !mtp_not_run(plan, setup, "llama.cpp", explain)) {
     // -md with -ngld: the draft on the GPU, one context per slot of the slot's n_ctx, its
     // cache in F16 (--cache-type-k-draft), each with a compute buffer of its own.
     const std::size_t first = plan.terms.size();
