@@ -265,3 +265,39 @@ TEST_CASE("vLLM's pool for sliding layers from a log: Gemma 3 1B, v0.13.0, 461.2
   CHECK(static_cast<double>(blocks) / static_cast<double>(per_request) ==
         doctest::Approx(461.21).epsilon(0.0005));
 }
+
+TEST_CASE("SGLang splits a hybrid model's pool: the states' share in whole requests, then tokens") {
+  // ModelRunner._handle_max_mamba_cache: ratio / (1 + ratio) of the pool to the states (0.9:
+  // 47%), in whole requests' states; the attention layers' tokens from the rest. Qwen3-Next
+  // at TP 2: 36 state layers of 548,864 bytes a card, 19,759,104 bytes a request.
+  json r = request("qwen3-next-80b-a3b", 2, 32768, 8);
+  r["engine"] = "sglang";
+  const json answer = testing::estimate(r);
+  const json& b = answer.at("budget");
+  const double pool = b.at("kv_budget_gb").get<double>() * 1e9;
+  const auto slots = static_cast<std::int64_t>(std::floor(pool * 0.9 / 1.9 / 19'759'104.0));
+  const json* share = nullptr;
+  for (const json& a : answer.at("assumptions"))
+    if (a.at("id") == "assumption.sglang_state_pool") share = &a.at("params");
+  REQUIRE(share != nullptr);
+  CHECK(share->at("per_request") == 19'759'104.0);
+  CHECK(share->at("slots") == slots);
+  // 12 attention layers of one KV head of (256 + 256) x 2 bytes: 12,288 bytes a token.
+  CHECK(b.at("kv_tokens") == static_cast<std::int64_t>(std::floor(
+                                 (pool - static_cast<double>(slots) * 19'759'104.0) / 12288.0)));
+  // More users than states: said, and the plan does not fit.
+  r["batch"] = slots + 1;
+  r["context"] = 1024;
+  const json many = testing::estimate(r);
+  CHECK(testing::warns(many, "warning.sglang_state_slots"));
+  CHECK(many.at("budget").at("fits") == false);
+  CHECK(many.at("budget").at("max_concurrency").get<double>() ==
+        doctest::Approx(static_cast<double>(slots)));
+  // A smaller share for the states: fewer of them, more tokens, and the flag in the command.
+  r["batch"] = 8;
+  r["engine_options"] = {{"mamba_full_memory_ratio", 0.5}};
+  const json half = testing::estimate(r);
+  CHECK(half.at("budget").at("kv_tokens").get<double>() > b.at("kv_tokens").get<double>());
+  CHECK(testing::launch_command(half).find(" --mamba-full-memory-ratio 0.5") != std::string::npos);
+  CHECK(testing::launch_command(answer).find("mamba-full-memory-ratio") == std::string::npos);
+}

@@ -10,6 +10,34 @@
 namespace vram::engines {
 namespace {
 
+/**
+ * A hybrid model's states in SGLang's pool: what mem_fraction_static leaves is
+ * split, ratio / (1 + ratio) of it to the states in whole per-request states
+ * (max_mamba_cache_size), the rest to the attention layers' tokens
+ * (ModelRunner._handle_max_mamba_cache, --mamba-full-memory-ratio 0.9). None
+ * without state layers.
+ */
+struct StateShare {
+  double per_request = 0;  ///< every state layer's state on one card, one request
+  std::int64_t slots = 0;  ///< max_mamba_cache_size
+  double bytes = 0;        ///< slots x per_request, off the pool
+  double cache_bytes = 0;  ///< the plan's users' states, within the cache term
+};
+
+StateShare sglang_state_share(const KvCacheSize& cache, double pool, double ratio) {
+  StateShare share;
+  for (const KvGroup& g : cache.groups) {
+    if (g.attention != LayerAttention::kState) continue;
+    share.per_request += d(g.layers) * g.state_bytes;
+    share.cache_bytes += g.bytes;
+  }
+  if (share.per_request <= 0 || pool <= 0) return share;
+  share.slots =
+      static_cast<std::int64_t>(std::floor(pool * ratio / (1 + ratio) / share.per_request));
+  share.bytes = d(share.slots) * share.per_request;
+  return share;
+}
+
 void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   const InferenceSetup& setup = in.setup;
   const json& o = in.options;
@@ -52,15 +80,35 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
   if (!b.present) return;
   b.kv_budget_bytes = b.reserved_bytes - weights_bytes - lora - non_torch * kBytesPerGiB -
                       setup.held_bytes - companion;
+  // A hybrid model's states take their share of the pool first (sglang_state_share).
+  const StateShare states =
+      sglang_state_share(cache, b.kv_budget_bytes, o.at("mamba_full_memory_ratio").get<double>());
+  const double attention_pool = b.kv_budget_bytes - states.bytes;
   std::int64_t rank_tokens = 0;  // one data-parallel rank's pool
-  if (b.kv_budget_bytes > 0 && b.kv_bytes_per_token > 0) {
-    rank_tokens = static_cast<std::int64_t>(std::floor(b.kv_budget_bytes / b.kv_bytes_per_token));
+  if (attention_pool > 0 && b.kv_bytes_per_token > 0) {
+    rank_tokens = static_cast<std::int64_t>(std::floor(attention_pool / b.kv_bytes_per_token));
     b.kv_tokens = rank_tokens * dp;
     b.kv_blocks = b.kv_tokens;  // SGLang pages one token at a time
     b.max_concurrency = d(b.kv_tokens) / d(setup.context);
+    // Each running request holds one state.
+    if (states.per_request > 0)
+      b.max_concurrency = std::min(b.max_concurrency, d(states.slots * dp));
   }
   b.data_parallel = static_cast<int>(dp);
-  b.fits = b.kv_budget_bytes > 0 && cache.bytes <= b.kv_budget_bytes;
+  b.fits = b.kv_budget_bytes > 0 && cache.bytes - states.cache_bytes <= attention_pool &&
+           (states.per_request <= 0 || states.slots >= users);
+  if (states.per_request > 0 && explain) {
+    plan.assumptions.push_back(
+        {"assumption.sglang_state_pool", obj({{"ratio", o.at("mamba_full_memory_ratio")},
+                                              {"per_request", states.per_request},
+                                              {"slots", states.slots},
+                                              {"bytes", states.bytes},
+                                              {"pool", std::max(0.0, b.kv_budget_bytes)}})});
+    if (b.kv_budget_bytes > 0 && states.slots < users) {
+      plan.warnings.push_back(
+          {"warning.sglang_state_slots", obj({{"slots", states.slots}, {"users", users}})});
+    }
+  }
   // The draft's cache holds as many tokens as the pool, outside mem_fraction_static (draft.cpp).
   sglang_draft_pool(plan, setup, draft_per_token, rank_tokens, b.usable_bytes - b.reserved_bytes,
                     explain);
