@@ -155,8 +155,49 @@ double term_bytes(const json& answer, const char* id) {
   return NAN;
 }
 
+/** Whether a logged release ("0.13.0", "v0.16.1rc1.dev111+g...") is older than a.b.c. */
+bool older_than(const std::string& version, int a, int b, int c) {
+  int parts[3] = {0, 0, 0};
+  std::size_t i = version.find_first_of("0123456789");
+  for (int& part : parts) {
+    if (i == std::string::npos || i >= version.size() ||
+        !std::isdigit(static_cast<unsigned char>(version[i])))
+      return false;
+    while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i])) &&
+           part < 100000)
+      part = part * 10 + (version[i++] - '0');
+    if (i < version.size() && version[i] == '.') ++i;
+  }
+  const int want[3] = {a, b, c};
+  for (int k = 0; k < 3; ++k) {
+    if (parts[k] != want[k]) return parts[k] < want[k];
+  }
+  return false;
+}
+
+/**
+ * The tokens vLLM logged for a paged pool of groups (assumption.vllm_hybrid_pool or
+ * vllm_sliding_pool) before v0.20.1: blocks // groups x block size, where later releases log
+ * the concurrency times the context (the budget's kv_tokens); NaN for any other pool.
+ */
+double grouped_tokens(const json& answer) {
+  for (const json& a : answer.value("assumptions", json::array())) {
+    const std::string id = a.value("id", "");
+    if (id != "assumption.vllm_hybrid_pool" && id != "assumption.vllm_sliding_pool") continue;
+    const json& p = a.at("params");
+    const auto blocks = p.at("blocks").get<std::int64_t>();
+    const auto groups = p.at("groups").get<std::int64_t>();
+    if (groups <= 0) return NAN;
+    const json budget = answer.value("budget", json::object());
+    const double ranks =
+        blocks > 0 ? budget.value("kv_blocks", 0.0) / static_cast<double>(blocks) : 1.0;
+    return static_cast<double>(blocks / groups * p.at("block").get<std::int64_t>()) * ranks;
+  }
+  return NAN;
+}
+
 /** The answer's figure for a logged quantity, or NaN when it predicts none. */
-double predicted(const json& answer, const LoggedQuantity& q) {
+double predicted(const json& answer, const LoggedQuantity& q, const EngineLog& log) {
   // A partial offload's plan: the weights on the cards and in host memory.
   const json* offload = answer.contains("serving") && answer["serving"].contains("offload")
                             ? &answer["serving"]["offload"]
@@ -181,7 +222,11 @@ double predicted(const json& answer, const LoggedQuantity& q) {
   if (q.id == "activations") return term_bytes(answer, "activations");
   if (q.id == "cuda_graph") return term_bytes(answer, "cuda_graph");
   if (q.id == "kv_budget") return from_budget("kv_budget_gib", kGiB);
-  if (q.id == "kv_tokens") return from_budget("kv_tokens", 1);
+  if (q.id == "kv_tokens") {
+    const double grouped =
+        log.engine == "vllm" && older_than(log.version, 0, 20, 1) ? grouped_tokens(answer) : NAN;
+    return std::isnan(grouped) ? from_budget("kv_tokens", 1) : grouped;
+  }
   if (q.id == "kv_blocks") return from_budget("kv_blocks", 1);
   if (q.id == "max_concurrency") return from_budget("max_concurrency", 1);
   return NAN;
@@ -283,7 +328,7 @@ json log_answer(const Catalog& catalog, const json& request) {
   json rows = json::array();
   json measurements = json::array();
   for (const LoggedQuantity& q : rows_of(log)) {
-    const double p = answer.is_object() ? predicted(answer, q) : NAN;
+    const double p = answer.is_object() ? predicted(answer, q, log) : NAN;
     const double logged = in_unit(q, q.value);
     json row = obj({{"id", q.id},
                     {"device", q.device},
