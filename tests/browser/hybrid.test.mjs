@@ -6,10 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, text } from './harness.mjs';
 import { core, loadJson } from '../js/module.mjs';
+import { foreign } from '../js/latin.mjs';
 
 const NEXT = { model: 'qwen3-next-80b-a3b', engine: 'vllm', gpu: 'h200-sxm', gpu_count: 2, context: 262144, batch: 64 };
 const plain = (s) => s.replace(/[\u061c\u200e\u200f\u2066-\u2069]/g, '');
 const fixed = (template) => template.split(/\{[^}]*\}/).map((part) => plain(part).trim()).filter((part) => part.length > 3);
+const NOTE_KEYS = loadJson('data/engines.json').engines.flatMap((e) => Object.keys(e.option_sources || {}));
 const DIGITS = { en: (n) => n, ar: (n) => n, fa: (n) => n.replace(/\d/g, (d) => '۰۱۲۳۴۵۶۷۸۹'[d]) };
 
 for (const lang of ['en', 'ar', 'fa']) {
@@ -32,6 +34,26 @@ for (const lang of ['en', 'ar', 'fa']) {
       const assumptions = plain(await text(page, 'vram-calculator details[data-key=assumptions]'));
       for (const part of fixed(catalog['assumption.vllm_hybrid_pool'])) assert.ok(assumptions.includes(part), `${lang}: '${part}' is missing`);
       assert.ok(assumptions.includes(DIGITS[lang]('544')), `${lang}: the block size`);
+      // The pool's words and the warning in the page's language: no stray Latin, no Latin digit
+      // in Persian (a citation, lang=en, is quoted as written).
+      const block = DIGITS[lang]('544');
+      const texts = await page.evaluate((b) => {
+        const root = document.querySelector('vram-calculator').shadowRoot;
+        const out = [];
+        for (const el of root.querySelectorAll('.warnings li, details[data-key=assumptions] li')) {
+          if (!el.closest('.warnings') && !el.textContent.includes(b)) continue;
+          const copy = el.cloneNode(true);
+          for (const quote of copy.querySelectorAll('[lang=en]')) quote.remove();
+          out.push(copy.textContent);
+        }
+        return out;
+      }, block);
+      assert.ok(texts.length >= 2, `${lang}: the pool's assumption and its warning`);
+      if (lang !== 'en') {
+        const { words, digits } = foreign(texts, lang, NOTE_KEYS);
+        assert.deepEqual(words, [], `${lang}: Latin words outside the glossary`);
+        assert.deepEqual(digits, [], `${lang}: Latin digits`);
+      }
       assert.deepEqual(browser.errors, []);
     } finally {
       await browser.close();
