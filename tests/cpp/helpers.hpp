@@ -26,6 +26,68 @@ inline json read_json(const std::string& relative) {
   return json::parse(text.str());
 }
 
+// Qwen/Qwen3-Next-80B-A3B-Instruct's shape (transformers' Qwen3NextConfig
+// defaults are the same model): 48 layers, full attention on every fourth.
+inline json qwen3_next_80b() {
+  return {{"model_type", "qwen3_next"},   {"hidden_size", 2048},
+          {"num_hidden_layers", 48},      {"num_attention_heads", 16},
+          {"num_key_value_heads", 2},     {"head_dim", 256},
+          {"intermediate_size", 5120},    {"vocab_size", 151936},
+          {"num_experts", 512},           {"num_experts_per_tok", 10},
+          {"moe_intermediate_size", 512}, {"shared_expert_intermediate_size", 512},
+          {"decoder_sparse_step", 1},     {"mlp_only_layers", json::array()},
+          {"full_attention_interval", 4}, {"linear_conv_kernel_dim", 4},
+          {"linear_key_head_dim", 128},   {"linear_num_key_heads", 16},
+          {"linear_num_value_heads", 32}, {"linear_value_head_dim", 128},
+          {"tie_word_embeddings", false}, {"torch_dtype", "bfloat16"}};
+}
+
+/**
+ * The shape of Qwen3.5-35B-A3B's config (model_type qwen3_5_moe, the language model under
+ * text_config, the tower under vision_config): 40 layers, full attention on every
+ * fourth, an FP32 state, the Qwen3-VL tower 1152 wide.
+ */
+inline json qwen35_moe_35b() {
+  json text = {{"model_type", "qwen3_5_moe_text"},
+               {"hidden_size", 2048},
+               {"num_hidden_layers", 40},
+               {"num_attention_heads", 16},
+               {"num_key_value_heads", 2},
+               {"head_dim", 256},
+               {"attn_output_gate", true},
+               {"vocab_size", 248320},
+               {"num_experts", 256},
+               {"num_experts_per_tok", 8},
+               {"moe_intermediate_size", 512},
+               {"shared_expert_intermediate_size", 512},
+               {"full_attention_interval", 4},
+               {"linear_conv_kernel_dim", 4},
+               {"linear_key_head_dim", 128},
+               {"linear_num_key_heads", 16},
+               {"linear_num_value_heads", 32},
+               {"linear_value_head_dim", 128},
+               {"mamba_ssm_dtype", "float32"},
+               {"tie_word_embeddings", false}};
+  json types = json::array();
+  for (int i = 0; i < 40; ++i) types.push_back(i % 4 == 3 ? "full_attention" : "linear_attention");
+  text["layer_types"] = types;
+  const json vision = {{"depth", 27},
+                       {"hidden_size", 1152},
+                       {"intermediate_size", 4304},
+                       {"out_hidden_size", 2048},
+                       {"num_heads", 16},
+                       {"in_channels", 3},
+                       {"patch_size", 16},
+                       {"temporal_patch_size", 2},
+                       {"spatial_merge_size", 2},
+                       {"num_position_embeddings", 2304},
+                       {"deepstack_visual_indexes", json::array()}};
+  return {{"model_type", "qwen3_5_moe"},
+          {"text_config", text},
+          {"vision_config", vision},
+          {"tie_word_embeddings", false}};
+}
+
 /** One calculator for the whole test run: parsing the catalog once. */
 inline const vram::Calculator& calculator() {
   static const vram::Calculator instance;

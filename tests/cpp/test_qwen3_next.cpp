@@ -17,28 +17,12 @@ using nlohmann::json;
 
 namespace {
 
-// Qwen/Qwen3-Next-80B-A3B-Instruct's shape (transformers' Qwen3NextConfig
-// defaults are the same model): 48 layers, full attention on every fourth.
-json qwen3_next_80b() {
-  return {{"model_type", "qwen3_next"},   {"hidden_size", 2048},
-          {"num_hidden_layers", 48},      {"num_attention_heads", 16},
-          {"num_key_value_heads", 2},     {"head_dim", 256},
-          {"intermediate_size", 5120},    {"vocab_size", 151936},
-          {"num_experts", 512},           {"num_experts_per_tok", 10},
-          {"moe_intermediate_size", 512}, {"shared_expert_intermediate_size", 512},
-          {"decoder_sparse_step", 1},     {"mlp_only_layers", json::array()},
-          {"full_attention_interval", 4}, {"linear_conv_kernel_dim", 4},
-          {"linear_key_head_dim", 128},   {"linear_num_key_heads", 16},
-          {"linear_num_value_heads", 32}, {"linear_value_head_dim", 128},
-          {"tie_word_embeddings", false}, {"torch_dtype", "bfloat16"}};
-}
-
 const vram::KvFormat kBf16{"bf16", "BF16", 16, "test"};
 
 }  // namespace
 
 TEST_CASE("Qwen3-Next 80B-A3B: parameters, KV cache and state counted layer by layer") {
-  const vram::ImportedModel imported = vram::import_hf_config(qwen3_next_80b());
+  const vram::ImportedModel imported = vram::import_hf_config(testing::qwen3_next_80b());
   CHECK(imported.warnings.empty());
   const vram::ModelSpec& m = imported.model;
   CHECK(m.layers[0].attention == vram::LayerAttention::kState);
@@ -75,46 +59,7 @@ TEST_CASE("Qwen3-Next 80B-A3B: parameters, KV cache and state counted layer by l
 }
 
 TEST_CASE("Qwen3.5 MoE: text_config, layer_types, an FP32 state and the Qwen3-VL tower") {
-  // The shape of Qwen3.5-35B-A3B's config (model_type qwen3_5_moe, the language model under
-  // text_config, the tower under vision_config).
-  json text = {{"model_type", "qwen3_5_moe_text"},
-               {"hidden_size", 2048},
-               {"num_hidden_layers", 40},
-               {"num_attention_heads", 16},
-               {"num_key_value_heads", 2},
-               {"head_dim", 256},
-               {"attn_output_gate", true},
-               {"vocab_size", 248320},
-               {"num_experts", 256},
-               {"num_experts_per_tok", 8},
-               {"moe_intermediate_size", 512},
-               {"shared_expert_intermediate_size", 512},
-               {"full_attention_interval", 4},
-               {"linear_conv_kernel_dim", 4},
-               {"linear_key_head_dim", 128},
-               {"linear_num_key_heads", 16},
-               {"linear_num_value_heads", 32},
-               {"linear_value_head_dim", 128},
-               {"mamba_ssm_dtype", "float32"},
-               {"tie_word_embeddings", false}};
-  json types = json::array();
-  for (int i = 0; i < 40; ++i) types.push_back(i % 4 == 3 ? "full_attention" : "linear_attention");
-  text["layer_types"] = types;
-  const json vision = {{"depth", 27},
-                       {"hidden_size", 1152},
-                       {"intermediate_size", 4304},
-                       {"out_hidden_size", 2048},
-                       {"num_heads", 16},
-                       {"in_channels", 3},
-                       {"patch_size", 16},
-                       {"temporal_patch_size", 2},
-                       {"spatial_merge_size", 2},
-                       {"num_position_embeddings", 2304},
-                       {"deepstack_visual_indexes", json::array()}};
-  const json config = {{"model_type", "qwen3_5_moe"},
-                       {"text_config", text},
-                       {"vision_config", vision},
-                       {"tie_word_embeddings", false}};
+  const json config = testing::qwen35_moe_35b();
   const vram::ImportedModel imported = vram::import_hf_config(config);
   CHECK(imported.warnings.empty());
   const vram::ModelSpec& m = imported.model;
@@ -138,7 +83,7 @@ TEST_CASE("Qwen3.5 MoE: text_config, layer_types, an FP32 state and the Qwen3-VL
 }
 
 TEST_CASE("Qwen3-Next: value heads that do not divide among the key heads are refused by name") {
-  json config = qwen3_next_80b();
+  json config = testing::qwen3_next_80b();
   config["linear_num_value_heads"] = 24;
   config["linear_num_key_heads"] = 16;
   try {
@@ -150,7 +95,7 @@ TEST_CASE("Qwen3-Next: value heads that do not divide among the key heads are re
   }
   // A tower with a deepstack index past its depth names the field.
   json vl = {{"model_type", "qwen3_5"},
-             {"text_config", qwen3_next_80b()},
+             {"text_config", testing::qwen3_next_80b()},
              {"vision_config",
               {{"depth", 2},
                {"hidden_size", 64},
@@ -170,7 +115,7 @@ TEST_CASE("Qwen3-Next under vLLM at TP 2: each card keeps half of every layer's 
   // (vLLM's conv_state_shape), (2 x 1,024 + 2,048) x 3 x 2 bytes = 24,576, and the state
   // 16 x 128 x 128 x 2 bytes = 524,288: 548,864 a layer. The twelve attention layers keep
   // one KV head of the two.
-  const json answer = testing::estimate({{"config", qwen3_next_80b()},
+  const json answer = testing::estimate({{"config", testing::qwen3_next_80b()},
                                          {"engine", "vllm"},
                                          {"gpu", "h200-sxm"},
                                          {"gpu_count", 2},
@@ -194,7 +139,7 @@ TEST_CASE("Qwen3-Next under llama.cpp: F32 states, one per slot, beside the shar
   // sequence (rs_size = n_seq_max, the server's slots), the conv window's d_conv - 1 columns
   // (n_embd_r): per DeltaNet layer 8,192 x 3 x 4 bytes = 98,304 and 32 x 128 x 128 x 4 bytes
   // = 2,097,152, i.e. 2,195,456 a slot. The attention layers' cells are context x slots.
-  const json answer = testing::estimate({{"config", qwen3_next_80b()},
+  const json answer = testing::estimate({{"config", testing::qwen3_next_80b()},
                                          {"engine", "llamacpp"},
                                          {"weights", "q4_k_m"},
                                          {"gpu", "h200-sxm"},
@@ -227,7 +172,7 @@ TEST_CASE("Qwen3.5-9B's recurrent states under llama.cpp: 50.25 MiB, as its log 
   // issue 78, 2026-03-05). Its DeltaNet is Qwen3-Next's: 16 key heads and 32 value heads of
   // 128, a conv kernel of 4. R: 24 x 3 columns x 8,192 channels x 4 bytes = 2.25 MiB; S: 24 x
   // 32 x 128 x 128 x 4 bytes = 48 MiB. The attention shape below is the test's own.
-  json cfg = qwen3_next_80b();
+  json cfg = testing::qwen3_next_80b();
   cfg["model_type"] = "qwen3_5_text";
   cfg["hidden_size"] = 4096;
   cfg["num_hidden_layers"] = 32;
@@ -263,7 +208,7 @@ TEST_CASE("Qwen3-Next's MTP layer: a full-attention MoE layer, fc and three norm
   // layer of 27,263,488 and layer 0's MoE block (512 experts of 3 x 2048 x 512 =
   // 1,610,612,736, the shared expert 3,145,728, the router 1,048,576 and the shared expert's
   // gate 2,048: 1,614,809,088) with its two norms 4,096: 1,642,076,672. In all 1,650,471,424.
-  json config = qwen3_next_80b();
+  json config = testing::qwen3_next_80b();
   config["mtp_num_hidden_layers"] = 1;
   const vram::ImportedModel imported = vram::import_hf_config(config);
   const vram::ModelSpec& m = imported.model;
@@ -291,7 +236,7 @@ TEST_CASE("Qwen3-Next's MTP layer: a full-attention MoE layer, fc and three norm
 TEST_CASE("Qwen3.5 dense: the MTP layer is full attention after a linear last layer, dense") {
   // layer_types ending on linear attention: the MTP layer is still full attention (vLLM
   // qwen3_5_mtp.py, layer_type "full_attention"), with the model's dense MLP.
-  json text = qwen3_next_80b();
+  json text = testing::qwen3_next_80b();
   for (const char* key : {"num_experts", "num_experts_per_tok", "moe_intermediate_size",
                           "shared_expert_intermediate_size", "decoder_sparse_step",
                           "mlp_only_layers", "full_attention_interval"}) {
@@ -366,7 +311,7 @@ TEST_CASE("vLLM: Qwen3-Next's MTP layer drafts with the model's head, one attent
 TEST_CASE("MTP is refused for a Qwen3-Next config without MTP layers") {
   json r = next_request(true);
   r.erase("model");
-  r["config"] = qwen3_next_80b();
+  r["config"] = testing::qwen3_next_80b();
   CHECK(testing::refusal(r) == std::pair<std::string, std::string>{"error.no_mtp", "speculative"});
   r["config"]["mtp_num_hidden_layers"] = 0;
   CHECK(testing::refusal(r).first == "error.no_mtp");

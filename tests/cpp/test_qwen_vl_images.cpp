@@ -19,37 +19,9 @@ using nlohmann::json;
 
 namespace {
 
-// The shape of Qwen3.5-35B-A3B's config (as test_qwen3_next.cpp): text hidden 2048, the
-// Qwen3-VL tower 1152 wide, MLP 4304, 27 blocks, patch 16, merge 2.
-json qwen35_vl() {
-  json text = {{"model_type", "qwen3_5_moe_text"},
-               {"hidden_size", 2048},
-               {"num_hidden_layers", 40},
-               {"num_attention_heads", 16},
-               {"num_key_value_heads", 2},
-               {"head_dim", 256},
-               {"attn_output_gate", true},
-               {"vocab_size", 248320},
-               {"num_experts", 256},
-               {"num_experts_per_tok", 8},
-               {"moe_intermediate_size", 512},
-               {"shared_expert_intermediate_size", 512},
-               {"full_attention_interval", 4},
-               {"mamba_ssm_dtype", "float32"},
-               {"tie_word_embeddings", false}};
-  const json vision = {{"depth", 27},
-                       {"hidden_size", 1152},
-                       {"intermediate_size", 4304},
-                       {"out_hidden_size", 2048},
-                       {"num_heads", 16},
-                       {"patch_size", 16},
-                       {"spatial_merge_size", 2},
-                       {"deepstack_visual_indexes", json::array()}};
-  return {{"model_type", "qwen3_5_moe"},
-          {"text_config", text},
-          {"vision_config", vision},
-          {"tie_word_embeddings", false}};
-}
+// The shape of Qwen3.5-35B-A3B's config (helpers.hpp): text hidden 2048, the Qwen3-VL tower
+// 1152 wide, MLP 4304, 27 blocks, patch 16, merge 2.
+json qwen35_vl() { return testing::qwen35_moe_35b(); }
 
 vram::VisionSpec tower() { return vram::import_hf_config(qwen35_vl()).model.vision; }
 

@@ -134,17 +134,7 @@ TEST_CASE("vLLM's hybrid pool from a log nobody tuned to: Qwen3-Next at TP 2 on 
   //   GPU KV cache size: 973,760 tokens
   //   Maximum concurrency for 262,144 tokens per request: 14.77x
   // Given the logged memory, the pool alone must give the other four lines.
-  const json config = {{"model_type", "qwen3_next"},   {"hidden_size", 2048},
-                       {"num_hidden_layers", 48},      {"num_attention_heads", 16},
-                       {"num_key_value_heads", 2},     {"head_dim", 256},
-                       {"intermediate_size", 5120},    {"vocab_size", 151936},
-                       {"num_experts", 512},           {"num_experts_per_tok", 10},
-                       {"moe_intermediate_size", 512}, {"shared_expert_intermediate_size", 512},
-                       {"decoder_sparse_step", 1},     {"mlp_only_layers", json::array()},
-                       {"full_attention_interval", 4}, {"linear_conv_kernel_dim", 4},
-                       {"linear_key_head_dim", 128},   {"linear_num_key_heads", 16},
-                       {"linear_num_value_heads", 32}, {"linear_value_head_dim", 128},
-                       {"tie_word_embeddings", false}, {"torch_dtype", "bfloat16"}};
+  const json config = testing::qwen3_next_80b();
   const vram::ModelSpec local = vram::engines::shard(vram::import_hf_config(config).model, 2);
   const vram::KvFormat bf16{"bf16", "BF16", 16, "test"};
   const vram::engines::HybridPool pool =
