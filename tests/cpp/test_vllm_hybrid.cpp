@@ -275,14 +275,27 @@ TEST_CASE("SGLang splits a hybrid model's pool: the states' share in whole reque
   // 12 attention layers of one KV head of (256 + 256) x 2 bytes: 12,288 bytes a token.
   CHECK(b.at("kv_tokens") == static_cast<std::int64_t>(std::floor(
                                  (pool - static_cast<double>(slots) * 19'759'104.0) / 12288.0)));
-  // More users than states: said, and the plan does not fit.
-  r["batch"] = slots + 1;
+  // A running request is allowed 3 states (the radix cache's), so slots // 3 requests run; more
+  // users than that: said, and the plan does not fit.
+  CHECK(share->at("requests") == slots / 3);
+  r["batch"] = slots / 3 + 1;
   r["context"] = 1024;
   const json many = testing::estimate(r);
   CHECK(testing::warns(many, "warning.sglang_state_slots"));
   CHECK(many.at("budget").at("fits") == false);
   CHECK(many.at("budget").at("max_concurrency").get<double>() ==
-        doctest::Approx(static_cast<double>(slots)));
+        doctest::Approx(static_cast<double>(slots / 3)));
+  r["batch"] = slots / 3;
+  CHECK(testing::estimate(r).at("budget").at("fits") == true);
+  // With speculative decoding, the extra buffer's two ping-pong slots more: 5 a request.
+  json spec = request("qwen3-next-80b-a3b", 2, 32768, 8);
+  spec["engine"] = "sglang";
+  spec["speculative"] = "mtp";
+  std::int64_t per_run = 0;
+  const json speculating = testing::estimate(spec);
+  for (const json& a : speculating.at("assumptions"))
+    if (a.at("id") == "assumption.sglang_state_pool") per_run = a.at("params").at("per_run");
+  CHECK(per_run == 5);
   // A smaller share for the states: fewer of them, more tokens, and the flag in the command.
   r["batch"] = 8;
   r["engine_options"] = {{"mamba_full_memory_ratio", 0.5}};

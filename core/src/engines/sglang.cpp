@@ -18,13 +18,26 @@ namespace {
  * without state layers.
  */
 struct StateShare {
-  double per_request = 0;  ///< every state layer's state on one card, one request
-  std::int64_t slots = 0;  ///< max_mamba_cache_size
-  double bytes = 0;        ///< slots x per_request, off the pool
-  double cache_bytes = 0;  ///< the plan's users' states, within the cache term
+  double per_request = 0;     ///< every state layer's state on one card, one request
+  std::int64_t slots = 0;     ///< max_mamba_cache_size
+  double bytes = 0;           ///< slots x per_request, off the pool
+  double cache_bytes = 0;     ///< the plan's users' states, within the cache term
+  std::int64_t per_run = 0;   ///< slots a running request is allowed
+  std::int64_t requests = 0;  ///< requests that run at once: slots // per_run
 };
 
-StateShare sglang_state_share(const KvCacheSize& cache, double pool, double ratio) {
+/**
+ * Slots SGLang allows a running request (ModelRunner._calculate_mamba_ratio):
+ * its radix cache keeps states of cached prefixes beside the running one, 3
+ * slots a request (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO), and 2 more for
+ * the ping-pong buffer that speculative decoding needs with the radix cache on
+ * (mamba_scheduler_strategy extra_buffer, overlap schedule on).
+ */
+constexpr std::int64_t kSlotsPerRequest = 3;
+constexpr std::int64_t kSpeculativeBufferSlots = 2;
+
+StateShare sglang_state_share(const KvCacheSize& cache, double pool, double ratio,
+                              bool speculative) {
   StateShare share;
   for (const KvGroup& g : cache.groups) {
     if (g.attention != LayerAttention::kState) continue;
@@ -35,6 +48,8 @@ StateShare sglang_state_share(const KvCacheSize& cache, double pool, double rati
   share.slots =
       static_cast<std::int64_t>(std::floor(pool * ratio / (1 + ratio) / share.per_request));
   share.bytes = d(share.slots) * share.per_request;
+  share.per_run = kSlotsPerRequest + (speculative ? kSpeculativeBufferSlots : 0);
+  share.requests = share.slots / share.per_run;
   return share;
 }
 
@@ -82,7 +97,8 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
                       setup.held_bytes - companion;
   // A hybrid model's states take their share of the pool first (sglang_state_share).
   const StateShare states =
-      sglang_state_share(cache, b.kv_budget_bytes, o.at("mamba_full_memory_ratio").get<double>());
+      sglang_state_share(cache, b.kv_budget_bytes, o.at("mamba_full_memory_ratio").get<double>(),
+                         setup.draft != nullptr);
   const double attention_pool = b.kv_budget_bytes - states.bytes;
   std::int64_t rank_tokens = 0;  // one data-parallel rank's pool
   if (attention_pool > 0 && b.kv_bytes_per_token > 0) {
@@ -90,23 +106,26 @@ void plan_sglang(const EngineInput& in, InferencePlan& plan) {
     b.kv_tokens = rank_tokens * dp;
     b.kv_blocks = b.kv_tokens;  // SGLang pages one token at a time
     b.max_concurrency = d(b.kv_tokens) / d(setup.context);
-    // Each running request holds one state.
+    // The states bound the requests that run at once (StateShare::requests).
     if (states.per_request > 0)
-      b.max_concurrency = std::min(b.max_concurrency, d(states.slots * dp));
+      b.max_concurrency = std::min(b.max_concurrency, d(states.requests * dp));
   }
   b.data_parallel = static_cast<int>(dp);
   b.fits = b.kv_budget_bytes > 0 && cache.bytes - states.cache_bytes <= attention_pool &&
-           (states.per_request <= 0 || states.slots >= users);
+           (states.per_request <= 0 || states.requests >= users);
   if (states.per_request > 0 && explain) {
     plan.assumptions.push_back(
         {"assumption.sglang_state_pool", obj({{"ratio", o.at("mamba_full_memory_ratio")},
                                               {"per_request", states.per_request},
                                               {"slots", states.slots},
+                                              {"per_run", states.per_run},
+                                              {"requests", states.requests},
                                               {"bytes", states.bytes},
                                               {"pool", std::max(0.0, b.kv_budget_bytes)}})});
-    if (b.kv_budget_bytes > 0 && states.slots < users) {
+    if (b.kv_budget_bytes > 0 && states.requests < users) {
       plan.warnings.push_back(
-          {"warning.sglang_state_slots", obj({{"slots", states.slots}, {"users", users}})});
+          {"warning.sglang_state_slots",
+           obj({{"slots", states.slots}, {"requests", states.requests}, {"users", users}})});
     }
   }
   // The draft's cache holds as many tokens as the pool, outside mem_fraction_static (draft.cpp).
