@@ -187,6 +187,32 @@ TEST_CASE("SGLang's and llama.cpp's start-up lines") {
     CHECK(row(a, "cuda_graph", "")->at("logged") == 0.8);
     CHECK(a.at("request").at("engine_options").at("tensor_parallel_size") == 2);
   }
+  SUBCASE("SGLang with a hybrid model: its state pool beside the KV pool") {
+    // Qwen3-Next at TP 2, lines as SGLang prints them (mem_cache/memory_pool.py MambaPool).
+    const std::string text =
+        "[2025-12-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-Next-80B-A3B-"
+        "Instruct', dtype='auto', kv_cache_dtype='auto', quantization=None, "
+        "context_length=32768, mem_fraction_static=0.88, tp_size=2, pp_size=1)\n"
+        "[2025-12-01 10:00:10 TP0] Mamba Cache is allocated. max_mamba_cache_size: 1200, "
+        "conv_state size: 1.10GB, ssm_state size: 21.00GB\n"
+        "[2025-12-01 10:00:11 TP0] KV Cache is allocated. #tokens: 2,100,000, K size: 12.02 GB, "
+        "V size: 12.02 GB\n";
+    const json a = testing::calculator().log({{"log", text}, {"gpu", "h200-sxm"}});
+    CHECK(a.at("preset") == "qwen3-next-80b-a3b");
+    CHECK(row(a, "state_slots", "")->at("logged") == 1200);
+    CHECK(row(a, "state_pool", "")->at("logged").get<double>() == doctest::Approx(22.1));
+    // The prediction: the estimate's own state share, and the attention pool less it.
+    const json estimate = testing::estimate(a.at("request"));
+    const json* share = nullptr;
+    for (const json& s : estimate.at("assumptions"))
+      if (s.at("id") == "assumption.sglang_state_pool") share = &s.at("params");
+    REQUIRE(share != nullptr);
+    CHECK(row(a, "state_slots", "")->at("predicted") == share->at("slots"));
+    CHECK(row(a, "kv_budget", "")->at("predicted").get<double>() ==
+          doctest::Approx((estimate.at("budget").at("kv_budget_gib").get<double>() * 1073741824.0 -
+                           share->at("bytes").get<double>()) /
+                          1073741824.0));
+  }
   SUBCASE("llama-server over two cards, with its file named") {
     const std::string text =
         "build: 5622 (97340b4c) with cc (GCC) 13.2.0 for x86_64-linux-gnu\n"

@@ -221,6 +221,19 @@ double predicted(const json& answer, const LoggedQuantity& q, const EngineLog& l
   if (q.id == "non_torch") return term_bytes(answer, "non_torch");
   if (q.id == "activations") return term_bytes(answer, "activations");
   if (q.id == "cuda_graph") return term_bytes(answer, "cuda_graph");
+  // SGLang's state pool (assumption.sglang_state_pool): its slots and bytes, and what it leaves
+  // the attention layers, the K and V the log sums as the KV budget.
+  const json* states = nullptr;
+  if (answer.contains("assumptions")) {
+    for (const json& a : answer.at("assumptions")) {
+      if (a.value("id", "") == "assumption.sglang_state_pool") states = &a.at("params");
+    }
+  }
+  if (q.id == "state_slots") return states != nullptr ? states->at("slots").get<double>() : NAN;
+  if (q.id == "state_pool") return states != nullptr ? states->at("bytes").get<double>() : NAN;
+  if (q.id == "kv_budget" && states != nullptr && log.engine == "sglang") {
+    return from_budget("kv_budget_gib", kGiB) - states->at("bytes").get<double>();
+  }
   if (q.id == "kv_budget") return from_budget("kv_budget_gib", kGiB);
   if (q.id == "kv_tokens") {
     const double grouped =

@@ -38,6 +38,15 @@ void read_sglang(const std::vector<Line>& lines, EngineLog& log) {
       if (k && v) put(log, "kv_budget", *k + *v, "bytes", line);
       if (const auto kv = size_after(t, "KV size")) put(log, "kv_budget", *kv, "bytes", line);
     }
+    // A hybrid model's state pool (mem_cache/memory_pool.py MambaPool: "Mamba Cache is
+    // allocated. max_mamba_cache_size: N, conv_state size: X GB, ssm_state size: Y GB").
+    if (find_key(t, "Mamba Cache is allocated") != std::string_view::npos) {
+      if (const auto v = number_after(t, "max_mamba_cache_size"))
+        put(log, "state_slots", *v, "states", line);
+      const auto conv = size_after(t, "conv_state size");
+      const auto ssm = size_after(t, "ssm_state size");
+      if (conv && ssm) put(log, "state_pool", *conv + *ssm, "bytes", line);
+    }
     if (find_key(t, "Capture cuda graph end") != std::string_view::npos) {
       if (const auto v = size_after(t, "mem usage")) put(log, "cuda_graph", *v, "bytes", line);
     }
