@@ -31,6 +31,27 @@ const json& hybrid_assumption(const json& answer) {
   return none;
 }
 
+/** vLLM's pool as a log's run made it: one card's share of `config` at `tp`, blocks of 16 asked. */
+struct LoggedPool {
+  vram::ModelSpec local;
+  vram::engines::HybridPool pool;
+};
+
+LoggedPool logged_pool(const json& config, int tp, const vram::KvFormat& kv) {
+  LoggedPool p{vram::engines::shard(vram::import_hf_config(config).model, tp), {}};
+  p.pool = vram::engines::hybrid_pool(p.local, nullptr, kv, vram::engines::paged_states(1), 16);
+  return p;
+}
+
+/** The blocks `gib` of logged "Available KV cache memory" holds: a block is a page a layer. */
+std::int64_t blocks_in(const vram::engines::HybridPool& pool, double gib) {
+  return static_cast<std::int64_t>(
+      std::floor(gib * 1073741824.0 / (pool.page_bytes * static_cast<double>(pool.group_size))));
+}
+
+/** A figure as vLLM prints it, to two decimals: the padding in %, the concurrency. */
+double two_places(double x) { return std::round(x * 100) / 100; }
+
 }  // namespace
 
 TEST_CASE("vLLM's hybrid pool: Qwen3-Next at TP 2, blocks of 544 tokens in four groups of 12") {
@@ -134,24 +155,18 @@ TEST_CASE("vLLM's hybrid pool from a log nobody tuned to: Qwen3-Next at TP 2 on 
   //   GPU KV cache size: 973,760 tokens
   //   Maximum concurrency for 262,144 tokens per request: 14.77x
   // Given the logged memory, the pool alone must give the other four lines.
-  const json config = testing::qwen3_next_80b();
-  const vram::ModelSpec local = vram::engines::shard(vram::import_hf_config(config).model, 2);
   const vram::KvFormat bf16{"bf16", "BF16", 16, "test"};
-  const vram::engines::HybridPool pool =
-      vram::engines::hybrid_pool(local, nullptr, bf16, vram::engines::paged_states(1), 16);
+  const LoggedPool run = logged_pool(testing::qwen3_next_80b(), 2, bf16);
+  const vram::engines::HybridPool& pool = run.pool;
   REQUIRE(pool.present);
   CHECK(pool.block == 544);
-  // "Padding mamba page size by 1.49%".
-  CHECK(std::round((pool.page_bytes / pool.state_bytes - 1) * 10000) / 100 == 1.49);
-  const double available = 44.59 * 1073741824.0;
-  const auto blocks = static_cast<std::int64_t>(
-      std::floor(available / (pool.page_bytes * static_cast<double>(pool.group_size))));
+  CHECK(two_places((pool.page_bytes / pool.state_bytes - 1) * 100) == 1.49);
+  const std::int64_t blocks = blocks_in(pool, 44.59);
   // v0.10.2 logged blocks // groups x block size.
   CHECK(blocks / pool.groups * pool.block == 973'760);
   const std::int64_t per_request =
-      vram::engines::hybrid_request_blocks(pool, local, 262144, 8192, 1);
-  CHECK(std::round(static_cast<double>(blocks) / static_cast<double>(per_request) * 100) / 100 ==
-        14.77);
+      vram::engines::hybrid_request_blocks(pool, run.local, 262144, 8192, 1);
+  CHECK(two_places(static_cast<double>(blocks) / static_cast<double>(per_request)) == 14.77);
 }
 
 TEST_CASE(
@@ -190,23 +205,22 @@ TEST_CASE(
                  {"mamba_ssm_dtype", "float32"},
                  {"tie_word_embeddings", false},
                  {"torch_dtype", "bfloat16"}};
-  const vram::ModelSpec local = vram::engines::shard(vram::import_hf_config(config).model, 2);
   const vram::KvFormat fp8{"fp8", "FP8", 8, "test"};
-  const vram::engines::HybridPool pool =
-      vram::engines::hybrid_pool(local, nullptr, fp8, vram::engines::paged_states(1), 16);
+  const LoggedPool run = logged_pool(config, 2, fp8);
+  const vram::engines::HybridPool& pool = run.pool;
+  const vram::ModelSpec& local = run.local;
   REQUIRE(pool.present);
   CHECK(pool.block == 4176);
-  CHECK(std::round((pool.page_bytes / pool.state_bytes - 1) * 10000) / 100 == 0.19);
+  CHECK(two_places((pool.page_bytes / pool.state_bytes - 1) * 100) == 0.19);
   CHECK(pool.group_size == 12);
   CHECK(pool.groups == 4);
-  const auto blocks = static_cast<std::int64_t>(
-      std::floor(1.73 * 1073741824.0 / (pool.page_bytes * static_cast<double>(pool.group_size))));
+  const std::int64_t blocks = blocks_in(pool, 1.73);
   CHECK(blocks / pool.groups * pool.block == 75'168);
   const std::int64_t align = vram::engines::hybrid_request_blocks(pool, local, 131072, 8192, 2);
   CHECK(align == 32 + 3 * 2);
-  CHECK(std::round(static_cast<double>(blocks) / static_cast<double>(align) * 100) / 100 == 1.89);
+  CHECK(two_places(static_cast<double>(blocks) / static_cast<double>(align)) == 1.89);
   const std::int64_t none = vram::engines::hybrid_request_blocks(pool, local, 131072, 8192, 1);
-  CHECK(std::round(static_cast<double>(blocks) / static_cast<double>(none) * 100) / 100 == 2.06);
+  CHECK(two_places(static_cast<double>(blocks) / static_cast<double>(none)) == 2.06);
 }
 
 TEST_CASE("vLLM's hybrid pool: prefix caching on takes a second page a state group, and says so") {
@@ -232,18 +246,17 @@ TEST_CASE("vLLM's pool for sliding layers from a log: Gemma 3 1B, v0.13.0, 461.2
   //   GPU KV cache size: 950,864 tokens
   //   Maximum concurrency for 2,048 tokens per request: 461.21x
   // 4 global and 22 sliding layers (window 512): groups of 4, 22 + 2 padding layers.
-  const json config = testing::read_json("tests/configs/gemma-3-1b-it/config.json");
-  const vram::ModelSpec local = vram::engines::shard(vram::import_hf_config(config).model, 1);
   const vram::KvFormat bf16{"bf16", "BF16", 16, "test"};
-  const vram::engines::HybridPool pool =
-      vram::engines::hybrid_pool(local, nullptr, bf16, vram::engines::paged_states(1), 16);
+  const LoggedPool run =
+      logged_pool(testing::read_json("tests/configs/gemma-3-1b-it/config.json"), 1, bf16);
+  const vram::engines::HybridPool& pool = run.pool;
+  const vram::ModelSpec& local = run.local;
   REQUIRE(pool.present);
   CHECK(pool.block == 16);
   CHECK(pool.group_size == 4);
   CHECK(pool.groups == 7);
   CHECK(pool.state_groups == 0);
-  const auto blocks = static_cast<std::int64_t>(
-      std::floor(25.39 * 1073741824.0 / (pool.page_bytes * static_cast<double>(pool.group_size))));
+  const std::int64_t blocks = blocks_in(pool, 25.39);
   // The logged tokens, blocks // groups x 16, within the 0.01 GiB the log rounds to (a block
   // of the seven groups' 16 tokens is 458,752 bytes).
   CHECK(std::abs(static_cast<double>(blocks / pool.groups * pool.block) - 950'864.0) <=
