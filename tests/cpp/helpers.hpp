@@ -133,6 +133,16 @@ inline std::pair<std::string, std::string> refusal(const json& request) {
   return {"", ""};
 }
 
+/** The error an estimate of `request` is refused with; an internal one when it is not refused. */
+inline vram::Error estimate_error(const json& request) {
+  try {
+    estimate(request);
+  } catch (const vram::Error& e) {
+    return e;
+  }
+  return vram::Error::make("internal", "", "error.internal", json::object());
+}
+
 /** Whether `text` holds `part`. */
 inline bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

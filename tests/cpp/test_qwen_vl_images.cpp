@@ -35,16 +35,6 @@ json serve(std::int64_t images, json extra = json::object()) {
   return testing::estimate(r);
 }
 
-vram::Error error_of(const json& request) {
-  try {
-    testing::estimate(request);
-  } catch (const vram::Error& e) {
-    return e;
-  }
-  FAIL("no error");
-  return vram::Error::make("internal", "", "error.internal", json::object());
-}
-
 }  // namespace
 
 TEST_CASE("Qwen3-VL's tower: any resolution, patch 16, merge 2, the processor's pixel bounds") {
@@ -132,12 +122,12 @@ TEST_CASE("image_size: its range, and only for a tower that takes any resolution
   CHECK_THROWS(testing::estimate({{"config", qwen35_vl()}, {"images", 1}, {"image_size", "big"}}));
   // Gemma 3's SigLIP takes 896 x 896 whatever comes: another size is refused by name.
   const vram::Error fixed =
-      error_of({{"model", "gemma-3-27b"}, {"images", 1}, {"image_size", 512}});
+      testing::estimate_error({{"model", "gemma-3-27b"}, {"images", 1}, {"image_size", 512}});
   CHECK(fixed.code() == "not_applicable");
   CHECK(fixed.field() == "image_size");
   CHECK(fixed.message().id == "error.image_size_fixed");
   // A text model too; the default is every model's.
-  CHECK(error_of({{"model", "llama-3.1-8b"}, {"image_size", 2048}}).message().id ==
+  CHECK(testing::estimate_error({{"model", "llama-3.1-8b"}, {"image_size", 2048}}).message().id ==
         "error.image_size_fixed");
   CHECK_NOTHROW(testing::estimate({{"model", "gemma-3-27b"}, {"images", 1}, {"image_size", 1024}}));
   // The schema says where it applies.
@@ -193,11 +183,11 @@ TEST_CASE("vLLM: the encoder cache and the profiling pass for the request's imag
 }
 
 TEST_CASE("llama.cpp: a tower of any resolution is refused by name, not guessed") {
-  const vram::Error e = error_of({{"config", qwen35_vl()},
-                                  {"engine", "llamacpp"},
-                                  {"gpu", "h200-sxm"},
-                                  {"weights", "q4_k_m"},
-                                  {"images", 1}});
+  const vram::Error e = testing::estimate_error({{"config", qwen35_vl()},
+                                                 {"engine", "llamacpp"},
+                                                 {"gpu", "h200-sxm"},
+                                                 {"weights", "q4_k_m"},
+                                                 {"images", 1}});
   CHECK(e.code() == "not_applicable");
   CHECK(e.field() == "images");
   CHECK(e.message().id == "error.mmproj_dynamic");

@@ -28,16 +28,6 @@ json serve(const std::string& engine, std::int64_t images, const std::string& we
   return testing::estimate(r);
 }
 
-vram::Error error_of(const json& request) {
-  try {
-    testing::estimate(request);
-  } catch (const vram::Error& e) {
-    return e;
-  }
-  FAIL("no error");
-  return vram::Error::make("internal", "", "error.internal", json::object());
-}
-
 double vision_params() {
   const json model = testing::estimate({{"model", "gemma-3-27b"}}).at("model");
   for (const json& e : model.at("extras")) {
@@ -49,12 +39,13 @@ double vision_params() {
 }  // namespace
 
 TEST_CASE("images are refused by a model without a vision tower, and by an unknown token count") {
-  const vram::Error no_tower = error_of({{"model", "llama-3.1-8b"}, {"images", 1}});
+  const vram::Error no_tower = testing::estimate_error({{"model", "llama-3.1-8b"}, {"images", 1}});
   CHECK(no_tower.code() == "not_applicable");
   CHECK(no_tower.field() == "images");
   CHECK(no_tower.message().id == "error.no_vision");
   // A text-only Gemma 3 (gemma3_text) has no tower either.
-  CHECK(error_of({{"model", "gemma-3-1b"}, {"images", 2}}).message().id == "error.no_vision");
+  CHECK(testing::estimate_error({{"model", "gemma-3-1b"}, {"images", 2}}).message().id ==
+        "error.no_vision");
   // 0 images is every model's default.
   CHECK_NOTHROW(testing::estimate({{"model", "llama-3.1-8b"}, {"images", 0}}));
   CHECK_THROWS(testing::estimate({{"model", "gemma-3-27b"}, {"images", 65}}));
@@ -69,7 +60,7 @@ TEST_CASE("images are refused by a model without a vision tower, and by an unkno
                              {"num_hidden_layers", 27},
                              {"image_size", 896},
                              {"patch_size", 14}};
-  const vram::Error unknown = error_of({{"config", config}, {"images", 1}});
+  const vram::Error unknown = testing::estimate_error({{"config", config}, {"images", 1}});
   CHECK(unknown.message().id == "error.vision_tokens");
   CHECK(unknown.field() == "images");
   // With a merge factor, the patches a side over it, squared: (64 / 2)^2.
