@@ -24,6 +24,13 @@ const EngineRules* parse_kind(const std::string& kind, const std::string& field)
   return rules;
 }
 
+/**
+ * The conditions a knob's "applies" may name, each the test the engine's
+ * plan makes before it reads the knob (knob_applies below).
+ */
+constexpr const char* kKnobConditions[] = {"moe",   "state_layers", "layer_kinds",  "sliding",
+                                           "loras", "graphs",       "nvlink_cards", "pcie_cards"};
+
 /** A knob's type and range from the file's "limits" entry. */
 FieldSpec knob_from_json(const std::string& key, const json& limits, const json& fallback,
                          const std::string& at) {
@@ -58,11 +65,59 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
   }
   knob.modes = kInferenceMode;
   knob.help = "help.engine_options." + key;
+  knob.applies = jr::opt_string(limits, "applies", where).value_or("");
+  if (!knob.applies.empty() && std::find(std::begin(kKnobConditions), std::end(kKnobConditions),
+                                         knob.applies) == std::end(kKnobConditions)) {
+    throw Error::make("internal", where + ".applies", "error.knob_applies",
+                      obj({{"field", where + ".applies"}, {"condition", knob.applies}}));
+  }
   if (knob.type != FieldType::kBool && (!knob.min || !knob.max)) {
     throw Error::make("internal", where, "error.knob_range", obj({{"field", where}}));
   }
   check_value(knob, fallback, "defaults." + key);  // the defaults obey their own limits
   return knob;
+}
+
+/** How many kinds of layer (full, sliding, MLA, state) the model has. */
+int layer_kinds(const ModelSpec& model) {
+  bool seen[4] = {false, false, false, false};
+  for (const LayerSpec& layer : model.layers) {
+    const auto k = static_cast<std::size_t>(layer.attention);
+    if (k < std::size(seen)) seen[k] = true;
+  }
+  return seen[0] + seen[1] + seen[2] + seen[3];
+}
+
+bool has_layer(const ModelSpec& model, LayerAttention kind) {
+  return std::any_of(model.layers.begin(), model.layers.end(),
+                     [&](const LayerSpec& layer) { return layer.attention == kind; });
+}
+
+/**
+ * Whether the plan reads a knob of condition `when` (FieldSpec::applies):
+ * the tests vllm.cpp, sglang.cpp and llamacpp.cpp make before reading it.
+ */
+bool knob_applies(const std::string& when, const InferenceSetup& setup, const InferencePlan& plan,
+                  const Gpu* gpu) {
+  const ModelSpec& m = *setup.model;
+  const json& o = plan.options;
+  if (when == "moe") return m.is_moe();
+  if (when == "state_layers") return has_layer(m, LayerAttention::kState);
+  // vLLM's hybrid pool (vllm.cpp hybrid_pool): two kinds of layer at least, not states alone.
+  if (when == "layer_kinds") {
+    return layer_kinds(m) > 1 &&
+           !std::all_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& layer) {
+             return layer.attention == LayerAttention::kState;
+           });
+  }
+  if (when == "sliding") return m.sliding_window > 0 && has_layer(m, LayerAttention::kSliding);
+  if (when == "loras") return o.contains("max_loras") && o.at("max_loras").get<double>() > 0;
+  if (when == "graphs") return !(o.contains("enforce_eager") && o.at("enforce_eager").get<bool>());
+  // vllm.cpp: several cards keep NCCL's buffers per NVLink peer, or a flat share over PCIe.
+  const bool nvlink = gpu == nullptr || gpu->interconnect.switched();
+  if (when == "nvlink_cards") return plan.gpus > 1 && nvlink;
+  if (when == "pcie_cards") return plan.gpus > 1 && !nvlink;
+  return true;
 }
 
 }  // namespace
@@ -231,16 +286,30 @@ InferencePlan plan_inference(const InferenceSetup& setup, const EngineProfile& e
                                             {"tokens", setup.image_tokens}})});
     }
   }
-  // Each knob with its value and where its default comes from (data/engines.json).
+  // Each knob the plan read, with its value and where its default comes
+  // from (data/engines.json); one it did not read is left out, and said to
+  // change nothing where the request set it.
   for (auto it = o.begin(); it != o.end(); ++it) {
+    // A switch reads on or off in the reader's language.
+    json value = it->is_boolean() ? json(Message{it->get<bool>() ? "word.on" : "word.off"}) : *it;
+    const FieldSpec* knob = find_field(engine.knobs, it.key());
+    if (knob != nullptr && !knob->applies.empty() &&
+        !knob_applies(knob->applies, setup, plan, gpu)) {
+      if (*it != engine.defaults.at(it.key())) {
+        plan.warnings.push_back({"warning.knob_not_applicable",
+                                 obj({{"engine", engine.label()},
+                                      {"key", it.key()},
+                                      {"value", std::move(value)},
+                                      {"condition", Message{"applies." + knob->applies}}})});
+      }
+      continue;
+    }
     const std::string why = engine.option_sources.value(it.key(), "");
     plan.assumptions.push_back(
         {why.empty() ? "assumption.engine_option" : "assumption.engine_option_why",
          obj({{"engine", engine.label()},
               {"key", it.key()},
-              // A switch reads on or off in the reader's language.
-              {"value",
-               it->is_boolean() ? json(Message{it->get<bool>() ? "word.on" : "word.off"}) : *it},
+              {"value", std::move(value)},
               {"why", quotation(why)}})});
   }
   for (auto it = engine.option_sources.begin(); it != engine.option_sources.end(); ++it) {

@@ -442,6 +442,7 @@ json field_json(const FieldSpec& f, const Catalog& catalog) {
   if (!f.when.empty()) out["applies_when"] = obj({{f.when.c_str(), f.when_values}});
   if (!f.max_field.empty()) out["max_field"] = f.max_field;
   if (!f.needs.empty()) out["needs"] = f.needs;
+  if (!f.applies.empty()) out["applies"] = f.applies;
   if (!f.choice_needs.empty()) {
     json needs = json::object();
     for (const auto& [value, need] : f.choice_needs) needs[value] = need;

@@ -248,6 +248,8 @@ const BY_NAME = {
   total: '77 GB',
 };
 const BY_ID = {
+  'input.knobApplies': { help: { id: 'help.engine_options.max_lora_rank' }, condition: { id: 'applies.loras' } },
+  'warning.knob_not_applicable': { engine: 'vLLM', key: 'hybrid_prefix_caching', value: { id: 'word.on' }, condition: { id: 'applies.state_layers' } },
   'answer.measured': { low: '-3%', high: '+8%' },
   'result.measured': { low: '-3%', high: '+8%' },
   'range.both': { low: { id: 'range.above', params: { min: 0 } }, high: { id: 'range.at_most', params: { max: 1e15 } } },

@@ -34,6 +34,10 @@ for (const lang of ['en', 'ar', 'fa']) {
       const assumptions = plain(await text(page, 'vram-calculator details[data-key=assumptions]'));
       for (const part of fixed(catalog['assumption.vllm_hybrid_pool'])) assert.ok(assumptions.includes(part), `${lang}: '${part}' is missing`);
       assert.ok(assumptions.includes(DIGITS[lang]('544')), `${lang}: the block size`);
+      // The knob's hint says which models it applies to (the schema's applies).
+      const hint = plain(await page.evaluate(() => document.querySelector('vram-calculator').shadowRoot.getElementById('opt.hybrid_prefix_caching-help').textContent));
+      assert.ok(hint.includes(plain(catalog['applies.state_layers'])), `${lang}: ${hint}`);
+      assert.ok(hint.includes(plain(catalog['help.engine_options.hybrid_prefix_caching'])), `${lang}: ${hint}`);
       // The pool's words and the warning in the page's language: no stray Latin, no Latin digit
       // in Persian (a citation, lang=en, is quoted as written).
       const block = DIGITS[lang]('544');

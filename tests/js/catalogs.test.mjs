@@ -125,6 +125,8 @@ async function familyMembers() {
     group: [...new Set(models.map((m) => m.group))],
     engine: engines.map((e) => e.id),
     option: [...new Set(engines.flatMap((e) => Object.keys(e.defaults)))],
+    // The conditions engine knobs apply under, from the core's schema (its "applies").
+    applies: [...new Set(Object.values(vram.schema().engines).flat().map((k) => k.applies).filter(Boolean))],
     input: [...INPUTS],
     term: [...terms],
     termInput: [...inputs.termInput], part: [...inputs.part], overheadKind: [...inputs.overheadKind],

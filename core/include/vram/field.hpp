@@ -71,6 +71,14 @@ struct FieldSpec {
    * choice not listed takes any model.
    */
   std::vector<std::pair<std::string, std::string>> choice_needs;
+  /**
+   * An engine knob's condition: the plan reads the knob only for such a
+   * model or layout ("moe", "state_layers", "loras"...; engine.cpp
+   * kKnobConditions). Elsewhere the answer leaves it out of its assumptions
+   * and, set away from its default, warns that it changes nothing
+   * (warning.knob_not_applicable). Empty: every plan reads it.
+   */
+  std::string applies;
 };
 
 /** The word a number knob takes when the plan picks its value (llama.cpp's placement). */

@@ -606,7 +606,11 @@ export class InputsPanel {
       // A knob the plan picks unless set (llama.cpp's -ngl): empty shows the word.
       if (knob && knob.choices && typeof value === 'string') input.placeholder = t(`option.${value}`);
       if (knob && knob.help) {
-        const hint = h('p', { id: `${name}-help`, class: 'hint' }, t(knob.help));
+        // A knob the engine reads only for some models or layouts says which (the schema's applies).
+        const text = knob.applies
+          ? t('input.knobApplies', { help: { id: knob.help }, condition: { id: `applies.${knob.applies}` } })
+          : t(knob.help);
+        const hint = h('p', { id: `${name}-help`, class: 'hint' }, text);
         this.fields[name].append(hint);
         input.setAttribute('aria-describedby', `${name}-help ${name}-error`);
       }
