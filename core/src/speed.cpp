@@ -51,6 +51,9 @@ SpeedData speed_data_from_json(const json& j) {
   SpeedData data;
   data.activation_bytes = jr::opt_number(j, "activation_bytes", "speed").value_or(2);
   jr::require_range(data.activation_bytes, 1.0, 8.0, "speed.activation_bytes");
+  data.fp8_linears_per_layer = static_cast<int>(
+      jr::require_range(jr::opt_int(j, "fp8_linears_per_layer", "speed").value_or(4), 0, 64,
+                        "speed.fp8_linears_per_layer"));
   data.allreduces_per_layer = static_cast<int>(
       jr::require_range(jr::opt_int(j, "allreduces_per_layer", "speed").value_or(2), 0, 16,
                         "speed.allreduces_per_layer"));
@@ -77,6 +80,8 @@ SpeedData speed_data_from_json(const json& j) {
     if (p.kernel_bandwidth_gbps > 0 || p.hbm_per_layer_s > 0)
       p.kernel_source = jr::get_string(e, "kernel_source", at);
     p.per_step_s = micros(e, "per_step_us", at);
+    p.fp8_quant_s = micros(e, "fp8_quant_us", at);
+    if (p.fp8_quant_s > 0) p.fp8_quant_source = jr::get_string(e, "fp8_quant_source", at);
     p.allreduce_sync_s = micros(e, "allreduce_sync_us", at);
     p.compute_utilisation = share(e, "compute_utilisation", at, 0.6);
     p.prefill_utilisation = share(e, "prefill_utilisation", at, 0.6);
@@ -159,6 +164,7 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
   const double layers = static_cast<double>(model.num_layers());
   s.per_layer_s = profile.per_layer_s + (hbm_memory(gpu) ? profile.hbm_per_layer_s : 0.0);
   s.fixed_s = layers * s.per_layer_s + profile.per_step_s;
+  if (fp8_compute) s.quant_s = layers * data.fp8_linears_per_layer * profile.fp8_quant_s;
   const double latency = data.latency(gpu.interconnect.topology);
   const double link = gpu.interconnect.gbps * 1e9;
   const double token = static_cast<double>(model.hidden_size) * data.activation_bytes;
@@ -192,8 +198,8 @@ DecodeSpeed expected_decode(const ModelSpec& model, const InferencePlan& plan, c
   // One hand-over of the activations per stage boundary per step.
   s.hops_s = (stages - 1) * latency;
   s.compute_bound = s.compute_s > s.memory_s;
-  s.step_s =
-      std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.alltoall_s + s.hops_s;
+  s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.quant_s + s.allreduce_s +
+             s.alltoall_s + s.hops_s;
   s.expected_tokens_per_s = 1.0 / s.step_s;
   s.expected_batch_tokens_per_s = s.expected_tokens_per_s * b;
   return s;
@@ -218,8 +224,8 @@ DecodeSpeed expected_offload_decode(const ModelSpec& model, const InferencePlan&
   s.host_s = host / (host_bw * profile.host_efficiency);
   s.handoff_s = std::max(0, host_handoffs) * profile.host_handoff_s;
   s.compute_bound = s.compute_s > s.memory_s;
-  s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.allreduce_s + s.alltoall_s +
-             s.hops_s + s.host_s + s.handoff_s;
+  s.step_s = std::max(s.memory_s, s.compute_s) + s.fixed_s + s.quant_s + s.allreduce_s +
+             s.alltoall_s + s.hops_s + s.host_s + s.handoff_s;
   s.expected_tokens_per_s = 1.0 / s.step_s;
   s.expected_batch_tokens_per_s = s.expected_tokens_per_s * static_cast<double>(batch);
   return s;

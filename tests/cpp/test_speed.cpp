@@ -355,3 +355,37 @@ TEST_CASE("speed data: a kernel cap or HBM layer cost without its source is refu
   }
   CHECK_THROWS_AS(vram::speed_data_from_json(speed), vram::Error);
 }
+
+TEST_CASE("FP8 weights on FP8 tensor cores pay each FP8 linear layer's input quantization") {
+  const json data = testing::read_json("data/speed.json");
+  double quant_us = 0;
+  for (const json& e : data.at("engines")) {
+    if (e.at("engine") == "vllm") quant_us = e.at("fp8_quant_us").get<double>();
+  }
+  const double linears = data.at("fp8_linears_per_layer").get<double>();
+  REQUIRE(quant_us > 0);
+  const json config = testing::read_json("tests/configs/qwen3-8b/config.json");
+  auto decode = [&](const char* engine, const char* weights, const char* gpu) {
+    return testing::estimate({{"config", config},
+                              {"engine", engine},
+                              {"weights", weights},
+                              {"gpu", gpu},
+                              {"context", 640},
+                              {"batch", 1}});
+  };
+  const json fp8 = decode("vllm", "fp8", "h100-sxm");
+  const double layers = 36;  // Qwen3-8B's num_hidden_layers
+  CHECK(fp8.at("decode").at("step_ms").at("quant").get<double>() ==
+        doctest::Approx(layers * linears * quant_us / 1e3));
+  CHECK(testing::assumes(fp8, "assumption.speed_fp8_quant"));
+  const json& step = fp8.at("decode").at("step_ms");
+  CHECK(step.at("total").get<double>() ==
+        doctest::Approx(step.at("memory").get<double>() + step.at("quant").get<double>()));
+  // BF16 weights, and FP8 on a card without FP8 tensor cores (weight-only kernels), quantize
+  // nothing.
+  for (const json& other : {decode("vllm", "bf16", "h100-sxm"), decode("vllm", "fp8", "a100-sxm"),
+                            decode("llamacpp", "q8_0", "h100-sxm")}) {
+    CHECK(other.at("decode").at("step_ms").at("quant").get<double>() == 0.0);
+    CHECK_FALSE(testing::assumes(other, "assumption.speed_fp8_quant"));
+  }
+}

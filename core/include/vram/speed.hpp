@@ -27,8 +27,15 @@ struct SpeedProfile {
   double kernel_bandwidth_gbps = 0;
   /** Added to per_layer_s on cards with HBM memory (memory_type "HBM..."). */
   double hbm_per_layer_s = 0;
-  std::string kernel_source;         ///< where kernel_bandwidth_gbps and hbm_per_layer_s come from
-  double per_step_s = 0;             ///< fixed cost per step
+  std::string kernel_source;  ///< where kernel_bandwidth_gbps and hbm_per_layer_s come from
+  double per_step_s = 0;      ///< fixed cost per step
+  /**
+   * With FP8 weights on FP8 tensor cores: each FP8 linear layer quantizes
+   * its input to FP8 in a kernel of its own before the matrix product, a
+   * launch-bound cost at a small batch (per linear, per step; 0: none).
+   */
+  double fp8_quant_s = 0;
+  std::string fp8_quant_source;
   double allreduce_sync_s = 0;       ///< per tensor-parallel all-reduce, beyond the link's latency
   double compute_utilisation = 0.6;  ///< of dense TFLOP/s, decode at large batch
   double prefill_utilisation = 0.6;  ///< of dense TFLOP/s, prefill
@@ -45,6 +52,8 @@ struct SpeedData {
   std::vector<SpeedProfile> engines;
   std::map<std::string, double> link_latency_s;  ///< by interconnect topology
   double activation_bytes = 2;
+  /** FP8 linear layers per decoder layer, each quantizing its input (SpeedProfile::fp8_quant_s). */
+  int fp8_linears_per_layer = 4;
   int allreduces_per_layer = 2;
 
   /** The engine's profile, or the "default" one. */
@@ -77,6 +86,7 @@ struct DecodeSpeed {
   double memory_s = 0;         ///< bytes read at that share
   double compute_s = 0;  ///< 2 x active params x batch at the utilisation (0: TFLOP/s unknown)
   double fixed_s = 0;    ///< per-layer and per-step costs
+  double quant_s = 0;    ///< FP8 linears' input quantization (SpeedProfile::fp8_quant_s)
   double allreduce_s = 0;
   double alltoall_s = 0;  ///< MoE layers' dispatch and combine over the data-parallel group
   double hops_s = 0;

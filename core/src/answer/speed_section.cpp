@@ -35,6 +35,7 @@ void add_expected(json& out, const DecodeSpeed& d, double floor) {
   out["step_ms"] = obj({{"memory", d.memory_s * 1e3},
                         {"compute", d.compute_known ? json(d.compute_s * 1e3) : json(nullptr)},
                         {"fixed", d.fixed_s * 1e3},
+                        {"quant", d.quant_s * 1e3},
                         {"allreduce", d.allreduce_s * 1e3},
                         {"alltoall", d.alltoall_s * 1e3},
                         {"hops", d.hops_s * 1e3},
@@ -108,6 +109,15 @@ json speed_notes(const Inference& in, const SpeedLayout& sl, const DecodeSpeed& 
                                                     {"gpu", gpu.name},
                                                     {"hbm_us", speed.hbm_per_layer_s * 1e6},
                                                     {"per_layer_us", ds.per_layer_s * 1e6}})});
+  }
+  // FP8 weights: each FP8 linear's input quantized by a kernel of its own.
+  if (ds.quant_s > 0) {
+    notes.push_back(Message{"assumption.speed_fp8_quant",
+                            obj({{"engine", in.engine.profile->label()},
+                                 {"linears", in.catalog.speed.fp8_linears_per_layer},
+                                 {"us", speed.fp8_quant_s * 1e6},
+                                 {"ms", ds.quant_s * 1e3},
+                                 {"source", quotation(speed.fp8_quant_source)}})});
   }
   if (sl.tensor_parallel > 1) {
     notes.push_back(

@@ -261,7 +261,7 @@ export class CalculatorView {
         [t('decode.stream'), tps(t, d.stream_tokens_per_s)],
         [t('decode.batch', { batch: state.batch }), tps(t, d.batch_tokens_per_s)],
         [t('decode.bandwidth'), t('decode.gbps', { rate: { id: 'size.gbps', params: { gbps: d.bandwidth_gbps } }, gpus: d.gpus || 1 })],
-      ]), h('p', { class: 'small' }, t('decode.step', { ...d.step_ms, compute: d.step_ms.compute ?? 0 })),
+      ]), h('p', { class: 'small' }, t(d.step_ms.quant > 0 ? 'decode.step_quant' : 'decode.step', { ...d.step_ms, compute: d.step_ms.compute ?? 0 })),
       h('p', { class: 'muted small' }, t('decode.note')))),
       h('p', { class: 'muted small' }, t('decode.noteExpected'))));
     }
