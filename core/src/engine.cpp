@@ -39,6 +39,14 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
     knob.type = FieldType::kInt;
   } else if (type == "number") {
     knob.type = FieldType::kNumber;
+  } else if (type == "enum") {
+    // A knob of words (vLLM's mxfp4_backend): one of its "choices", no range.
+    knob.type = FieldType::kEnum;
+    knob.choices = jr::opt_strings(limits, "choices", where);
+    if (knob.choices.empty()) {
+      throw Error::make("internal", where + ".choices", "error.knob_choices",
+                        obj({{"field", where + ".choices"}}));
+    }
   } else {
     throw Error::make("internal", where + ".type", "error.knob_type",
                       obj({{"field", where + ".type"}}));
@@ -50,7 +58,7 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
   knob.unit = jr::opt_string(limits, "unit", where).value_or("");
   // "auto": the plan picks the value (llama.cpp's placement); the knob takes the word or a number.
   if (jr::opt_bool(limits, "auto", where).value_or(false)) {
-    if (knob.type == FieldType::kBool) {
+    if (knob.type == FieldType::kBool || knob.type == FieldType::kEnum) {
       throw Error::make("internal", where + ".auto", "error.knob_auto",
                         obj({{"field", where + ".auto"}}));
     }
@@ -58,7 +66,8 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
   }
   knob.modes = kInferenceMode;
   knob.help = "help.engine_options." + key;
-  if (knob.type != FieldType::kBool && (!knob.min || !knob.max)) {
+  const bool ranged = knob.type == FieldType::kInt || knob.type == FieldType::kNumber;
+  if (ranged && (!knob.min || !knob.max)) {
     throw Error::make("internal", where, "error.knob_range", obj({{"field", where}}));
   }
   check_value(knob, fallback, "defaults." + key);  // the defaults obey their own limits
