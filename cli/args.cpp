@@ -157,6 +157,14 @@ Suffixes suffixes_of(const json& field) {
   return field.value("unit", "") == "tokens" ? Suffixes::kTokens : Suffixes::kCount;
 }
 
+/** A knob's word: a lowercase letter, then lowercase letters, digits and '_' ("auto", "marlin"). */
+bool word_value(const std::string& text) {
+  if (text.empty() || text.size() > 64 || text[0] < 'a' || text[0] > 'z') return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
 }  // namespace
 
 TypedNumber read_typed_number(const std::string& text, Suffixes suffixes, bool integer) {
@@ -328,8 +336,10 @@ Parsed parse_flags(const std::vector<std::string>& args, const std::vector<FlagS
         json& target = parsed.request[spec->key];
         if (text == "true" || text == "false") {
           target[key] = text == "true";
-        } else if (text == vram::kAuto) {
-          target[key] = text;  // a knob the plan picks; the core says which knobs take it
+        } else if (word_value(text)) {
+          // A word: "auto" (a knob the plan picks) or one of a knob's choices (vLLM's
+          // mxfp4_backend=marlin); the core says which knobs take which words.
+          target[key] = text;
         } else {
           target[key] = parse_number(text, flag + " " + key, Suffixes::kNone);
         }

@@ -28,8 +28,9 @@ const EngineRules* parse_kind(const std::string& kind, const std::string& field)
  * The conditions a knob's "applies" may name, each the test the engine's
  * plan makes before it reads the knob (knob_applies below).
  */
-constexpr const char* kKnobConditions[] = {"moe",   "state_layers", "layer_kinds",  "sliding",
-                                           "loras", "graphs",       "nvlink_cards", "pcie_cards"};
+constexpr const char* kKnobConditions[] = {"moe",          "state_layers", "layer_kinds",
+                                           "sliding",      "loras",        "graphs",
+                                           "nvlink_cards", "pcie_cards",   "mxfp4_experts"};
 
 /** A knob's type and range from the file's "limits" entry. */
 FieldSpec knob_from_json(const std::string& key, const json& limits, const json& fallback,
@@ -46,6 +47,14 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
     knob.type = FieldType::kInt;
   } else if (type == "number") {
     knob.type = FieldType::kNumber;
+  } else if (type == "enum") {
+    // A knob of words (vLLM's mxfp4_backend): one of its "choices", no range.
+    knob.type = FieldType::kEnum;
+    knob.choices = jr::opt_strings(limits, "choices", where);
+    if (knob.choices.empty()) {
+      throw Error::make("internal", where + ".choices", "error.knob_choices",
+                        obj({{"field", where + ".choices"}}));
+    }
   } else {
     throw Error::make("internal", where + ".type", "error.knob_type",
                       obj({{"field", where + ".type"}}));
@@ -57,7 +66,7 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
   knob.unit = jr::opt_string(limits, "unit", where).value_or("");
   // "auto": the plan picks the value (llama.cpp's placement); the knob takes the word or a number.
   if (jr::opt_bool(limits, "auto", where).value_or(false)) {
-    if (knob.type == FieldType::kBool) {
+    if (knob.type == FieldType::kBool || knob.type == FieldType::kEnum) {
       throw Error::make("internal", where + ".auto", "error.knob_auto",
                         obj({{"field", where + ".auto"}}));
     }
@@ -71,7 +80,8 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
     throw Error::make("internal", where + ".applies", "error.knob_applies",
                       obj({{"field", where + ".applies"}, {"condition", knob.applies}}));
   }
-  if (knob.type != FieldType::kBool && (!knob.min || !knob.max)) {
+  const bool ranged = knob.type == FieldType::kInt || knob.type == FieldType::kNumber;
+  if (ranged && (!knob.min || !knob.max)) {
     throw Error::make("internal", where, "error.knob_range", obj({{"field", where}}));
   }
   check_value(knob, fallback, "defaults." + key);  // the defaults obey their own limits
@@ -111,6 +121,7 @@ bool knob_applies(const std::string& when, const InferenceSetup& setup, const In
            });
   }
   if (when == "sliding") return m.sliding_window > 0 && has_layer(m, LayerAttention::kSliding);
+  if (when == "mxfp4_experts") return m.is_moe() && plan.weights.mxfp4_experts();
   if (when == "loras") return o.contains("max_loras") && o.at("max_loras").get<double>() > 0;
   if (when == "graphs") return !(o.contains("enforce_eager") && o.at("enforce_eager").get<bool>());
   // vllm.cpp: several cards keep NCCL's buffers per NVLink peer, or a flat share over PCIe.

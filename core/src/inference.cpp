@@ -1,5 +1,7 @@
 #include "vram/inference.hpp"
 
+#include <algorithm>
+
 namespace vram {
 
 ParamTotals param_totals(const ModelSpec& model) {
@@ -18,6 +20,12 @@ ParamTotals param_totals(const ModelSpec& model) {
     totals.active_declared = true;
   }
   return totals;
+}
+
+bool WeightsSize::mxfp4_experts() const {
+  return std::any_of(parts.begin(), parts.end(), [](const WeightPart& p) {
+    return p.component == "experts" && p.format != nullptr && p.format->id == "mxfp4";
+  });
 }
 
 WeightsSize weights_uniform(const ParamTotals& params, const WeightFormat& format) {

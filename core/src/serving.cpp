@@ -360,7 +360,15 @@ std::vector<ServingSet> cheapest_sets(const ServingSearch& q) {
     if (!card.priced || (format != nullptr && !card_runs(&card, *format))) continue;
     int first = 0;
     int held = 0;
-    std::optional<ServingSet> set = fewest_cards(q, card, first, held);
+    std::optional<ServingSet> set;
+    try {
+      set = fewest_cards(q, card, first, held);
+    } catch (const Error& e) {
+      // A kernel the request names that this card cannot run (vLLM's mxfp4_backend=triton on
+      // an A100): not a card for this plan. Any other refusal is the request's, for every card.
+      if (e.field() != "engine_options.mxfp4_backend") throw;
+      continue;
+    }
     if (set) found.push_back(std::move(*set));
     if (q.engine.rules->offloads && first > 0 && held != first) {
       std::optional<ServingSet> offloaded = offloaded_set(q, card, first, held);

@@ -260,6 +260,7 @@ const BY_ID = {
   'error.gguf_meta_divides': { by_key: 'qwen3next.ssm.time_step_rank' },
   'error.too_large': { size: 2e9 },
   'error.linear_heads': { value_heads: 24, key_heads: 16 },
+  'error.mxfp4_backend_card': { backend: 'Triton' },
   'fleet.describe': { items: ['HBM3', 'Hopper'] },
   'formula.mxfp4_layout': { backend: { id: 'mxfp4_backend.triton' } },
   'formula.kv': { groups: [{ id: 'formula.kv_group', params: { attention: { id: 'attention.global' }, bytes: 2, k_dim: 128, kv_heads: 8, layers: 32, tokens: 8192, v_dim: 128 } }, { id: 'formula.kv_group', params: { attention: { id: 'attention.sliding' }, bytes: 2, k_dim: 128, kv_heads: 8, layers: 32, tokens: 4096, v_dim: 128 } }] },

@@ -250,3 +250,34 @@ for (const lang of ['en', 'fa']) {
     }
   });
 }
+
+// vLLM's MXFP4 MoE backend (data/engines.json mxfp4_backend), a knob of
+// words: a list of its choices, each named by the catalog; picking one
+// reaches the answer's layout term and the address, and "auto" leaves it.
+for (const lang of ['en', 'fa']) {
+  test(`the MXFP4 backend is a list of its words, and Marlin reaches the answer (${lang})`, async () => {
+    const browser = await openPage(`?lang=${lang}&model=gpt-oss-120b&weights=native&engine=vllm&gpu=h100-sxm`, { viewport: { width: 390, height: 844 } });
+    try {
+      const { page } = browser;
+      await page.locator('vram-calculator .options > details').evaluate((el) => { el.open = true; });
+      const select = page.locator('vram-calculator select[id="opt.mxfp4_backend"]');
+      assert.equal(await select.inputValue(), 'auto');
+      const labels = await select.locator('option').allTextContents();
+      assert.deepEqual(await select.locator('option').evaluateAll((os) => os.map((o) => o.value)), ['auto', 'marlin', 'triton', 'flashinfer']);
+      assert.ok(labels.every((l) => l && !/choice\./.test(l)), labels.join(', '));
+      const answer = () => page.evaluate(() => new Promise((resolve) => {
+        document.querySelector('vram-calculator').addEventListener('vram-result', (event) => resolve(event.detail), { once: true });
+      }));
+      const result = answer();
+      await select.selectOption('marlin');
+      const detail = await result;
+      await waitForParam(page, 'opt.mxfp4_backend', 'marlin');
+      assert.equal(detail.terms.find((t) => t.id === 'mxfp4_layout').inputs.backend, 'marlin');
+      await select.selectOption('auto');
+      await page.waitForFunction(() => !new URLSearchParams(location.search).has('opt.mxfp4_backend'));
+      assert.deepEqual(browser.errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}

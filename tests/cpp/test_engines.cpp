@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "helpers.hpp"
 #include "vram/error.hpp"
@@ -450,5 +453,39 @@ TEST_CASE("engine profiles: a kind no engine file defines is a named error") {
     CHECK(e.code() == "internal");
     CHECK(e.field() == "engines[0].kind");
     CHECK(e.message().id == "error.engine_kind");
+  }
+}
+
+TEST_CASE("engine profiles: an enum knob takes words from its choices, and needs them") {
+  auto profile = [](const json& limits, const json& fallback) {
+    return json::array({{{"id", "x"},
+                         {"name", "X"},
+                         {"kind", "vllm"},
+                         {"source", "s"},
+                         {"defaults", {{"backend", fallback}}},
+                         {"limits", {{"backend", limits}}}}});
+  };
+  const auto knobs = vram::engine_profiles_from_json(
+                         profile({{"type", "enum"}, {"choices", {"auto", "marlin"}}}, "auto"))
+                         .at(0)
+                         .knobs;
+  REQUIRE(knobs.size() == 1);
+  CHECK(knobs[0].type == vram::FieldType::kEnum);
+  CHECK(knobs[0].choices == std::vector<std::string>{"auto", "marlin"});
+  // No choices; "auto" beside them (a number's word); a default outside them.
+  const std::pair<json, const char*> broken[] = {
+      {profile({{"type", "enum"}}, "auto"), "error.knob_choices"},
+      {profile({{"type", "enum"}, {"choices", {"auto"}}, {"auto", true}}, "auto"),
+       "error.knob_auto"},
+      {profile({{"type", "enum"}, {"choices", {"auto", "marlin"}}}, "triton"), "error.choice"},
+  };
+  for (const auto& [engines, id] : broken) {
+    CAPTURE(id);
+    try {
+      vram::engine_profiles_from_json(engines);
+      FAIL("accepted a broken enum knob");
+    } catch (const vram::Error& e) {
+      CHECK(e.message().id == id);
+    }
   }
 }

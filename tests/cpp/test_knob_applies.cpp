@@ -31,7 +31,13 @@ bool lists_knob(const json& answer, const std::string& key) {
 json other_value(const json& knob) {
   const json& d = knob.at("default");
   if (d.is_boolean()) return !d.get<bool>();
-  if (d.is_string()) return 1;  // a word ("auto"): the plan's pick replaced by a number
+  if (d.is_string() && knob.contains("choices") && knob.at("type") == "enum") {
+    for (const json& choice : knob.at("choices")) {
+      if (choice != d) return choice;  // another word of the list (mxfp4_backend: marlin)
+    }
+  }
+  if (d.is_string())
+    return 1;  // a number knob's word ("auto"): the plan's pick replaced by a number
   const double max = knob.at("max").get<double>();
   const double v =
       d.get<double>() + 1.0 <= max ? d.get<double>() + 1.0 : knob.at("min").get<double>();

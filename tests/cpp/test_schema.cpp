@@ -270,12 +270,23 @@ TEST_CASE("engine knobs: typed and ranged in data/engines.json, one rule at both
         "engine_options.block_size invalid_value");
   CHECK(outcome("estimate", with("vllm", {{"enforce_eager", nullptr}})) ==
         "engine_options.enforce_eager wrong_type");
+  CHECK(outcome("estimate", with("vllm", {{"mxfp4_backend", "marlin"}})) == "ok");
+  CHECK(outcome("estimate", with("vllm", {{"mxfp4_backend", "cutlass"}})) ==
+        "engine_options.mxfp4_backend invalid_value");
+  CHECK(outcome("estimate", with("vllm", {{"mxfp4_backend", 1}})) ==
+        "engine_options.mxfp4_backend wrong_type");
   for (const vram::EngineProfile& e : testing::calculator().catalog().engines) {
     CAPTURE(e.id);
     CHECK(e.knobs.size() == e.defaults.size());
     for (const vram::FieldSpec& k : e.knobs) {
       CHECK(k.default_value == e.defaults.at(k.name));
-      if (k.type != vram::FieldType::kBool) CHECK((k.min && k.max));
+      // Numbers have a range; an enum knob (vLLM's mxfp4_backend) its words, the default one.
+      if (k.type == vram::FieldType::kInt || k.type == vram::FieldType::kNumber) {
+        CHECK((k.min && k.max));
+      }
+      if (k.type == vram::FieldType::kEnum) {
+        CHECK(std::find(k.choices.begin(), k.choices.end(), k.default_value) != k.choices.end());
+      }
     }
   }
 }

@@ -127,6 +127,8 @@ async function familyMembers() {
     option: [...new Set(engines.flatMap((e) => Object.keys(e.defaults)))],
     // The conditions engine knobs apply under, from the core's schema (its "applies").
     applies: [...new Set(Object.values(vram.schema().engines).flat().map((k) => k.applies).filter(Boolean))],
+    // The words of engine knobs that take a list (vLLM's mxfp4_backend), as knob.word.
+    choice: Object.values(vram.schema().engines).flat().filter((k) => k.type === 'enum').flatMap((k) => k.choices.map((c) => `${k.name}.${c}`)),
     input: [...INPUTS],
     term: [...terms],
     termInput: [...inputs.termInput], part: [...inputs.part], overheadKind: [...inputs.overheadKind],

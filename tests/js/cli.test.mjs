@@ -388,3 +388,23 @@ test('--image-size sizes a Qwen3.5 config\'s images by smart_resize and names a 
   assert.match(fixed.stderr, /--image-size: .*takes any resolution/);
   assert.match(run('estimate', '--config', config, '--images', '1', '--image-size', '5000').stderr, /--image-size: image_size must be between 32 and 4,096, not 5,000/);
 });
+
+test('--engine-opt mxfp4_backend=marlin: a knob of words, Marlin\'s layout and VLLM_MXFP4_USE_MARLIN=1; a backend the card cannot run is refused', () => {
+  const args = ['estimate', '--model', 'gpt-oss-120b', '--engine', 'vllm', '--gpu', 'h100-sxm'];
+  const json = (...more) => JSON.parse(run(...args, ...more, '--json').stdout);
+  const layout = (answer) => answer.terms.find((t) => t.id === 'mxfp4_layout');
+  const marlin = json('--engine-opt', 'mxfp4_backend=marlin');
+  assert.equal(layout(marlin).inputs.backend, 'marlin');
+  assert.ok(layout(marlin).gb > layout(json()).gb);
+  assert.match(marlin.launch.command, /^VLLM_MXFP4_USE_MARLIN=1 vllm serve /);
+  assert.doesNotMatch(json().launch.command, /VLLM_MXFP4_USE_MARLIN/);
+  for (const lang of ['en', 'fa']) {
+    const r = run(...args, '--engine-opt', 'mxfp4_backend=flashinfer', '--lang', lang);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, lang === 'en' ? /cannot run its FlashInfer MXFP4 MoE backend/ : /بک‌اند FlashInfer/);
+  }
+  // A word no knob takes is the core's error, not a number the CLI could not read.
+  const bad = run(...args, '--engine-opt', 'mxfp4_backend=cutlass');
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /mxfp4_backend/);
+});

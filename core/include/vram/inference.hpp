@@ -37,6 +37,9 @@ struct WeightsSize {
   double bytes = 0;
   bool native = false;  ///< sized in the checkpoint's own storage
   std::vector<WeightPart> parts;
+
+  /** The routed experts are stored as MXFP4 (gpt-oss): vLLM lays them out by its MoE backend. */
+  bool mxfp4_experts() const;
 };
 
 /** Parameter totals the estimate uses, with where they came from. */

@@ -136,6 +136,8 @@ json request_of(const Catalog& catalog, const EngineLog& log) {
     if (log.engine == "vllm") {
       copy("gpu_memory_utilization", "gpu_memory_utilization");
       copy("enforce_eager", "enforce_eager");
+      // The MXFP4 MoE backend that ran: the install's, which the card alone does not say.
+      copy("mxfp4_backend", "mxfp4_backend");
     } else {
       copy("mem_fraction_static", "mem_fraction_static");
     }

@@ -1,5 +1,6 @@
 // vLLM's start-up lines, V0 and V1, from 0.6 to 0.13: the engine's config
-// line, the profile run's memory figures and the KV cache's size. Read from
+// line, the MXFP4 MoE backend it ran, the profile run's memory figures and
+// the KV cache's size. Read from
 // vllm/v1/worker/gpu_worker.py (determine_available_memory), gpu_model_runner.py
 // (load_model, capture_model), v1/core/kv_cache_utils.py (the "GPU KV cache
 // size" and "Maximum concurrency" lines) and V0's worker.py and executor_base.py.
@@ -56,12 +57,43 @@ void settings(std::string_view t, EngineLog& log) {
   set_number(log, "gpu_memory_utilization", number_after(t, "gpu_memory_utilization"));
 }
 
+/**
+ * The MXFP4 MoE backend a line says vLLM runs (the knob mxfp4_backend), or
+ * nullptr. marlin_utils_fp4.py warns "Weight-only FP4 compression will be
+ * used leveraging the Marlin kernel" when it prepares Marlin's layer
+ * (vLLM issue #23278's H100 log); mxfp4.py's get_mxfp4_backend logs "Using
+ * Marlin backend", "Using Triton backend" and "Using FlashInfer MXFP4 BF16
+ * backend for SM100"; later releases' fused_moe/oracle/mxfp4.py
+ * "Using MARLIN Mxfp4 MoE backend out of potential backends: [...]"
+ * (TRITON, TRITON_MONOLITHIC, FLASHINFER_TRTLLM_MXFP4_BF16...). The MXFP8
+ * and CUTLASS paths, not modelled, name none.
+ */
+const char* mxfp4_backend(std::string_view t) {
+  const auto has = [t](std::string_view key) { return t.find(key) != std::string_view::npos; };
+  if (has("marlin_utils_fp4.py") && has("leveraging the Marlin kernel")) return "marlin";
+  if (has("mxfp4.py")) {
+    if (has("Using Marlin backend")) return "marlin";
+    if (has("Using Triton backend")) return "triton";
+    if (has("Using FlashInfer MXFP4 BF16 backend for SM100")) return "flashinfer";
+  }
+  if (has("Mxfp4 MoE backend out of")) {
+    if (has("Using MARLIN ") || has("Using BATCHED_MARLIN ")) return "marlin";
+    if (has("Using TRITON ") || has("Using TRITON_MONOLITHIC ")) return "triton";
+    if (has("Using FLASHINFER_TRTLLM_MXFP4_BF16 ") ||
+        has("Using FLASHINFER_TRTLLM_MXFP4_BF16_MONOLITHIC ")) {
+      return "flashinfer";
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void read_vllm(const std::vector<Line>& lines, EngineLog& log) {
   for (const Line& line : lines) {
     const std::string_view t = line.text;
     settings(t, log);
+    if (const char* backend = mxfp4_backend(t)) log.settings["mxfp4_backend"] = backend;
     // Weights: V1 "Model loading took 14.99 GiB", V0 "Loading model weights
     // took 18.4902 GB" (GiB), the profile's "model weights take 14.96GiB".
     for (std::string_view key :

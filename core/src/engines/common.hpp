@@ -207,6 +207,14 @@ enum class Mxfp4Backend { kNone, kMarlin, kTriton, kFlashinfer };
 const char* backend_name(Mxfp4Backend backend);
 /** kNone off CUDA or without a card. */
 Mxfp4Backend vllm_mxfp4_backend(const Gpu* gpu);
+/** The knob mxfp4_backend's word as a backend ("marlin"...); kNone for "auto". */
+Mxfp4Backend mxfp4_backend_named(const std::string& name);
+/**
+ * Throws error.mxfp4_backend_card when `gpu` cannot run `backend`: Triton
+ * outside SM90 to SM100 (Hopper, HBM Blackwell), FlashInfer's SM100 path off
+ * HBM Blackwell, any of them off CUDA. No card, or kNone: nothing to refuse.
+ */
+void check_mxfp4_backend(Mxfp4Backend backend, const Gpu* gpu);
 /** One expert of one layer: the checkpoint's bytes and what the backend keeps. */
 struct Mxfp4ExpertBytes {
   double checkpoint = 0;
@@ -216,15 +224,14 @@ struct Mxfp4ExpertBytes {
 };
 Mxfp4ExpertBytes mxfp4_expert_bytes(Mxfp4Backend backend, std::int64_t hidden,
                                     std::int64_t intermediate, bool bias);
-/** Whether the weights keep the routed experts in MXFP4 (gpt-oss's checkpoint). */
-bool mxfp4_experts(const WeightsSize& weights);
 /**
  * "mxfp4_layout": what the backend keeps beyond the checkpoint's MXFP4
- * experts on the fullest card, over the stage's first `layers` layers;
+ * experts on the fullest card, over the stage's first `layers` layers, the
+ * backend being the knob mxfp4_backend's (`options`; "auto": the card's);
  * pushed onto the plan when there is any. Its bytes (0 when none).
  */
 double push_mxfp4_layout(InferencePlan& plan, const ModelSpec& model, std::int64_t layers,
-                         const Gpu* gpu, bool explain);
+                         const Gpu* gpu, const nlohmann::json& options, bool explain);
 
 // --- a second model on the same card (companion.cpp) ---------------------------
 /**

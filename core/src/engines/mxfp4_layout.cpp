@@ -14,6 +14,8 @@
 #include <algorithm>
 
 #include "common.hpp"
+#include "vram/error.hpp"
+#include "vram/field.hpp"
 #include "vram/units.hpp"
 
 namespace vram::engines {
@@ -73,6 +75,33 @@ const char* backend_name(Mxfp4Backend backend) {
   return "none";
 }
 
+namespace {
+
+/** An SM100 card (B200, B300): Blackwell with HBM; SM120 Blackwell (RTX 5090, RTX PRO 6000) has
+ * GDDR7. */
+bool sm100(const Gpu& gpu) {
+  return gpu.architecture.rfind("Blackwell", 0) == 0 && gpu.memory_type.rfind("HBM", 0) == 0;
+}
+
+/** triton_kernels' range: "(9, 0) <= current_platform.get_device_capability() < (11, 0)". */
+bool sm90_to_sm100(const Gpu& gpu) { return gpu.architecture == "Hopper" || sm100(gpu); }
+
+const char* product_name(Mxfp4Backend backend) {
+  switch (backend) {
+    case Mxfp4Backend::kMarlin:
+      return "Marlin";
+    case Mxfp4Backend::kTriton:
+      return "Triton";
+    case Mxfp4Backend::kFlashinfer:
+      return "FlashInfer";
+    case Mxfp4Backend::kNone:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
 /**
  * get_mxfp4_backend (mxfp4.py), by the card: SM100 Blackwell (B200, B300:
  * HBM) with FlashInfer, the SM100_FI_MXFP4_BF16 default; Hopper (SM90) with
@@ -82,12 +111,32 @@ const char* backend_name(Mxfp4Backend backend) {
  */
 Mxfp4Backend vllm_mxfp4_backend(const Gpu* gpu) {
   if (gpu == nullptr || gpu->stack != "cuda") return Mxfp4Backend::kNone;
-  const std::string& arch = gpu->architecture;
-  if (arch == "Hopper") return Mxfp4Backend::kTriton;
-  if (arch.rfind("Blackwell", 0) == 0 && gpu->memory_type.rfind("HBM", 0) == 0) {
-    return Mxfp4Backend::kFlashinfer;
-  }
+  if (gpu->architecture == "Hopper") return Mxfp4Backend::kTriton;
+  if (sm100(*gpu)) return Mxfp4Backend::kFlashinfer;
   return Mxfp4Backend::kMarlin;
+}
+
+Mxfp4Backend mxfp4_backend_named(const std::string& name) {
+  if (name == "marlin") return Mxfp4Backend::kMarlin;
+  if (name == "triton") return Mxfp4Backend::kTriton;
+  if (name == "flashinfer") return Mxfp4Backend::kFlashinfer;
+  return Mxfp4Backend::kNone;  // "auto": the card's (vllm_mxfp4_backend)
+}
+
+void check_mxfp4_backend(Mxfp4Backend backend, const Gpu* gpu) {
+  if (backend == Mxfp4Backend::kNone || gpu == nullptr) return;  // no card: nothing to refuse
+  // Triton: "triton_kernels are only confirmed to work on SM90 and SM100" (mxfp4.py); the
+  // FlashInfer layout modelled is SM100_FI_MXFP4_BF16's ("is_device_capability_family(100)").
+  const char* why = gpu->stack != "cuda"                                       ? "needs_cuda"
+                    : backend == Mxfp4Backend::kTriton && !sm90_to_sm100(*gpu) ? "needs_sm90_sm100"
+                    : backend == Mxfp4Backend::kFlashinfer && !sm100(*gpu)     ? "needs_sm100"
+                                                                               : nullptr;
+  if (why == nullptr) return;
+  const std::string field = "engine_options.mxfp4_backend";
+  throw Error::make("invalid_value", field, "error.mxfp4_backend_card",
+                    obj({{"backend", product_name(backend)},
+                         {"gpu", gpu->name},
+                         {"why", Message{std::string("mxfp4_backend.") + why}}}));
 }
 
 Mxfp4ExpertBytes mxfp4_expert_bytes(Mxfp4Backend backend, std::int64_t hidden,
@@ -138,18 +187,17 @@ Mxfp4ExpertBytes mxfp4_expert_bytes(Mxfp4Backend backend, std::int64_t hidden,
   return out;
 }
 
-bool mxfp4_experts(const WeightsSize& weights) {
-  return std::any_of(weights.parts.begin(), weights.parts.end(), [](const WeightPart& p) {
-    return p.component == "experts" && p.format != nullptr && p.format->id == "mxfp4";
-  });
-}
-
 double push_mxfp4_layout(InferencePlan& plan, const ModelSpec& model, std::int64_t layers,
-                         const Gpu* gpu, bool explain) {
-  const Mxfp4Backend backend = vllm_mxfp4_backend(gpu);
-  if (backend == Mxfp4Backend::kNone || !model.is_moe() || !mxfp4_experts(plan.weights)) {
-    return 0.0;
-  }
+                         const Gpu* gpu, const json& options, bool explain) {
+  if (!model.is_moe() || !plan.weights.mxfp4_experts()) return 0.0;
+  // The knob: "auto" takes the card's backend; a backend named is the one the server
+  // ran (its log) or was made to run, refused where the card cannot run it.
+  const std::string asked =
+      options.contains("mxfp4_backend") ? options.at("mxfp4_backend").get<std::string>() : kAuto;
+  const bool by_card = asked == kAuto;
+  const Mxfp4Backend backend = by_card ? vllm_mxfp4_backend(gpu) : mxfp4_backend_named(asked);
+  check_mxfp4_backend(backend, gpu);
+  if (backend == Mxfp4Backend::kNone) return 0.0;
   // The experts on one card: whole ones under expert parallelism, each
   // expert's width split over the MoE group (TP x DP) otherwise (paged.cpp's
   // paged_weights_term).
@@ -173,7 +221,9 @@ double push_mxfp4_layout(InferencePlan& plan, const ModelSpec& model, std::int64
              {"experts", experts},
              {"kept", per.kept},
              {"checkpoint", per.checkpoint},
-             {"backend", Message{std::string("mxfp4_backend.") + backend_name(backend)}},
+             {"backend", Message{by_card ? "mxfp4_backend.by_card" : "mxfp4_backend.asked",
+                                 obj({{"backend", Message{std::string("mxfp4_backend.") +
+                                                          backend_name(backend)}}})}},
              {"bytes", bytes}})};
     term.inputs = obj({{"backend", backend_name(backend)},
                        {"hidden", model.hidden_size},

@@ -320,10 +320,10 @@ void plan_vllm(const EngineInput& in, InferencePlan& plan) {
   const KvCacheSize& cache = stage.cache;
   const double weights_bytes = stage.weights_bytes;
   const std::int64_t dp = plan.data_parallel;
-  // gpt-oss's MXFP4 experts as the card's MoE backend keeps them: padded,
-  // swizzled, with FP32 biases (mxfp4_layout.cpp); counted in "Model loading
-  // took", before the profile.
-  const double layout = push_mxfp4_layout(plan, m, local.num_layers(), gpu, explain);
+  // gpt-oss's MXFP4 experts as the MoE backend (mxfp4_backend; "auto": the card's) keeps them:
+  // padded, swizzled, with FP32 biases (mxfp4_layout.cpp); counted in "Model loading took", before
+  // the profile.
+  const double layout = push_mxfp4_layout(plan, m, local.num_layers(), gpu, o, explain);
   // Adapter slots are made when the model loads (lora.cpp), before the profile.
   push_lora_slots(plan, m, local.num_layers(), o, explain);
   const double lora = plan.terms.back().id == "lora_slots" ? plan.terms.back().bytes : 0.0;

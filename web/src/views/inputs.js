@@ -596,15 +596,19 @@ export class InputsPanel {
     const fields = Object.entries(engine.defaults).map(([key, value]) => {
       const name = `opt.${key}`;
       const label = t(`option.${key}`);
-      const input = typeof value === 'boolean'
-        ? h('input', { type: 'checkbox' })
-        : h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } });
-      this.control(name, input, typeof value === 'boolean' ? 'checked' : 'value');
-      this.fields[name].querySelector('label').textContent = label;
       // The knob's one-line help: the core's schema names it (help.engine_options.<knob>).
       const knob = (this.ctx.catalog.schema.engines[engine.id] || []).find((k) => k.name === key);
+      // A knob of words (vLLM's mxfp4_backend): one of its choices, each named by the catalog.
+      const words = knob && knob.type === 'enum' ? knob.choices : null;
+      const input = typeof value === 'boolean'
+        ? h('input', { type: 'checkbox' })
+        : words
+          ? h('select', {}, words.map((word) => h('option', { value: word }, t(`choice.${key}.${word}`))))
+          : h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', dataset: { number: '' } });
+      this.control(name, input, typeof value === 'boolean' ? 'checked' : 'value');
+      this.fields[name].querySelector('label').textContent = label;
       // A knob the plan picks unless set (llama.cpp's -ngl): empty shows the word.
-      if (knob && knob.choices && typeof value === 'string') input.placeholder = t(`option.${value}`);
+      if (knob && knob.choices && !words && typeof value === 'string') input.placeholder = t(`option.${value}`);
       if (knob && knob.help) {
         // A knob the engine reads only for some models or layouts says which (the schema's applies).
         const text = knob.applies
