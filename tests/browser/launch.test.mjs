@@ -10,7 +10,8 @@ const LAUNCH = 'vram-calculator section.launch';
 const CASE = '?model=llama-3.1-70b&weights=fp8&context=32768&batch=20&engine=vllm&gpu=h200-sxm&gpu_count=4';
 
 test('the vLLM command shows under the serving plan, and Copy puts it on the clipboard', async () => {
-  const browser = await openPage(CASE);
+  // A context of its own: the test grants it the clipboard.
+  const browser = await openPage(CASE, { own: true });
   try {
     const { page } = browser;
     await page.locator(LAUNCH).waitFor();
@@ -75,7 +76,7 @@ test('a preset runs from its hub repository; under llama.cpp the same plan is al
   const answer = (await core()).estimate(request);
   const [ollama] = answer.launch.also;
   assert.match(ollama.command, /^OLLAMA_CONTEXT_LENGTH=16384 OLLAMA_NUM_PARALLEL=4 .*ollama serve$/);
-  const browser = await openPage('?model=llama-3.1-8b&engine=llamacpp&context=16384&batch=4&kv=q8_0&opt.flash_attn=true&gpu=rtx-4090&lang=fa');
+  const browser = await openPage('?model=llama-3.1-8b&engine=llamacpp&context=16384&batch=4&kv=q8_0&opt.flash_attn=true&gpu=rtx-4090&lang=fa', { own: true });
   try {
     const { page } = browser;
     await page.locator(LAUNCH).waitFor();

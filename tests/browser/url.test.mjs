@@ -159,7 +159,7 @@ test('malformed and unknown parameters are reported, ignored, and never run', as
 });
 
 test('Copy link puts the address on the clipboard', async () => {
-  const browser = await openPage('?context=4096');
+  const browser = await openPage('?context=4096', { own: true });
   try {
     const { page } = browser;
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -221,7 +221,7 @@ const FROM_LINK = {
 for (const lang of ['en', 'ar', 'fa']) {
   test(`${lang}: a #catalog= link says its prices are the link's, and Copy link drops it unless asked`, async () => {
     const hash = `#catalog=${encodeURIComponent(JSON.stringify(LINK_CATALOG))}`;
-    const browser = await openPage(`?lang=${lang}&view=fleet${hash}`, { viewport: { width: 1366, height: 900 } });
+    const browser = await openPage(`?lang=${lang}&view=fleet${hash}`, { viewport: { width: 1366, height: 900 }, own: true });
     try {
       const { page } = browser;
       await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
