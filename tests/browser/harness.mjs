@@ -27,9 +27,10 @@ const ARGS = [
 ];
 
 // One Chromium per test file (node --test runs each file in a process of its
-// own), each test in a fresh context of it: a context is as isolated as a
-// fresh profile (its own storage, cache, permissions and routes) and opens
-// in about 0.4 s where a browser takes about 1 s, 116 times a run. The
+// own), each test in a context of it, fresh (launch) or a tab of the file's
+// that an earlier test gave back (openPage; see `idle` below): a context is
+// as isolated as a fresh profile (its own storage, cache, permissions and
+// routes) and opens in about 0.4 s where a browser takes about 1 s. The
 // browser closes a moment after its last context, so the file's process
 // can end; a test that opens the next context in time keeps it.
 const LINGER_MS = 500;
@@ -84,16 +85,16 @@ if (process.env.NODE_TEST_CONTEXT) {
   });
 }
 
-async function newTab({ offline, viewport }) {
+async function newTab({ offline, viewport, permissions }) {
   open += 1;
   let context;
   try {
-    context = await (await sharedBrowser()).newContext({ viewport });
+    context = await (await sharedBrowser()).newContext({ viewport, permissions });
   } catch (error) {
     released();
     throw error;
   }
-  const tab = { context, offline, page: null, requests: [], errors: [] };
+  const tab = { context, kind: kindOf({ offline, permissions }), page: null, requests: [], errors: [] };
   context.on('request', (request) => tab.requests.push(request.url()));
   if (offline) await context.route('**/*', offlineRoute);
   tab.page = context.pages()[0] || (await context.newPage());
@@ -116,10 +117,14 @@ async function closeTab(tab) {
   }
 }
 
-async function takeTab({ offline, viewport }) {
+/** Tabs are taken only by tests that ask for the same: offline or not, the same permissions. */
+const kindOf = ({ offline, permissions }) => JSON.stringify([offline, [...permissions].sort()]);
+
+async function takeTab({ offline, viewport, permissions }) {
   clearTimeout(lingering);
-  const at = idle.findIndex((t) => t.offline === offline);
-  if (at < 0) return newTab({ offline, viewport });
+  const kind = kindOf({ offline, permissions });
+  const at = idle.findIndex((t) => t.kind === kind);
+  if (at < 0) return newTab({ offline, viewport, permissions });
   const [tab] = idle.splice(at, 1);
   // The size asked for, whatever size the test before left it at.
   const size = tab.page.viewportSize();
@@ -163,12 +168,14 @@ function offlineRoute(route) {
  * new profile (tools/bench.mjs: a first load timed as a visitor's, with no
  * browser already warm). With `reuse`, a tab of the file's that an earlier
  * test gave back, at about:blank, where there is one (the test must not
- * change its context: see `idle` above). Returns { context, page,
+ * change its context: see `idle` above). `permissions` are granted to the
+ * context from the start (['clipboard-read', 'clipboard-write']); a tab is
+ * taken only by a test that asks for the same. Returns { context, page,
  * requests, errors, close }.
  */
-export async function launch({ offline = false, viewport = { width: 1200, height: 900 }, fresh = false, reuse = false } = {}) {
+export async function launch({ offline = false, viewport = { width: 1200, height: 900 }, fresh = false, reuse = false, permissions = [] } = {}) {
   if (reuse && !fresh) {
-    const tab = await takeTab({ offline, viewport });
+    const tab = await takeTab({ offline, viewport, permissions });
     clearTimeout(tab.linger);
     let given = false;
     return {
@@ -196,11 +203,12 @@ export async function launch({ offline = false, viewport = { width: 1200, height
       headless: true,
       args: ARGS,
       viewport,
+      permissions,
     });
   } else {
     open += 1;
     try {
-      context = await (await sharedBrowser()).newContext({ viewport });
+      context = await (await sharedBrowser()).newContext({ viewport, permissions });
     } catch (error) {
       released();
       throw error;
@@ -237,6 +245,9 @@ export async function launch({ offline = false, viewport = { width: 1200, height
     },
   };
 }
+
+/** The permissions a test that copies to the clipboard and reads it back asks for. */
+export const CLIPBOARD = ['clipboard-read', 'clipboard-write'];
 
 /** Requests that left the machine: anything but file: and data:. */
 export function networkRequests(requests) {
