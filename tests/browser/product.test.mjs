@@ -83,9 +83,10 @@ test('at 390 px no Tab stop lands under the sticky answer strip, in English and 
       // Every stop of the page, once round (the header's tools, the inputs, the tabs, the answer's details).
       for (let i = 0; i < 120; i++) {
         await page.keyboard.press('Tab');
-        // Focus scrolls at once; the strip's size is measured by an observer, before the next frame.
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-        const stop = await page.evaluate(() => {
+        // Focus scrolls at once; the strip's size is measured by an observer, before the next frame:
+        // two frames, then where the stop is (one call to the page, not two).
+        const stop = await page.evaluate(async () => {
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
           const root = document.querySelector('vram-calculator').shadowRoot;
           const el = root.activeElement;
           const bar = root.querySelector('.answer-bar');
