@@ -61,18 +61,20 @@ function released() {
   }, LINGER_MS);
 }
 
-// Tabs the tests of a file take in turn (launch's `reuse`). A new tab costs
-// about 0.45 CPU-seconds before it loads anything (Chromium starts a
-// renderer process for it) and a page load about 0.5 more
-// (docs/performance.md, "The browser files' time"); most tests only load a
-// page by its address and read it, and a page by its address is a new
-// document in any tab: the page keeps nothing in storage, so the tab
-// carries nothing of the test before but its cache. A test that changes
-// the context itself (routes, permissions, init scripts, listeners on the
-// page) takes a fresh one. A tab handed back goes to about:blank (its
-// page's timers and workers end there) and waits for the next test; with
-// none in IDLE_MS, or once the file's last test has ended, it closes with
-// the browser.
+// Tabs the tests of a file take in turn (launch's `reuse`). A page in a new
+// context took about 0.85 CPU-seconds here (Chromium starts a renderer
+// process for it), the same page in a tab that had loaded it before about
+// 0.2 (docs/performance.md, "The browser files' tabs"). Most tests only
+// load a page by its address and read it or use its controls, and a page
+// by its address is a new document in any tab: the page keeps nothing in
+// storage, so the tab carries nothing of the test before but its cache. A
+// test that changes the context itself (its routes, init scripts, media)
+// takes a fresh one; one that needs permissions asks for them (launch's
+// `permissions`) and gets a tab that only tests asking the same take. A tab
+// handed back loses its page's routes and any other page of its context,
+// goes to about:blank (its page's timers and Workers end there) and waits
+// for the next test; with none in IDLE_MS, or once the file's last test
+// has ended, it closes.
 const IDLE_MS = 5000;
 const idle = [];
 
