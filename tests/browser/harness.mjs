@@ -77,13 +77,16 @@ function released() {
 // has ended, it closes.
 const IDLE_MS = 5000;
 const idle = [];
+const tabs = new Set();
 
-// Under node --test (a file's process has NODE_TEST_CONTEXT set) the idle
-// tabs close as the file's tests end, rather than IDLE_MS later; a tool
-// that imports this file (tools/bench.mjs) has no tests and no hook.
+// Under node --test (a file's process has NODE_TEST_CONTEXT set) the tabs
+// close as the file's tests end, rather than IDLE_MS later, and so does one
+// that a failed test never gave back; a tool that imports this file
+// (tools/bench.mjs) has no tests and no hook.
 if (process.env.NODE_TEST_CONTEXT) {
   after(async () => {
-    await Promise.all(idle.splice(0).map((tab) => closeTab(tab).catch(() => {})));
+    idle.splice(0);
+    await Promise.all([...tabs].map((tab) => closeTab(tab).catch(() => {})));
   });
 }
 
@@ -97,6 +100,7 @@ async function newTab({ offline, viewport, permissions }) {
     throw error;
   }
   const tab = { context, kind: kindOf({ offline, permissions }), page: null, requests: [], errors: [] };
+  tabs.add(tab);
   context.on('request', (request) => tab.requests.push(request.url()));
   if (offline) await context.route('**/*', offlineRoute);
   tab.page = context.pages()[0] || (await context.newPage());
@@ -112,6 +116,7 @@ async function newTab({ offline, viewport, permissions }) {
 }
 
 async function closeTab(tab) {
+  if (!tabs.delete(tab)) return;
   try {
     await tab.context.close();
   } finally {
