@@ -3,8 +3,7 @@
 // the core's figures, the flags that load it in the command, and the link.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { openPage, text } from './harness.mjs';
+import { openPage, screenshot, text } from './harness.mjs';
 import { core } from '../js/module.mjs';
 
 const TERMS = 'vram-calculator table.terms';
@@ -64,7 +63,6 @@ test('Llama 3.2 1B as the draft of Llama 3.1 70B under vLLM, from a link: terms 
 });
 
 test('The draft under llama.cpp in Persian at 390 px, and a draft of another tokenizer warned', async () => {
-  await mkdir('/tmp/draft', { recursive: true });
   const browser = await openPage(query({ ...BASE, weights: 'q4_k_m', engine: 'llamacpp', gpu: 'rtx-4090', draft_model: 'qwen3-4b', lang: 'fa' }), { viewport: { width: 390, height: 844 } });
   try {
     const { page } = browser;
@@ -73,7 +71,7 @@ test('The draft under llama.cpp in Persian at 390 px, and a draft of another tok
     assert.match(await text(page, LAUNCH), /-md DRAFT\.gguf -ngld 99 --draft-max 5/);
     assert.match(plain(await text(page, 'vram-calculator .warnings')), /توکن‌ساز یکسان/);
     await page.locator(TERMS).scrollIntoViewIfNeeded();
-    await page.screenshot({ path: '/tmp/draft/llamacpp-fa-390.png' });
+    await screenshot(page, 'draft-llamacpp-fa-390', { fullPage: false });
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

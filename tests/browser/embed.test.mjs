@@ -35,7 +35,7 @@ test('two instances on a hostile host page: unbroken, independent, one global', 
   const url = await hostPage('hostile', HOSTILE, `<main><div>Host text
     <vram-calculator id="a" model="guide-7b"></vram-calculator>
     <vram-calculator id="b" view="calculator" preset="70b-fp8-32k"></vram-calculator></div></main>`);
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(url);
@@ -78,7 +78,7 @@ test('two instances on a hostile host page: unbroken, independent, one global', 
 
 test('attributes drive the element after start, and events come out', async () => {
   const url = await hostPage('attributes', '', '<vram-calculator id="c"></vram-calculator>');
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(url);
@@ -103,7 +103,7 @@ test('attributes drive the element after start, and events come out', async () =
 
 test('tabs are a tablist: arrow keys, Home and End move and select', async () => {
   const url = await hostPage('tabs', '', '<vram-calculator id="d"></vram-calculator>');
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(url);
@@ -136,7 +136,7 @@ test('tabs are a tablist: arrow keys, Home and End move and select', async () =>
 
 test('right to left: the layout mirrors with logical properties', async () => {
   const url = await hostPage('rtl', 'body { margin: 0; }', '<vram-calculator id="r" lang="fa"></vram-calculator>');
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(url);
@@ -247,7 +247,7 @@ test('the Content Security Policy docs/embedding.md gives is enough', async () =
 
 test('link-catalog="off": a page bound to its address takes no catalog from a #catalog= link', async () => {
   const url = await hostPage('link-catalog-off', '', '<vram-calculator id="o" url-state link-catalog="off" view="fleet"></vram-calculator>');
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     const cheap = { currency: 'USD', gpus: [{ id: 'h100-sxm', name: 'H100 SXM', vendor: 'NVIDIA', vram_gb: 80, bandwidth_gbps: 3350, hourly_usd: 0.01, memory_type: 'HBM3', architecture: 'Hopper', fp8: true, interconnect: { kind: 'nvlink', gbps: 900, topology: 'switched' } }] };

@@ -9,7 +9,7 @@ import { launch, openPage, pageUrl, text } from './harness.mjs';
 const notices = (page) => page.locator('vram-calculator .notices .notice').allTextContents();
 
 test('100,000 unknown URL parameters: five notices and a count, and the answer still renders', async () => {
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page, errors } = browser;
     const start = Date.now();
@@ -30,7 +30,7 @@ test('100,000 unknown URL parameters: five notices and a count, and the answer s
 });
 
 test('a misspelt card in a link offers the nearest; 20,000 misspelt models search only the five shown', async () => {
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page, errors } = browser;
     await page.goto(`${pageUrl}?gpu=h200`);

@@ -80,7 +80,7 @@ for (const lang of ['ar', 'fa']) {
     // One tab: each view opened once at desk width, read, then narrowed to a
     // phone's width and read again (the layout is the stylesheet's, so a
     // narrowed page is laid out as one opened narrow).
-    const browser = await launch({ offline: true, viewport: { width: 1366, height: 900 } });
+    const browser = await launch({ offline: true, reuse: true, viewport: { width: 1366, height: 900 } });
     try {
       const { page } = browser;
       for (const [view, query] of Object.entries(VIEWS)) {
@@ -156,7 +156,7 @@ test('the engine picker offers transformers; its terms read in Arabic and Persia
 });
 
 test('digits=latn on the Persian page and digits=native on the Arabic one: every number follows, the catalogs\' own included', async () => {
-  const browser = await launch({ offline: true, viewport: { width: 1366, height: 900 } });
+  const browser = await launch({ offline: true, reuse: true, viewport: { width: 1366, height: 900 } });
   try {
     const { page } = browser;
     for (const [lang, digits, wrong] of [['fa', 'latn', /[\u06F0-\u06F9\u0660-\u0669\u066B\u066C]/], ['ar', 'native', /[0-9]/]]) {
@@ -262,7 +262,7 @@ test('digits: Arabic writes Latin digits unless asked, Persian its own unless as
     ['?lang=ar', '75 GB'], ['?lang=ar&digits=native', '٧٥ GB'],
     ['?lang=fa', '۷۵ GB'], ['?lang=fa&digits=latn', '75 GB'], ['?lang=en&digits=native', '75 GB'],
   ];
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     for (const [query, total] of cases) {
@@ -351,7 +351,7 @@ test('with no lang attribute the element follows its host; ?lang works in an ifr
     <section lang="ar"><div><vram-calculator id="section"></vram-calculator></div></section>
     <vram-calculator id="own" lang="en" digits="native"></vram-calculator>
     <iframe id="frame" src="${pageUrl}?lang=ar&preset=70b-fp8-8k" style="width:1000px;height:600px"></iframe>`, 'fa-IR');
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(url);
@@ -379,7 +379,7 @@ test('with no lang attribute the element follows its host; ?lang works in an ifr
 test('the Arabic guide and the Persian article in dist/ speak their language', async () => {
   for (const [file, lang, ids] of [['ar-guide.html', 'ar', ['calc', 'grid-view', 'fleet-view']], ['fa-article.html', 'fa', ['calc', 'fp8']]]) {
     for (const width of [1366, 390]) {
-      const browser = await launch({ offline: true, viewport: { width, height: 900 } });
+      const browser = await launch({ offline: true, reuse: true, viewport: { width, height: 900 } });
       try {
         const { page } = browser;
         await page.goto(pathToFileURL(join(root, 'dist', file)).href);
@@ -416,7 +416,7 @@ test('Arabic and Persian: guide shapes named in the language, flags isolated, "4
     json: '?gpu=',
   };
   for (const lang of ['ar', 'fa']) {
-    const browser = await launch({ offline: true });
+    const browser = await launch({ offline: true, reuse: true });
     try {
       const { page } = browser;
       for (const [view, query] of Object.entries(pages)) {

@@ -3,14 +3,14 @@
 // it on the clipboard (or selects it when there is no clipboard).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, text, waitForText } from './harness.mjs';
+import { CLIPBOARD, openPage, text, waitForText } from './harness.mjs';
 import { core } from '../js/module.mjs';
 
 const LAUNCH = 'vram-calculator section.launch';
 const CASE = '?model=llama-3.1-70b&weights=fp8&context=32768&batch=20&engine=vllm&gpu=h200-sxm&gpu_count=4';
 
 test('the vLLM command shows under the serving plan, and Copy puts it on the clipboard', async () => {
-  const browser = await openPage(CASE);
+  const browser = await openPage(CASE, { permissions: CLIPBOARD });
   try {
     const { page } = browser;
     await page.locator(LAUNCH).waitFor();
@@ -36,7 +36,6 @@ test('the vLLM command shows under the serving plan, and Copy puts it on the cli
       return Boolean(serving.compareDocumentPosition(launch) & Node.DOCUMENT_POSITION_FOLLOWING);
     });
     assert.ok(order);
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.locator(`${LAUNCH} button.launch-copy`).click();
     await waitForText(page, `${LAUNCH} [role=status]`, 'Copied');
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), command);
@@ -75,7 +74,7 @@ test('a preset runs from its hub repository; under llama.cpp the same plan is al
   const answer = (await core()).estimate(request);
   const [ollama] = answer.launch.also;
   assert.match(ollama.command, /^OLLAMA_CONTEXT_LENGTH=16384 OLLAMA_NUM_PARALLEL=4 .*ollama serve$/);
-  const browser = await openPage('?model=llama-3.1-8b&engine=llamacpp&context=16384&batch=4&kv=q8_0&opt.flash_attn=true&gpu=rtx-4090&lang=fa');
+  const browser = await openPage('?model=llama-3.1-8b&engine=llamacpp&context=16384&batch=4&kv=q8_0&opt.flash_attn=true&gpu=rtx-4090&lang=fa', { permissions: CLIPBOARD });
   try {
     const { page } = browser;
     await page.locator(LAUNCH).waitFor();
@@ -86,7 +85,6 @@ test('a preset runs from its hub repository; under llama.cpp the same plan is al
     assert.equal(await codes.nth(1).getAttribute('dir'), 'ltr');
     const heading = await text(page, `${LAUNCH} .launch-also h4`);
     assert.ok(heading.includes('Ollama') && /[\u0600-\u06FF]/.test(heading), heading);
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.locator(`${LAUNCH} .launch-also button.launch-copy`).click();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), ollama.command);
     assert.deepEqual(browser.errors, []);

@@ -4,15 +4,13 @@
 // and the address, and read in Persian at a phone's width.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { openPage, text } from './harness.mjs';
+import { openPage, screenshot, text } from './harness.mjs';
 import { core } from '../js/module.mjs';
 
 const LAUNCH = 'vram-calculator section.launch';
 const TERMS = 'vram-calculator table.terms';
 const REQUEST = { model: 'llama-3.1-8b', weights: 'bf16', context: 8192, engine: 'vllm', gpu: 'h100-sxm' };
 const query = (q) => `?${new URLSearchParams(q)}`;
-const SHOTS = '/tmp/lora';
 
 async function commandHas(page, part) {
   await page.waitForFunction(
@@ -54,7 +52,6 @@ test('Eight LoRA adapters typed under vLLM: a term with the core\'s figure, the 
 });
 
 test('SGLang\'s adapter pool in Persian at 390 px: the term in Persian, the command in Latin', async () => {
-  await mkdir(SHOTS, { recursive: true });
   const q = { ...REQUEST, engine: 'sglang', 'opt.max_loras': 8, lang: 'fa' };
   const browser = await openPage(query(q), { viewport: { width: 390, height: 844 } });
   try {
@@ -64,7 +61,7 @@ test('SGLang\'s adapter pool in Persian at 390 px: the term in Persian, the comm
     assert.match((await text(page, TERMS)).replace(/[\u2066-\u2069]/g, ''), /جایگاه‌های آداپتور LoRA/);
     assert.match(await text(page, LAUNCH), /--enable-lora --max-lora-rank 16 --lora-target-modules all/);
     await page.locator(TERMS).scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SHOTS}/sglang-fa-390.png` });
+    await screenshot(page, 'lora-sglang-fa-390', { fullPage: false });
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

@@ -17,7 +17,7 @@ test('the renderer passes every vector in Chromium', async () => {
     write: false,
   });
   const vectors = JSON.parse(readFileSync(join(root, 'tests/vectors/messages.json'), 'utf8'));
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     await browser.page.setContent('<!doctype html><title>messages</title>');
     await browser.page.addScriptTag({ content: bundle.outputFiles[0].text });

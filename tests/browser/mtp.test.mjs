@@ -6,8 +6,7 @@
 // --speculative-algorithm EAGLE3 under SGLang.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { openPage, text } from './harness.mjs';
+import { openPage, screenshot, text } from './harness.mjs';
 import { core } from '../js/module.mjs';
 
 const TERMS = 'vram-calculator table.terms';
@@ -54,7 +53,6 @@ test("DeepSeek V3's MTP layers chosen on the page under vLLM: terms, command and
 });
 
 test('The MTP layers from a link, in Arabic at 390 px', async () => {
-  await mkdir('/tmp/mtp', { recursive: true });
   const browser = await openPage(query({ ...BASE, speculative: 'mtp', draft_tokens: 1, lang: 'ar' }), { viewport: { width: 390, height: 844 } });
   try {
     const { page } = browser;
@@ -64,7 +62,7 @@ test('The MTP layers from a link, in Arabic at 390 px', async () => {
     assert.match(terms, /ذاكرة KV لطبقات MTP/);
     assert.match(await text(page, LAUNCH), /"method":"mtp","num_speculative_tokens":1/);
     await page.locator(TERMS).scrollIntoViewIfNeeded();
-    await page.screenshot({ path: '/tmp/mtp/vllm-ar-390.png' });
+    await screenshot(page, 'mtp-vllm-ar-390', { fullPage: false });
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { launch, networkRequests, pageUrl, screenshot } from './harness.mjs';
 
 test('single file works offline from file:// and shows 75 GB for 70B FP8 at 8k', async () => {
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(`${pageUrl}?model=guide-70b&weights=fp8&context=8192&batch=1`);
@@ -21,7 +21,7 @@ test('single file works offline from file:// and shows 75 GB for 70B FP8 at 8k',
 });
 
 test('typing a longer context changes the answer', async () => {
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(pageUrl);

@@ -4,8 +4,7 @@
 // and the command carries -ngl or --n-cpu-moe.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { openPage, text } from './harness.mjs';
+import { openPage, screenshot, text } from './harness.mjs';
 import { core } from '../js/module.mjs';
 
 const FIT = 'vram-calculator .fit';
@@ -14,7 +13,6 @@ const LAUNCH = 'vram-calculator section.launch';
 const DENSE = { model: 'llama-3.1-70b', weights: 'q4_k_m', context: 8192, engine: 'llamacpp', gpu: 'rtx-4090' };
 const MOE = { model: 'gpt-oss-120b', weights: 'q4_k_m', context: 16384, engine: 'llamacpp', gpu: 'rtx-4090' };
 const query = (q) => `?${new URLSearchParams(q)}`;
-const SHOTS = '/tmp/offload';
 
 test('70B Q4_K_M on one RTX 4090: the fit line is the offload headline, the block and command agree with the core', async () => {
   const o = (await core()).estimate(DENSE).serving.offload;
@@ -85,7 +83,6 @@ test('a model that fits its card shows no offload', async () => {
 });
 
 test('the offload in Persian and Arabic: worded by the catalogs, numbers in the reader\'s digits; 390 px and 1366 px', async () => {
-  await mkdir(SHOTS, { recursive: true });
   for (const [lang, width] of [['en', 390], ['en', 1366], ['fa', 390], ['fa', 1366], ['ar', 1366]]) {
     const browser = await openPage(`${query(DENSE)}&lang=${lang}`, { viewport: { width, height: 900 } });
     try {
@@ -106,7 +103,7 @@ test('the offload in Persian and Arabic: worded by the catalogs, numbers in the 
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${lang} ${width}px overflows by ${overflow}px`);
       await page.locator(OFFLOAD).scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${SHOTS}/offload-${lang}-${width}.png` });
+      await screenshot(page, `offload-${lang}-${width}`, { fullPage: false });
       assert.deepEqual(browser.errors, []);
     } finally {
       await browser.close();
@@ -172,7 +169,6 @@ test('Layers on the GPU typed on the page: the numbers follow, the address carri
 });
 
 test('--n-cpu-moe from the address, in Persian and English at 390 px and 1366 px', async () => {
-  await mkdir(SHOTS, { recursive: true });
   const q = { ...MOE, 'opt.n_cpu_moe': 30 };
   const o = (await core()).estimate({ ...MOE, engine_options: { n_cpu_moe: 30 } }).serving.offload;
   assert.equal(o.n_cpu_moe, 30);
@@ -193,9 +189,9 @@ test('--n-cpu-moe from the address, in Persian and English at 390 px and 1366 px
       assert.ok(overflow <= 0, `${lang} ${width}px overflows by ${overflow}px`);
       await page.locator('vram-calculator .options > details').evaluate((el) => { el.open = true; });
       await page.locator('vram-calculator [id="opt.n_cpu_moe"]').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${SHOTS}/knob-${lang}-${width}.png` });
+      await screenshot(page, `offload-knob-${lang}-${width}`, { fullPage: false });
       await page.locator(OFFLOAD).scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${SHOTS}/placed-${lang}-${width}.png` });
+      await screenshot(page, `offload-placed-${lang}-${width}`, { fullPage: false });
       assert.deepEqual(browser.errors, []);
     } finally {
       await browser.close();
@@ -204,7 +200,6 @@ test('--n-cpu-moe from the address, in Persian and English at 390 px and 1366 px
 });
 
 test('the cheapest cards offer a partial offload that meets the floor, tagged with its flags and host RAM (en, fa; 390 and 1366 px)', async () => {
-  await mkdir(SHOTS, { recursive: true });
   const q = { model: 'gpt-oss-120b', weights: 'native', context: 8192, engine: 'llamacpp', gpu: 'h100-sxm' };
   const answer = (await core()).estimate(q);
   const offered = answer.fits.filter((f) => f.offload);
@@ -239,7 +234,7 @@ test('the cheapest cards offer a partial offload that meets the floor, tagged wi
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${lang} ${width}px overflows by ${overflow}px`);
       await row.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${SHOTS}/cheapest-${lang}-${width}.png` });
+      await screenshot(page, `offload-cheapest-${lang}-${width}`, { fullPage: false });
       assert.deepEqual(browser.errors, []);
     } finally {
       await browser.close();

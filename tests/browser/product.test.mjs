@@ -83,9 +83,10 @@ test('at 390 px no Tab stop lands under the sticky answer strip, in English and 
       // Every stop of the page, once round (the header's tools, the inputs, the tabs, the answer's details).
       for (let i = 0; i < 120; i++) {
         await page.keyboard.press('Tab');
-        // Focus scrolls at once; the strip's size is measured by an observer, before the next frame.
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-        const stop = await page.evaluate(() => {
+        // Focus scrolls at once; the strip's size is measured by an observer, before the next frame:
+        // two frames, then where the stop is (one call to the page, not two).
+        const stop = await page.evaluate(async () => {
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
           const root = document.querySelector('vram-calculator').shadowRoot;
           const el = root.activeElement;
           const bar = root.querySelector('.answer-bar');
@@ -289,7 +290,7 @@ test('inputs, compact and hide attributes', async () => {
     <vram-calculator id="bare" hide="header tabs"></vram-calculator>
     <vram-calculator id="compact-grid" compact view="grid"></vram-calculator>
     <vram-calculator id="none-here" inputs="gpu" view="grid"></vram-calculator>`);
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(url);
@@ -338,7 +339,7 @@ test('one page-wide catalog for every element, rent-url links and the vram-pick 
     <vram-calculator id="calc" preset="7b-bf16-a40" rent-url="${rent}"></vram-calculator>
     <vram-calculator id="grid" view="grid" rent-url="${rent}"></vram-calculator>
     <vram-calculator id="bad" rent-url="javascript:alert(1)//{gpu}"></vram-calculator>`);
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(url);
@@ -395,7 +396,7 @@ test('the iframe page takes a catalog from its fragment or by postMessage, valid
   const url = await hostPage('iframe', `
     <iframe id="f1" title="fragment" style="width:1200px;height:800px" src="${pageUrl}?view=fleet#catalog=${json}"></iframe>
     <iframe id="f2" title="message" style="width:1200px;height:800px" src="${pageUrl}?view=fleet"></iframe>`);
-  const browser = await launch({ offline: true });
+  const browser = await launch({ offline: true, reuse: true });
   try {
     const { page } = browser;
     await page.goto(url);
@@ -419,7 +420,7 @@ test('the iframe page takes a catalog from its fragment or by postMessage, valid
 });
 
 test("the vendor example: one catalog for the calculator, grid and device table, and a call to action that follows the pick", async () => {
-  const browser = await launch({ offline: true, viewport: { width: 1366, height: 900 } });
+  const browser = await launch({ offline: true, reuse: true, viewport: { width: 1366, height: 900 } });
   try {
     const { page } = browser;
     await page.goto(pathToFileURL(join(root, 'dist/vendor.html')).href);

@@ -5,8 +5,7 @@
 // reads in Arabic and Persian at a phone's width.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { openPage, text } from './harness.mjs';
+import { openPage, screenshot, text } from './harness.mjs';
 import { core } from '../js/module.mjs';
 
 const SPLIT = 'vram-calculator section.split';
@@ -14,7 +13,6 @@ const FIT = 'vram-calculator .fit';
 const LAUNCH = 'vram-calculator section.launch';
 const BASE = { model: 'llama-3.1-70b', weights: 'q4_k_m', engine: 'llamacpp', gpu: 'rtx-3090' };
 const query = (q) => `?${new URLSearchParams(q)}`;
-const SHOTS = '/tmp/split-shots';
 
 const answer = async (cards, extra = {}) => {
   const { gpu, ...rest } = BASE;
@@ -98,7 +96,6 @@ test('A link with one card, an unknown card or five cards is a named problem, no
 });
 
 test('The split in Arabic and Persian at 390 px: words in the reader\'s order, figures in the reader\'s digits', async () => {
-  await mkdir(SHOTS, { recursive: true });
   for (const [lang, digit] of [['ar', '1'], ['fa', '۱']]) {
     const browser = await openPage(query({ ...BASE, split_gpus: 'rtx-3090,rtx-4090', lang }), { viewport: { width: 390, height: 844 } });
     try {
@@ -108,7 +105,7 @@ test('The split in Arabic and Persian at 390 px: words in the reader\'s order, f
       assert.match(block, lang === 'ar' ? /وطبقة الإخراج/ : /و لایهٔ خروجی/);
       assert.ok(block.includes(digit));
       await page.locator(SPLIT).scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${SHOTS}/split-${lang}-390.png` });
+      await screenshot(page, `split-${lang}-390`, { fullPage: false });
       assert.deepEqual(browser.errors, []);
     } finally {
       await browser.close();

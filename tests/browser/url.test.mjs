@@ -4,7 +4,7 @@
 // Copy link button hands over the address.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, screenshot, text, waitForText } from './harness.mjs';
+import { CLIPBOARD, openPage, screenshot, text, waitForText } from './harness.mjs';
 
 const TOTAL = 'vram-calculator .total-value';
 const value = (page, id) => page.locator(`vram-calculator [id="${id}"]`).inputValue();
@@ -159,10 +159,9 @@ test('malformed and unknown parameters are reported, ignored, and never run', as
 });
 
 test('Copy link puts the address on the clipboard', async () => {
-  const browser = await openPage('?context=4096');
+  const browser = await openPage('?context=4096', { permissions: CLIPBOARD });
   try {
     const { page } = browser;
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.locator('vram-calculator button.copy').click();
     await waitForText(page, 'vram-calculator .tools [role=status]', 'Link copied.');
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), page.url());
@@ -221,10 +220,9 @@ const FROM_LINK = {
 for (const lang of ['en', 'ar', 'fa']) {
   test(`${lang}: a #catalog= link says its prices are the link's, and Copy link drops it unless asked`, async () => {
     const hash = `#catalog=${encodeURIComponent(JSON.stringify(LINK_CATALOG))}`;
-    const browser = await openPage(`?lang=${lang}&view=fleet${hash}`, { viewport: { width: 1366, height: 900 } });
+    const browser = await openPage(`?lang=${lang}&view=fleet${hash}`, { viewport: { width: 1366, height: 900 }, permissions: CLIPBOARD });
     try {
       const { page } = browser;
-      await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
       await page.locator('vram-calculator .notices', { hasText: FROM_LINK[lang] }).waitFor();
       assert.deepEqual(await page.locator('vram-calculator table.fleet tbody tr').evaluateAll((r) => r.map((x) => x.dataset.gpu)), ['h100-sxm']);
       await screenshot(page, `catalog-from-link-${lang}-1366`);
