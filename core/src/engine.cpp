@@ -88,21 +88,6 @@ FieldSpec knob_from_json(const std::string& key, const json& limits, const json&
   return knob;
 }
 
-/** How many kinds of layer (full, sliding, MLA, state) the model has. */
-int layer_kinds(const ModelSpec& model) {
-  bool seen[4] = {false, false, false, false};
-  for (const LayerSpec& layer : model.layers) {
-    const auto k = static_cast<std::size_t>(layer.attention);
-    if (k < std::size(seen)) seen[k] = true;
-  }
-  return seen[0] + seen[1] + seen[2] + seen[3];
-}
-
-bool has_layer(const ModelSpec& model, LayerAttention kind) {
-  return std::any_of(model.layers.begin(), model.layers.end(),
-                     [&](const LayerSpec& layer) { return layer.attention == kind; });
-}
-
 /**
  * Whether the plan reads a knob of condition `when` (FieldSpec::applies):
  * the tests vllm.cpp, sglang.cpp and llamacpp.cpp make before reading it.
@@ -112,15 +97,9 @@ bool knob_applies(const std::string& when, const InferenceSetup& setup, const In
   const ModelSpec& m = *setup.model;
   const json& o = plan.options;
   if (when == "moe") return m.is_moe();
-  if (when == "state_layers") return has_layer(m, LayerAttention::kState);
-  // vLLM's hybrid pool (vllm.cpp hybrid_pool): two kinds of layer at least, not states alone.
-  if (when == "layer_kinds") {
-    return layer_kinds(m) > 1 &&
-           !std::all_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& layer) {
-             return layer.attention == LayerAttention::kState;
-           });
-  }
-  if (when == "sliding") return m.sliding_window > 0 && has_layer(m, LayerAttention::kSliding);
+  if (when == "state_layers") return m.has_layers(LayerAttention::kState);
+  if (when == "layer_kinds") return m.mixed_layers();  // vLLM's hybrid pool (vllm.cpp hybrid_pool)
+  if (when == "sliding") return m.sliding_window > 0 && m.has_layers(LayerAttention::kSliding);
   if (when == "mxfp4_experts") return m.is_moe() && plan.weights.mxfp4_experts();
   if (when == "loras") return o.contains("max_loras") && o.at("max_loras").get<double>() > 0;
   if (when == "graphs") return !(o.contains("enforce_eager") && o.at("enforce_eager").get<bool>());

@@ -16,12 +16,18 @@ void require(bool ok, const char* field, const char* id = "error.positive") {
   }
 }
 
-bool any_layer(const ModelSpec& m, LayerAttention kind) {
-  return std::any_of(m.layers.begin(), m.layers.end(),
+}  // namespace
+
+bool ModelSpec::has_layers(LayerAttention kind) const {
+  return std::any_of(layers.begin(), layers.end(),
                      [kind](const LayerSpec& l) { return l.attention == kind; });
 }
 
-}  // namespace
+bool ModelSpec::mixed_layers() const {
+  const int kinds = has_layers(LayerAttention::kGlobal) + has_layers(LayerAttention::kSliding) +
+                    has_layers(LayerAttention::kMla) + has_layers(LayerAttention::kState);
+  return kinds >= 2;  // so never states alone
+}
 
 const char* to_string(LayerAttention attention) {
   switch (attention) {
@@ -58,14 +64,14 @@ void validate(const ModelSpec& m) {
     require(m.moe.expert_intermediate > 0, "model.moe_intermediate_size");
     require(m.moe.shared_experts >= 0, "model.n_shared_experts", "error.non_negative");
   }
-  if (any_layer(m, LayerAttention::kSliding)) {
+  if (m.has_layers(LayerAttention::kSliding)) {
     require(m.sliding_window > 0, "model.sliding_window");
   }
-  if (any_layer(m, LayerAttention::kMla)) {
+  if (m.has_layers(LayerAttention::kMla)) {
     require(m.mla.kv_lora_rank > 0, "model.kv_lora_rank");
     require(m.mla.qk_rope_head_dim > 0, "model.qk_rope_head_dim");
   }
-  if (any_layer(m, LayerAttention::kState)) {
+  if (m.has_layers(LayerAttention::kState)) {
     require(m.ssm.d_inner > 0 && m.ssm.d_state > 0, "model.mamba_d_state", "error.ssm_shape");
   }
   require(m.declared_params_total >= 0, "model.params_total", "error.non_negative");

@@ -204,6 +204,13 @@ struct ModelSpec {
 
   std::int64_t num_layers() const { return static_cast<std::int64_t>(layers.size()); }
   bool is_moe() const { return moe.num_experts > 0; }
+  /** Whether any layer attends as `kind`. */
+  bool has_layers(LayerAttention kind) const;
+  /**
+   * Layers of two kinds or more (attention beside state
+   * or sliding layers): what vLLM's hybrid KV pool groups.
+   */
+  bool mixed_layers() const;
 };
 
 /** A model read from a config.json, with what its reading could not take as written. */

@@ -47,8 +47,7 @@ json assumptions_of(const Inference& in) {
   assumptions.push_back(
       Message{"assumption.kv_format",
               obj({{"format", in.setup.kv->name}, {"bits", in.setup.kv->bits_per_element}})});
-  if (std::any_of(model.layers.begin(), model.layers.end(),
-                  [](const LayerSpec& l) { return l.attention == LayerAttention::kState; })) {
+  if (model.has_layers(LayerAttention::kState)) {
     const StateStorage& held = in.plan.state;
     assumptions.push_back(
         Message{"assumption.ssm_state",

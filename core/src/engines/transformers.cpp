@@ -182,9 +182,8 @@ void plan_transformers(const EngineInput& in, InferencePlan& plan) {
   push_companion(in, plan);
   push_held(plan, setup, 1, explain);
   if (!explain) return;
-  bool state = false;
-  for (const LayerSpec& l : m.layers) state = state || l.attention == LayerAttention::kState;
-  if (state) plan.assumptions.push_back({"assumption.tf_state_layers"});
+  if (m.has_layers(LayerAttention::kState))
+    plan.assumptions.push_back({"assumption.tf_state_layers"});
 }
 
 }  // namespace

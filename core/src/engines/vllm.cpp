@@ -92,10 +92,8 @@ HybridPool hybrid_pool(const ModelSpec& local, const ModelSpec* draft, const KvF
   std::int64_t& full = pool.layers[static_cast<std::size_t>(LayerAttention::kGlobal)];
   const std::int64_t mla = pool.layers[static_cast<std::size_t>(LayerAttention::kMla)];
   const std::int64_t states = pool.layers[static_cast<std::size_t>(LayerAttention::kState)];
-  const std::int64_t sliding = pool.layers[static_cast<std::size_t>(LayerAttention::kSliding)];
   // One kind of layer is one group (a state-only model is not sized here).
-  const int kinds = (full > 0) + (sliding > 0) + (mla > 0) + (states > 0);
-  if (kinds < 2 || states == local.num_layers()) return pool;
+  if (!local.mixed_layers()) return pool;
   pool.present = true;
   pool.token_bytes =
       kv_bytes_per_token(local, mla > 0 ? LayerAttention::kMla : LayerAttention::kGlobal, kv);
